@@ -1,0 +1,112 @@
+"""The daemon's own lines: how they are written and how they are read back.
+
+Both directions live here so that the format has one definition.  Everything is pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vaultops.model import STATES, Answer, Lock, Outcome, State, StatusLine
+
+SEP = " — "
+DOT = " · "
+
+_LOCK = re.compile(
+    r"locked-by:\s*(?P<agent>\S+)\s+@\s+(?P<at>\S+)\s*\((?P<host>[^,()]*),\s*claim\s+(?P<claim>[0-9A-Za-z]+)\)\s*$"
+)
+_STATUS = re.compile(
+    r"status:\s*(?P<state>[a-z]+)(?:\s+@\s+(?P<at>\S+))?(?:\s+(?:—|–|--?)\s+(?P<reason>.*?))?\s*$"
+)
+_ANSWER = re.compile(
+    r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
+    re.IGNORECASE,
+)
+_OUTCOME = re.compile(r"outcome:\s*(?P<rest>.+?)\s*$")
+_RESULT_HEADING = re.compile(r"(?:Result|Run)\s+(?:—|–|-)\s")
+_ITEM = re.compile(r" {0,3}[-*+][ \t]+(?P<body>.*)$")
+_KEY = re.compile(r"(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*)$")
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def item_body(line: str) -> str | None:
+    m = _ITEM.match(line)
+    return m.group("body") if m else None
+
+
+def field_of(body: str) -> tuple[str, str] | None:
+    """``key: value`` of a list item's text, with the key lower-cased."""
+    m = _KEY.match(body)
+    if not m:
+        return None
+    return m.group("key").lower(), (m.group("value") or "").strip()
+
+
+def parse_lock(body: str, line: int) -> Lock | None:
+    m = _LOCK.match(body)
+    if not m:
+        return None
+    return Lock(m["agent"], m["at"], m["host"].strip(), m["claim"], line)
+
+
+def parse_status(body: str, line: int) -> StatusLine | None:
+    m = _STATUS.match(body)
+    if not m or m["state"] not in STATES:
+        return None
+    return StatusLine(State(m["state"]), m["at"] or "", (m["reason"] or "").strip(), line)
+
+
+def parse_answer(body: str, line: int) -> Answer | None:
+    m = _ANSWER.match(body)
+    if not m:
+        return None
+    key = m["key"].lower()
+    value = m["value"].lower()
+    valid = {"decision": ("approve", "deny"), "retry": ("yes",), "cancel": ("yes",)}[key]
+    if value not in valid:
+        return None
+    return Answer(key, value, (m["comment"] or "").strip(), line)
+
+
+def parse_outcome(body: str, line: int) -> Outcome | None:
+    m = _OUTCOME.match(body)
+    if not m:
+        return None
+    parts = [p.strip() for p in re.split(r"\s+·\s+", m["rest"])]
+    parts += [""] * (6 - len(parts))
+    return Outcome(*parts[:6], line=line)
+
+
+def is_result_heading(text: str) -> bool:
+    return _RESULT_HEADING.match(text) is not None
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def lock_line(agent: str, at: str, host: str, claim: str) -> str:
+    return f"- locked-by: {agent} @ {at} ({host}, claim {claim})"
+
+
+def status_line(state: State, at: str, reason: str = "") -> str:
+    reason = " ".join(reason.split())
+    return f"- status: {state.value} @ {at}" + (f"{SEP}{reason}" if reason else "")
+
+
+def outcome_line(state: str, type_: str, complexity: str, safety: str, route: str, duration: str) -> str:
+    return "- outcome: " + DOT.join((state, type_, complexity, safety, route, duration))
+
+
+def result_heading(when: str, agent: str) -> str:
+    return f"### Result{SEP}{when}{SEP}{agent}"
+
+
+def fenced(text: str, info: str = "text") -> list[str]:
+    """``text`` in a tilde fence longer than any tilde run inside it, so nothing in it can end the fence
+    or become a heading."""
+    longest = max((len(run) for run in re.findall(r"~+", text)), default=0)
+    fence = "~" * max(3, longest + 1)
+    body = text.split("\n") if text else []
+    return [fence + info, *body, fence]

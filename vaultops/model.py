@@ -1,0 +1,124 @@
+"""The values that flow through the pipeline.  Plain frozen dataclasses: no I/O, no behaviour beyond
+what can be read off the value itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class State(StrEnum):
+    OPEN = "open"
+    LOCKED = "locked"
+    RUNNING = "running"
+    WAITING = "waiting"
+    DONE = "done"
+    ERROR = "error"
+    ESCALATED = "escalated"
+    APPROVED = "approved"
+    DENIED = "denied"
+    INTERRUPTED = "interrupted"
+    CANCELLED = "cancelled"
+    SUPERSEDED = "superseded"
+
+
+STATES = frozenset(s.value for s in State)
+# A request in one of these states is finished until the person answers.
+SETTLED = frozenset({State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED})
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    agent: str
+    at: str
+    host: str
+    claim: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatusLine:
+    state: State
+    at: str
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    key: str  # decision | retry | cancel
+    value: str
+    comment: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The summary line of a result: ``- outcome: done · env-check · light · routine · direct · 0.4 s``."""
+
+    state: str
+    type: str
+    complexity: str
+    safety_class: str
+    route: str
+    duration: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: str
+    title: str
+    file: str  # vault-relative, with forward slashes
+    start: int  # the heading's line (0-based)
+    end: int  # the first line after the block
+    last_line: int  # the block's last non-blank line: the daemon inserts after it
+    fields: Mapping[str, str]
+    text: str
+    locks: tuple[Lock, ...] = ()
+    statuses: tuple[StatusLine, ...] = ()
+    answers: tuple[Answer, ...] = ()
+    outcomes: tuple[Outcome, ...] = ()
+    problems: tuple[str, ...] = ()
+    person_hash: str = ""  # hash of the lines the person wrote (settle and re-evaluation use it)
+
+    @property
+    def state(self) -> State:
+        if self.statuses:
+            return self.statuses[-1].state
+        return State.LOCKED if self.locks else State.OPEN
+
+    @property
+    def lock(self) -> Lock | None:
+        return self.locks[-1] if self.locks else None
+
+    @property
+    def updated(self) -> str | None:
+        stamps = [s.at for s in self.statuses if s.at] + [lk.at for lk in self.locks]
+        return max(stamps) if stamps else None
+
+    @property
+    def ready_flag(self) -> bool:
+        return self.fields.get("ready", "").strip().lower() in ("yes", "true", "1", "now")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the classifier and the rules decided for one request's text."""
+
+    type: str
+    complexity: str  # light | heavy
+    safety_class: str  # routine | high | blocked | unknown
+    reasons: tuple[str, ...] = ()
+    route: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = field(default=())  # names of the blocked classes that matched
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "type": self.type,
+            "complexity": self.complexity,
+            "safety_class": self.safety_class,
+            "reasons": list(self.reasons),
+            "route": list(self.route),
+        }
