@@ -111,3 +111,17 @@ def test_inserted_status_line_lands_at_top_level(parts: list[tuple[str, str]], e
     shift = len(inserted)
     before = [(h.line + (shift if h.line > k else 0), h.level) for h in outline.headings if h.line > k]
     assert [h for h in headings if h[0] > k + shift] == before
+
+
+INBOX_BODIES = [
+    "## REQ-a title", "# Top", "### Result — 2026-05-04 08:31 — hermes", "- type: env-check", "- status: done",
+    "- locked-by: a @ t (h, claim 1)", "text", "more text", "", "~~~text", "~~~", "```", "````", "- ", "-",
+    "- [ ] task", "#tag", "1. one", "> q", "<!-- c -->", "---", "===", "    code", "  - nested", "\tx",
+]
+
+
+@settings(max_examples=settings().max_examples * 4)
+@given(st.lists(st.tuples(st.sampled_from(["", "", "", " ", "  ", "    "]), st.sampled_from(INBOX_BODIES)), max_size=60))
+def test_fast_path_equals_general_path(parts: list[tuple[str, str]]) -> None:
+    lines = [p + b for p, b in parts]
+    assert scan(lines) == scan(lines, fast=False)

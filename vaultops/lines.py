@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from vaultops.model import STATES, Answer, Lock, Outcome, State, StatusLine
+from vaultops.model import Answer, Lock, Outcome, State, StatusLine
 
 SEP = " — "
 DOT = " · "
@@ -22,26 +22,20 @@ _ANSWER = re.compile(
     r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
     re.IGNORECASE,
 )
-_OUTCOME = re.compile(r"outcome:\s*(?P<rest>.+?)\s*$")
 _RESULT_HEADING = re.compile(r"(?:Result|Run)\s+(?:—|–|-)\s")
-_ITEM = re.compile(r" {0,3}[-*+][ \t]+(?P<body>.*)$")
-_KEY = re.compile(r"(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*)$")
+_ITEM_FIELD = re.compile(r" {0,3}[-*+][ \t]+(?P<body>(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*))$")
+_STATE_BY_NAME = {s.value: s for s in State}
 
 
 # --- reading -------------------------------------------------------------------------------------
 
 
-def item_body(line: str) -> str | None:
-    m = _ITEM.match(line)
-    return m.group("body") if m else None
-
-
-def field_of(body: str) -> tuple[str, str] | None:
-    """``key: value`` of a list item's text, with the key lower-cased."""
-    m = _KEY.match(body)
+def item_field(line: str) -> tuple[str, str, str] | None:
+    """(key lower-cased, value, the item's text) of a ``- key: value`` list item line."""
+    m = _ITEM_FIELD.match(line)
     if not m:
         return None
-    return m.group("key").lower(), (m.group("value") or "").strip()
+    return m.group("key").lower(), (m.group("value") or "").strip(), m.group("body")
 
 
 def parse_lock(body: str, line: int) -> Lock | None:
@@ -53,9 +47,10 @@ def parse_lock(body: str, line: int) -> Lock | None:
 
 def parse_status(body: str, line: int) -> StatusLine | None:
     m = _STATUS.match(body)
-    if not m or m["state"] not in STATES:
+    state = _STATE_BY_NAME.get(m["state"]) if m else None
+    if m is None or state is None:
         return None
-    return StatusLine(State(m["state"]), m["at"] or "", (m["reason"] or "").strip(), line)
+    return StatusLine(state, m["at"] or "", (m["reason"] or "").strip(), line)
 
 
 def parse_answer(body: str, line: int) -> Answer | None:
@@ -71,10 +66,9 @@ def parse_answer(body: str, line: int) -> Answer | None:
 
 
 def parse_outcome(body: str, line: int) -> Outcome | None:
-    m = _OUTCOME.match(body)
-    if not m:
+    if not body.startswith("outcome:"):
         return None
-    parts = [p.strip() for p in re.split(r"\s+·\s+", m["rest"])]
+    parts = [p.strip() for p in body[8:].split("·")]
     parts += [""] * (6 - len(parts))
     return Outcome(*parts[:6], line=line)
 

@@ -75,7 +75,7 @@ class Request:
     end: int  # the first line after the block
     last_line: int  # the block's last non-blank line: the daemon inserts after it
     fields: Mapping[str, str]
-    text: str
+    text: str | None  # the prompt; None for finished requests nobody has answered since (not computed)
     locks: tuple[Lock, ...] = ()
     statuses: tuple[StatusLine, ...] = ()
     answers: tuple[Answer, ...] = ()

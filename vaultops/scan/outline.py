@@ -22,6 +22,8 @@ _LEAVES_WITH_LINES = (FENCE, ICODE, HTML)
 NONE, CONTAINER, LEAF, CONSUMED = range(4)
 
 _MAYBE_SPECIAL = frozenset("#`~*+_=<>-0123456789")
+# A line starting with none of these is plain paragraph text wherever it stands.
+_NOT_PLAIN = _MAYBE_SPECIAL | frozenset(" \t[")
 _SPACE_OR_TAB = frozenset(" \t")
 _ATX = re.compile(r"#{1,6}(?:[ \t]+|$)")
 _FENCE_OPEN = re.compile(r"`{3,}(?!.*`)|~{3,}")
@@ -99,7 +101,7 @@ class _Block:
         "kind",
         "line",
         "list_key",
-        "marker_column",
+        "list_indent",
         "para",
         "width",
     )
@@ -110,7 +112,8 @@ class _Block:
         self.has_child = False
         self.width = 0  # list item: columns its content is indented by; fence: its indent
         self.column = 0  # list item, paragraph: the column its content starts at
-        self.marker_column = 0  # list item
+        self.list_indent = 0  # list item: the content column of the container its list stands in
+        self.list_key = ""  # list: its bullet character or ordered delimiter
         self.para: list[str] | None = None  # paragraph text, kept only when it may hold link definitions
 
 
@@ -132,8 +135,9 @@ class _Scanner:
     """One pass over the lines.  Only the last child of a block can be open, so the open blocks form a
     chain, kept here as a stack whose bottom is the document."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], *, fast: bool = True) -> None:
         self.lines = lines
+        self.use_fast = fast
         self.out = Outline()
         self.stack: list[_Block] = [_Block(DOC, 0)]
         self.line_no = 0
@@ -385,6 +389,7 @@ class _Scanner:
             return NONE
         marker_offset = self.indent
         marker_column = self.next_nonspace_column
+        list_indent = self.container_column
         self.advance_next_nonspace()
         self.advance(width, True)
         start_col = self.column
@@ -411,7 +416,7 @@ class _Scanner:
             self.out.items[self.line_no] = key
         item = self.add(ITEM)
         item.width = marker_offset + padding
-        item.marker_column = marker_column
+        item.list_indent = list_indent
         item.column = marker_column + padding
         return CONTAINER
 
@@ -454,11 +459,92 @@ class _Scanner:
         if paragraph and col >= base:
             return (m is None or m.group(1) == "1") and bool(line[pos + width :].strip(" \t"))
         item = next((b for b in reversed(self.stack) if b.kind == ITEM), None)
-        return not (item is not None and col - item.marker_column >= 4 and col < base)
+        return not (item is not None and col - item.list_indent >= 4 and col < base)
+
+    # --- the common shapes, fast ------------------------------------------------------------------
+
+    def fast(self, line_no: int, line: str) -> bool:
+        """Handle the lines most notes are made of without the general machinery: plain text, ``- text``
+        items at column 0, ATX headings, and top-level fences.  Returns False to use the general path.
+        The result must be exactly what the general path would give; the oracle tests cover both."""
+        stack = self.stack
+        depth = len(stack)
+        top = stack[-1]
+        if depth == 2 and top.kind == FENCE and top.width == 0:
+            c = line[:1]
+            if c == top.closer[0]:
+                m = _FENCE_CLOSE.match(line)
+                if m and m.end() >= len(top.closer):
+                    stack.pop()
+                    self.out.spans.append(OpenSpan(top.line, line_no, True, top.closer))
+                return True
+            return c != " "
+        simple = depth == 1 or (depth == 2 and top.kind == PARA and top.para is None)
+        if not simple and 3 <= depth <= 4:
+            lst, item = stack[1], stack[2]
+            simple = (
+                lst.kind == LIST
+                and lst.list_key == "-"
+                and item.kind == ITEM
+                and item.width == 2
+                and item.has_child
+                and (depth == 3 or (top.kind == PARA and top.para is None))
+            )
+        if not simple:
+            return False
+        if not line:
+            if top.kind == PARA:
+                stack.pop()
+            return True
+        c = line[0]
+        if c not in _NOT_PLAIN:
+            if top.kind != PARA:
+                del stack[1:]
+                self.open_fast(PARA, line_no, 0)
+            return True
+        if c == "-":
+            if len(line) < 3 or line[1] != " " or line[2] in _NOT_PLAIN:
+                return False
+            if depth >= 3:
+                del stack[2:]
+            else:
+                del stack[1:]
+                self.open_fast(LIST, line_no, 0).list_key = "-"
+            self.out.items[line_no] = "-"
+            item = self.open_fast(ITEM, line_no, 2)
+            item.width = 2
+            self.open_fast(PARA, line_no, 2)
+            return True
+        if c == "#":
+            m = _ATX.match(line)
+            if not m:
+                return False
+            del stack[1:]
+            stack[0].has_child = True
+            level = len(m.group().rstrip(" \t"))
+            self.out.headings.append(Heading(line_no, level, _atx_text(line[m.end() :]), True))
+            return True
+        if c == "`" or c == "~":
+            m = _FENCE_OPEN.match(line)
+            if not m:
+                return False
+            del stack[1:]
+            self.open_fast(FENCE, line_no, 0).closer = m.group()
+            return True
+        return False
+
+    def open_fast(self, kind: int, line_no: int, column: int) -> _Block:
+        self.stack[-1].has_child = True
+        block = _Block(kind, line_no)
+        block.column = column
+        self.stack.append(block)
+        return block
 
     # --- one line ---------------------------------------------------------------------------------
 
     def incorporate(self, line_no: int, line: str) -> None:
+        if self.use_fast and self.fast(line_no, line):
+            return
         self.line_no = line_no
         self.line = line
         self.offset = self.column = 0
@@ -550,8 +636,9 @@ def _html_closer(kind: int, text: str) -> str:
     return _HTML_CLOSERS.get(kind, "")
 
 
-def scan(lines: list[str]) -> Outline:
-    scanner = _Scanner(lines)
+def scan(lines: list[str], *, fast: bool = True) -> Outline:
+    """The outline of ``lines``.  ``fast=False`` turns the fast path off (the tests compare the two)."""
+    scanner = _Scanner(lines, fast=fast)
     for i, line in enumerate(lines):
         scanner.incorporate(i, line.replace("\0", "\ufffd") if "\0" in line else line)
     return scanner.finish()

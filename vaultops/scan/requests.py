@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left
 from collections import Counter
 
 from vaultops import lines as fmt
-from vaultops.model import Answer, Lock, Outcome, Request, StatusLine
+from vaultops.model import Answer, Lock, Outcome, Request, State, StatusLine
 from vaultops.scan.outline import Heading, Outline
 from vaultops.scan.text import has_undecodable
 
 FIELDS = frozenset({"type", "from", "priority", "profile", "timeout", "ready"})
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_ENDS = frozenset(":,—–()[]")
+# Requests in these states need no prompt or hash unless the person has answered since.
+FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED, State.SUPERSEDED})
 
 
 def split_heading(text: str) -> tuple[str, str, str | None]:
@@ -37,18 +40,29 @@ def split_heading(text: str) -> tuple[str, str, str | None]:
     return word, text[len(word) :].strip(), problem
 
 
-def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int]]:
-    heads = outline.headings
-    out = []
-    for i, h in enumerate(heads):
-        if h.level == 2 and h.atx and h.text.startswith("REQ-"):
-            end = next((g.line for g in heads[i + 1 :] if g.level <= 2), n_lines)
-            out.append((h, end))
+def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Heading]]]:
+    """Each request heading with the end of its block and the headings inside it."""
+    out: list[tuple[Heading, int, list[Heading]]] = []
+    current: tuple[Heading, list[Heading]] | None = None
+    for h in outline.headings:
+        if h.level <= 2:
+            if current is not None:
+                out.append((current[0], h.line, current[1]))
+                current = None
+            if h.level == 2 and h.atx and h.text.startswith("REQ-"):
+                current = (h, [])
+        elif current is not None:
+            current[1].append(h)
+    if current is not None:
+        out.append((current[0], n_lines, current[1]))
     return out
 
 
 def parse_requests(lines: list[str], outline: Outline, file: str) -> list[Request]:
-    requests = [_parse_block(lines, outline, file, h, end) for h, end in _blocks(outline, len(lines))]
+    items = sorted(outline.items)
+    requests = [
+        _parse_block(lines, items, file, h, end, subs) for h, end, subs in _blocks(outline, len(lines))
+    ]
     counts = Counter(r.id for r in requests)
     if all(c == 1 for c in counts.values()):
         return requests
@@ -75,10 +89,11 @@ def _with_problem(r: Request, problem: str) -> Request:
     )  # fmt: skip
 
 
-def _parse_block(lines: list[str], outline: Outline, file: str, heading: Heading, end: int) -> Request:
+def _parse_block(
+    lines: list[str], items: list[int], file: str, heading: Heading, end: int, subs: list[Heading]
+) -> Request:
     start = heading.line
     ident, title, id_problem = split_heading(heading.text)
-    subs = [h for h in outline.headings if start < h.line < end]
     fields_end = subs[0].line if subs else end
     daemon_lines: set[int] = set()
     for i, h in enumerate(subs):
@@ -92,58 +107,51 @@ def _parse_block(lines: list[str], outline: Outline, file: str, heading: Heading
     statuses: list[StatusLine] = []
     answers: list[Answer] = []
     outcomes: list[Outcome] = []
-    items = outline.items
-    for n in range(start + 1, end):
-        if n not in items:
+    outcome_line = -1
+    for n in items[bisect_left(items, start + 1) : bisect_left(items, end)]:
+        line = lines[n]
+        # The daemon's own lines have a fixed prefix; check it before the general pattern.
+        if line.startswith("- status: ") and (status := fmt.parse_status(line[2:], n)):
+            statuses.append(status)
+            daemon_lines.add(n)
             continue
-        body = fmt.item_body(lines[n])
-        if body is None:
+        if line.startswith("- outcome: ") and n in daemon_lines:
+            outcome_line = n
             continue
-        pair = fmt.field_of(body)
-        if pair is None:
+        parsed = fmt.item_field(line)
+        if parsed is None:
             continue
-        key = pair[0]
+        key, value, body = parsed
         if key == "locked-by" and (lock := fmt.parse_lock(body, n)):
             locks.append(lock)
             daemon_lines.add(n)
         elif key == "status" and (status := fmt.parse_status(body, n)):
             statuses.append(status)
             daemon_lines.add(n)
-        elif key == "outcome" and n in daemon_lines and (outcome := fmt.parse_outcome(body, n)):
-            outcomes.append(outcome)
+        elif key == "outcome" and n in daemon_lines:
+            outcome_line = n
         elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):
             answers.append(answer)
             field_lines.add(n)
         elif key in FIELDS and n < fields_end and n not in daemon_lines and key not in fields:
-            fields[key] = pair[1]
+            fields[key] = value
             field_lines.add(n)
-
-    person = [lines[start]] + [lines[n] for n in range(start + 1, end) if n not in daemon_lines]
-    text_lines = [
-        lines[n] for n in range(start + 1, end) if n not in daemon_lines and n not in field_lines
-    ]
-    while text_lines and not text_lines[0].strip():
-        text_lines.pop(0)
-    while text_lines and not text_lines[-1].strip():
-        text_lines.pop()
-    text = "\n".join(text_lines)
-
-    problems: list[str] = []
-    if id_problem:
-        problems.append(id_problem)
-    bad = [start + 1 + i for i, line in enumerate(person) if has_undecodable(line)]
-    if bad:
-        problems.append(
-            f"bytes that are not UTF-8 on line {', '.join(str(b + 1) for b in bad[:5])}; "
-            "re-save the note as UTF-8"
-        )
-    if not text.strip():
-        problems.append(f"{ident} has no text; write what you want done under the heading")
+    if outcome_line >= 0 and (item := fmt.item_field(lines[outcome_line])):
+        outcome = fmt.parse_outcome(item[2], outcome_line)
+        if outcome:
+            outcomes.append(outcome)
 
     last = end - 1
     while last > start and not lines[last].strip():
         last -= 1
-    digest = hashlib.blake2b("\n".join(person).encode("utf-8", "surrogateescape"), digest_size=12)
+    statuses_t = tuple(statuses)
+    finished = bool(statuses_t) and statuses_t[-1].state in FINISHED and not answers
+    problems: list[str] = [id_problem] if id_problem else []
+    text: str | None = None
+    digest = ""
+    if not finished:
+        text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
+        problems += more
     return Request(
         id=ident,
         title=title,
@@ -154,9 +162,33 @@ def _parse_block(lines: list[str], outline: Outline, file: str, heading: Heading
         fields=fields,
         text=text,
         locks=tuple(locks),
-        statuses=tuple(statuses),
+        statuses=statuses_t,
         answers=tuple(answers),
         outcomes=tuple(outcomes),
         problems=tuple(problems),
-        person_hash=digest.hexdigest(),
+        person_hash=digest,
     )
+
+
+def _person_part(
+    lines: list[str], ident: str, start: int, end: int, daemon: set[int], skip: set[int]
+) -> tuple[str, str, list[str]]:
+    """The prompt text, the hash of the person's lines, and problems with them."""
+    person = [n for n in range(start, end) if n not in daemon]
+    text_lines = [lines[n] for n in range(start + 1, end) if n not in skip]
+    while text_lines and not text_lines[0].strip():
+        text_lines.pop(0)
+    while text_lines and not text_lines[-1].strip():
+        text_lines.pop()
+    text = "\n".join(text_lines)
+    problems = []
+    bad = [n + 1 for n in person if has_undecodable(lines[n])]
+    if bad:
+        problems.append(
+            f"bytes that are not UTF-8 on line {', '.join(map(str, bad[:5]))}; re-save the note as UTF-8"
+        )
+    if not text.strip():
+        problems.append(f"{ident} has no text; write what you want done under the heading")
+    joined = "\n".join(lines[n] for n in person)
+    digest = hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    return text, digest, problems
