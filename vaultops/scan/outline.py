@@ -250,7 +250,9 @@ class _Scanner:
         if kind == LIST:
             return 0
         if kind == QUOTE:
-            if self.indented or self.char_at(self.next_nonspace) != ">":
+            # markdown-it lets a continuation line's ">" stand at any indentation (only a block quote's
+            # first line must be indented less than four columns)
+            if self.char_at(self.next_nonspace) != ">":
                 return 1
             self.advance_next_nonspace()
             self.advance(1, False)
@@ -590,7 +592,7 @@ class _Scanner:
                 break
             container = stack[-1]
         tip = stack[-1]
-        if not self.all_closed and not self.blank and tip.kind == PARA:
+        if not self.all_closed and not self.blank and _is_paragraph(tip):
             if self.indented and self.ends_paragraph(tip):
                 return True
             if tip.para is not None:
@@ -636,9 +638,11 @@ def _html_closer(kind: int, text: str) -> str:
     return _HTML_CLOSERS.get(kind, "")
 
 
-def scan(lines: list[str], *, fast: bool = True) -> Outline:
-    """The outline of ``lines``.  ``fast=False`` turns the fast path off (the tests compare the two)."""
+def scan(lines: list[str], *, start: int = 0, fast: bool = True) -> Outline:
+    """The outline of ``lines[start:]`` (line numbers stay those of ``lines``).  ``fast=False`` turns the
+    fast path off; the tests compare the two."""
     scanner = _Scanner(lines, fast=fast)
-    for i, line in enumerate(lines):
+    for i in range(start, len(lines)):
+        line = lines[i]
         scanner.incorporate(i, line.replace("\0", "\ufffd") if "\0" in line else line)
     return scanner.finish()

@@ -1,0 +1,226 @@
+"""redact(): a table per kind, ordinary text left alone, and properties over random text."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from vaultops.run.redact import MARKER, looks_secret, redact, secret_values
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
+    "lWu2/a1gB9JW5TBQ+AVpum9Okx7KfqkfBKL9mcHgSL0yWMdjMfNOqNtrQqKlN4kE\n-----END RSA PRIVATE KEY-----"
+)
+
+# (text, expected): every kind once, with the secret in a realistic setting.
+CASES = [
+    ("key sk-ant-api03-AbC_dEf-0123456789abcdefghijklmnop done", "key [REDACTED:anthropic] done"),
+    ("OPENAI sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34 end", "OPENAI [REDACTED:openai] end"),
+    ("legacy sk-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90Uv12Wx34", "legacy [REDACTED:openai]"),
+    ("stripe sk_live_51HqLyjAbCdEfGhIj0123", "stripe [REDACTED:stripe]"),
+    ("stripe sk_test_51HqLyjAbCdEfGhIj0123", "stripe [REDACTED:stripe]"),
+    ("restricted rk_live_51HqLyjAbCdEfGhIj0123", "restricted [REDACTED:stripe]"),
+    ("webhook whsec_AbCdEfGhIjKlMnOpQrStUv", "webhook [REDACTED:stripe]"),
+    ("gh ghp_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
+    ("gh gho_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
+    ("gh ghu_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
+    ("gh ghs_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
+    ("gh ghr_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
+    ("pat github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "pat [REDACTED:github]"),
+    ("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "slack [REDACTED:slack]"),
+    ("slack xoxp-123456789012-abcdef", "slack [REDACTED:slack]"),
+    (
+        "post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX now",
+        "post to https://hooks.slack.com/services/[REDACTED:slack-webhook] now",
+    ),
+    ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ ok", "bot [REDACTED:telegram] ok"),
+    (
+        "GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ/getMe",
+        "GET https://api.telegram.org/bot[REDACTED:telegram]/getMe",
+    ),
+    ("id AKIAIOSFODNN7EXAMPLE,", "id [REDACTED:aws-access-key],"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nregion = x",
+        "aws_secret_access_key = [REDACTED:secret]\nregion = x",
+    ),
+    ("maps AIzaSyA-1234567890abcdefghijklmnopqrstu", "maps [REDACTED:google-api-key]"),
+    (f"token {JWT} end", "token [REDACTED:jwt] end"),
+    ("Authorization: Bearer abc.DEF-123_xyz", "Authorization: Bearer [REDACTED:authorization]"),
+    ('-H "authorization: Basic dXNlcjpwYXNz"', '-H "authorization: Basic [REDACTED:authorization]"'),
+    ("X-Auth: Bearer abcdefghijklmnopqrstuvwxyz", "X-Auth: Bearer [REDACTED:bearer]"),
+    ("postgres://bob:hunter22@db.local:5432/app", "postgres://bob:[REDACTED:url-password]@db.local:5432/app"),
+    ("redis://:s3cr3t!pw@cache:6379", "redis://:[REDACTED:url-password]@cache:6379"),
+    (f"before\n{PEM}\nafter", "before\n[REDACTED:private-key]\nafter"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "[REDACTED:private-key]"),
+    ("export DB_PASSWORD=hunter2 && go", "export DB_PASSWORD=[REDACTED:secret] && go"),
+    ("MYAPP_TOKEN=abc123", "MYAPP_TOKEN=[REDACTED:secret]"),
+    ("CLIENT_SECRET: abc123", "CLIENT_SECRET: [REDACTED:secret]"),
+    ("STRIPE_KEY=abc123", "STRIPE_KEY=[REDACTED:secret]"),
+    ("SMTP_PASS=abc123", "SMTP_PASS=[REDACTED:secret]"),
+    ("MYSQL_PASSWD=abc123", "MYSQL_PASSWD=[REDACTED:secret]"),
+    ("API_KEY=abc123", "API_KEY=[REDACTED:secret]"),
+    ("GOOGLE_CREDENTIALS=/etc/creds.json", "GOOGLE_CREDENTIALS=[REDACTED:secret]"),
+    ('{"api_key": "abc123", "n": 1}', '{"api_key": "[REDACTED:secret]", "n": 1}'),
+    ("{'password': 'p@ss word'}", "{'password': '[REDACTED:secret]'}"),
+    ('"accessToken":"abc123"', '"accessToken":"[REDACTED:secret]"'),
+    ("password = \"unterminated", "password = [REDACTED:secret]"),
+    ("--token=abc123 --verbose", "--token=[REDACTED:secret] --verbose"),
+    ("{secret: abc123}", "{secret: [REDACTED:secret]}"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_each_kind(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+ORDINARY = [
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
+    "request 123e4567-e89b-12d3-a456-426614174000 done",
+    "/usr/local/lib/python3.11/site-packages/transformers/tokenization_utils.py",
+    "tokenizer=bpe token_count: 5 max_tokens: 1024",
+    '{"usage": {"input_tokens": 12, "output_tokens": 40, "cache_read_input_tokens": 0}}',
+    "- type: env-check\n- key: value\n- priority: high",
+    "PWD=/home/user KEY=1 monkey: banana",
+    "2026-05-04T08:31:02+10:00 status: done",
+    "the task-runner-for-the-whole-project-is-ready",
+    "if token == expected: return",
+    "Password:\n  (prompt shown)",
+    "Authorization: Bearer",
+    "a bearer of news",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_untouched(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_kind_of_inner_secret_wins_over_the_assignment() -> None:
+    assert redact("GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456") == "GITHUB_TOKEN=[REDACTED:github]"
+
+
+def test_extra_secrets_redacted_everywhere_short_ones_ignored() -> None:
+    text = "conn=hunter2-xyz; again hunter2-xyz; ab; abc123x"
+    out = redact(text, ["hunter2-xyz", "ab", "     "])
+    assert out == "conn=[REDACTED:secret]; again [REDACTED:secret]; ab; abc123x"
+
+
+def test_extra_secret_does_not_eat_markers() -> None:
+    once = redact("x sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx secret", ["secret", "REDACTED"])
+    assert once == "x [REDACTED:anthropic] [REDACTED:secret]"
+    assert redact(once, ["secret", "REDACTED"]) == once
+
+
+def test_longest_extra_secret_wins() -> None:
+    assert redact("abcdef-ghijkl", ["abcdef", "abcdef-ghijkl"]) == "[REDACTED:secret]"
+
+
+def test_secret_names_and_values() -> None:
+    assert looks_secret("ANTHROPIC_API_KEY") and looks_secret("PGPASSWORD") and looks_secret("GH_TOKEN")
+    assert not looks_secret("PATH") and not looks_secret("HOME") and not looks_secret("MAX_TOKENS")
+    env = {"HOME": "/root", "SLACK_TOKEN": "xoxb-1", "DB_PASSWORD": "", "PATH": "/bin"}
+    assert secret_values(env) == ["xoxb-1"]
+
+
+def test_large_text_is_fast() -> None:
+    import time
+
+    chunk = "line 3f786850e387550fdab836ed7e6dc881de23001b /usr/lib/x.py token_count=5 ok\n"
+    text = chunk * 60_000 + "API_KEY=zzz\n"  # ~5 MB
+    start = time.monotonic()
+    out = redact(text)
+    assert out.endswith("API_KEY=[REDACTED:secret]\n")
+    assert time.monotonic() - start < 10
+
+
+# --- properties ------------------------------------------------------------------------------------
+
+ALNUM = string.ascii_letters + string.digits
+TOKEN_CHARS = ALNUM + "_-"
+
+
+def _s(alphabet: str, lo: int, hi: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=lo, max_size=hi)
+
+
+# Each strategy gives (text to embed, the secret part that must not survive).
+def _whole(prefix: st.SearchStrategy[str], body: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str]]:
+    return st.tuples(prefix, body).map(lambda t: (t[0] + t[1], t[0] + t[1]))
+
+
+def _inside(template: str, body: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str]]:
+    return body.map(lambda b: (template.format(b), b))
+
+
+SECRETS = st.one_of(
+    _whole(st.just("sk-ant-api03-"), _s(TOKEN_CHARS, 20, 100)),
+    _whole(st.sampled_from(["sk-", "sk-proj-"]), _s(TOKEN_CHARS, 20, 80)),
+    _whole(st.sampled_from(["sk_live_", "sk_test_", "rk_live_", "whsec_"]), _s(ALNUM, 10, 60)),
+    _whole(st.sampled_from(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]), _s(ALNUM, 36, 40)),
+    _whole(st.just("github_pat_"), _s(ALNUM + "_", 22, 82)),
+    _whole(st.sampled_from(["xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"]), _s(ALNUM + "-", 10, 60)),
+    _inside("https://hooks.slack.com/services/{}", _s(ALNUM + "/", 20, 60)),
+    _whole(_s(string.digits, 8, 10).map(lambda d: d + ":"), _s(TOKEN_CHARS, 35, 35)),
+    _inside("https://api.telegram.org/bot1234567890:{}/sendMessage", _s(TOKEN_CHARS, 35, 35)),
+    _whole(st.sampled_from(["AKIA", "ASIA"]), _s(string.ascii_uppercase + string.digits, 16, 16)),
+    _inside("aws_secret_access_key = {}", _s(ALNUM + "/+", 40, 40)),
+    _whole(st.just("AIza"), _s(TOKEN_CHARS, 35, 35)),
+    _whole(st.just("eyJ"), st.tuples(_s(TOKEN_CHARS, 8, 40), _s(TOKEN_CHARS, 8, 80), _s(TOKEN_CHARS, 0, 43))
+           .map(lambda p: f"{p[0]}.eyJ{p[1]}.{p[2]}")),
+    _inside("Authorization: Bearer {}", _s(ALNUM + "._~+/=-", 8, 60)),
+    _inside("https://user:{}@example.com/x", _s(ALNUM + "!$%^*", 8, 30)),
+    _inside("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----", _s(ALNUM + "+/=\n", 8, 200)),
+    st.tuples(
+        st.sampled_from(["DB_PASSWORD", "GH_TOKEN", "APP_SECRET", "X_KEY", "SMTP_PASS", "API_KEY",
+                         "MY_CREDENTIALS", "mysql_passwd", "clientSecret"]),
+        st.sampled_from(["=", ": ", " = ", ":"]),
+        _s(ALNUM + "!@#$%^&*./+", 8, 40),
+    ).map(lambda t: (f"{t[0]}{t[1]}{t[2]}", t[2])),
+    st.tuples(st.sampled_from(["password", "api_key", "access_token"]), _s(ALNUM + " !#$%&", 8, 40))
+    .map(lambda t: (f'"{t[0]}": "{t[1]}"', t[1])),
+)
+# Noise built from the pieces the patterns look for, so that near-misses and seams get explored.
+PIECES = ["password", "_token", "KEY", "=", ": ", ":", "Bearer ", "Authorization: ", "https://", "u:", "@",
+          "sk-", "ghp_", "eyJ", "AKIA", "123456789:", "-----BEGIN PRIVATE KEY-----", "[REDACTED:x]", "[",
+          "]", '"', "'", "_", "-", ".", "/", " ", "\n", "a", "Z", "0", "é", "secret"]
+NOISE = st.one_of(st.text(), st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+SEPARATORS = st.sampled_from([" ", "\n", "\t", "  ", " (", ") ", ", ", "\n\n"])
+
+
+@given(NOISE, SECRETS, SEPARATORS, SEPARATORS, NOISE)
+def test_generated_secret_never_survives(
+    before: str, secret: tuple[str, str], sep1: str, sep2: str, after: str
+) -> None:
+    embedded, part = secret
+    # The secret must be the only copy of itself, not a coincidence with the template or the noise.
+    assume(embedded.count(part) == 1 and part not in before and part not in after)
+    out = redact(before + sep1 + embedded + sep2 + after)
+    assert part not in MARKER.sub("\0", out)
+
+
+@given(NOISE, st.lists(NOISE, max_size=3))
+def test_idempotent_and_total_on_any_text(text: str, extra: list[str]) -> None:
+    once = redact(text, extra)
+    assert redact(once, extra) == once
+
+
+@given(st.lists(st.tuples(NOISE, SECRETS), max_size=4), st.lists(_s(ALNUM, 6, 12), max_size=2))
+def test_idempotent_with_secrets(parts: list[tuple[str, tuple[str, str]]], extra: list[str]) -> None:
+    text = "".join(noise + embedded for noise, (embedded, _) in parts)
+    once = redact(text, extra)
+    assert redact(once, extra) == once
+
+
+@given(NOISE, _s(ALNUM + "!-_", 6, 30))
+def test_extra_secret_never_survives(text: str, secret: str) -> None:
+    assume(secret not in text)
+    cut = len(text) // 2
+    assert secret not in MARKER.sub("\0", redact(text[:cut] + secret + text[cut:], [secret]))

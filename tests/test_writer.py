@@ -1,0 +1,154 @@
+"""The note writer inserts lines and never loses one, even when the person edits between read and write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vaultops import faults
+from vaultops.config import Config
+from vaultops.errors import UnsafePath
+from vaultops.pipeline.plan import Insert, Target, edits_for
+from vaultops.model import State
+from vaultops.scan.note import parse_note
+from vaultops.scan.text import split_lines
+from vaultops.store.notes import TEMP_SUFFIX, NoteWriter, splice
+from vaultops.vault import Vault
+
+LINES = [
+    "## REQ-a first", "## REQ-b second", "## REQ-c third", "# Top", "### sub", "text", "more text", "",
+    "- type: env-check", "- from: me", "```", "~~~", "<!--", "-->", "> quote", "    code", "  indented",
+    "Setext", "---", "===", "- item", "1. one", "<div>", "[ref]: /url", "## REQ-a again",
+]
+ENDINGS = ["\n", "\r\n", "\r"]
+
+
+@st.composite
+def notes(draw: st.DrawFn) -> bytes:
+    lines = draw(st.lists(st.sampled_from(LINES), max_size=30))
+    if not any(line.startswith("## REQ-") for line in lines):
+        lines = ["## REQ-a first", "text", *lines]
+    ending = draw(st.sampled_from(ENDINGS))
+    text = ending.join(lines) + (ending if draw(st.booleans()) else "")
+    raw = text.encode()
+    if draw(st.booleans()):
+        raw = b"\xef\xbb\xbf" + raw
+    if draw(st.booleans()):
+        raw = raw.replace(b"text", b"te\xffxt", 1)  # an undecodable byte must survive byte for byte
+    return raw
+
+
+def vault_at(tmp: Path) -> Vault:
+    (tmp / "_System").mkdir(parents=True, exist_ok=True)
+    return Vault(tmp.resolve(), Config())
+
+
+def is_subsequence(small: list[str], big: list[str]) -> bool:
+    it = iter(big)
+    return all(any(line == other for other in it) for line in small)
+
+
+@settings(max_examples=settings().max_examples * 2)
+@given(original=notes(), edit=st.sampled_from(["none", "append", "prepend-text", "new-request"]), data=st.data())
+def test_insertions_keep_every_line_of_both_sides(tmp_path_factory: pytest.TempPathFactory, original: bytes, edit: str, data: st.DataObject) -> None:
+    tmp = tmp_path_factory.mktemp("w")
+    vault = vault_at(tmp)
+    path = tmp / "_System" / "COO-Inbox.md"
+    path.write_bytes(original)
+    first = parse_note("_System/COO-Inbox.md", original)
+    ids = sorted({r.id for r in first.requests})
+    assume(ids)
+    chosen = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3, unique=True))
+    inserts = [
+        Insert(Target(rid), (f"- status: done @ 2026-01-01T00:00:00+00:00 — ours {rid}",), frozenset(State))
+        for rid in chosen
+    ]
+    person: dict[str, bytes] = {}
+
+    def persons_edit() -> None:
+        faults.on("write.before_check", None)
+        current = path.read_bytes()
+        if edit == "append":
+            current += b"\n## REQ-new typed meanwhile\nplease check\n"
+        elif edit == "prepend-text":
+            bom = b"\xef\xbb\xbf" if current.startswith(b"\xef\xbb\xbf") else b""
+            current = bom + b"A line the person typed\n\n" + current[len(bom) :]
+        elif edit == "new-request":
+            current = current.replace(b"## REQ-", b"## REQ-z inserted\nnew text\n\n## REQ-", 1)
+        path.write_bytes(current)
+        person["raw"] = current
+
+    if edit != "none":
+        faults.on("write.before_check", persons_edit)
+    try:
+        result = NoteWriter(vault).apply("_System/COO-Inbox.md", lambda n: edits_for(n, inserts))
+    finally:
+        faults.on("write.before_check", None)
+    final = path.read_bytes()
+    base = person.get("raw", original)
+    assert is_subsequence(split_lines(base.decode("utf-8", "surrogateescape")), split_lines(final.decode("utf-8", "surrogateescape")))
+    assert final.startswith(base[:3]) if base.startswith(b"\xef\xbb\xbf") else True
+    if b"te\xffxt" in base:
+        assert b"te\xffxt" in final
+    parsed = parse_note("_System/COO-Inbox.md", final)
+    for rid in chosen:
+        request = next(r for r in parsed.requests if r.id == rid)
+        assert any(s.reason == f"ours {rid}" for s in request.statuses), (rid, final)
+    assert result.changed
+    assert not list(path.parent.glob("*" + TEMP_SUFFIX))
+
+
+def test_splice_keeps_every_byte_in_order() -> None:
+    raw = b"a\r\nb\rc"
+    out = splice(raw, "\r\n", [])
+    assert out == raw
+    note = parse_note("x.md", raw)
+    from vaultops.record.placement import Edit
+
+    out = splice(raw, note.text.newline, [Edit(2, ("- new",))])
+    assert out == b"a\r\nb\rc\r\n- new\r\n"
+
+
+def test_refuses_paths_outside_the_vault(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("## REQ-x\ntext\n")
+    vault_dir = tmp_path / "vault"
+    vault = vault_at(vault_dir)
+    (vault_dir / "link.md").symlink_to(outside)
+    writer = NoteWriter(vault)
+    with pytest.raises(UnsafePath):
+        writer.apply("link.md", lambda n: [])
+    with pytest.raises(UnsafePath):
+        writer.apply("../outside.md", lambda n: [])
+    with pytest.raises(UnsafePath):
+        writer.apply(str(outside), lambda n: [])
+    assert outside.read_text() == "## REQ-x\ntext\n"
+
+
+def test_writes_through_a_symlink_inside_the_vault(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    real = tmp_path / "notes" / "inbox.md"
+    real.parent.mkdir()
+    real.write_text("## REQ-a\ntext\n")
+    (tmp_path / "_System" / "COO-Inbox.md").symlink_to(real)
+    inserts = [Insert(Target("REQ-a"), ("- status: done @ t",), frozenset(State))]
+    NoteWriter(vault).apply("_System/COO-Inbox.md", lambda n: edits_for(n, inserts))
+    assert (tmp_path / "_System" / "COO-Inbox.md").is_symlink()
+    assert real.read_text() == "## REQ-a\ntext\n- status: done @ t\n"
+
+
+def test_backups_rotate(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    path = tmp_path / "_System" / "COO-Inbox.md"
+    path.write_text("## REQ-a\ntext\n")
+    writer = NoteWriter(vault)
+    writer.backups.keep = 3
+    for i in range(6):
+        inserts = [Insert(Target("REQ-a"), (f"- note {i}",), frozenset(State))]
+        writer.apply("_System/COO-Inbox.md", lambda n, ins=inserts: edits_for(n, ins))
+    kept = sorted(writer.backups.folder("_System/COO-Inbox.md").glob("*.md"))
+    assert len(kept) == 3
+    assert kept[-1].read_text().count("- note") == 5

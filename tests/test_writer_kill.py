@@ -1,0 +1,77 @@
+"""A writer SIGKILLed at random moments leaves the old note or the new one, never a mix, and no temp."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from vaultops.scan.note import parse_note
+from vaultops.scan.text import split_lines
+from vaultops.store.notes import TEMP_SUFFIX, remove_stale_temps
+
+CHILD = r"""
+import sys
+from pathlib import Path
+from vaultops.config import Config
+from vaultops.model import State
+from vaultops.pipeline.plan import Insert, Target, edits_for
+from vaultops.store.notes import NoteWriter
+from vaultops.vault import Vault
+
+root = Path(sys.argv[1])
+writer = NoteWriter(Vault(root, Config()))
+rel = "_System/COO-Inbox.md"
+while True:
+    note = writer.read(rel)
+    n = sum(1 for line in note.lines if "— write " in line)
+    target = note.requests[n % len(note.requests)].id
+    line = f"- status: done @ 2026-01-01T00:00:00+00:00 — write {n}"
+    ins = [Insert(Target(target), (line,), frozenset(State))]
+    writer.apply(rel, lambda nt: edits_for(nt, ins))
+"""
+
+
+def make_inbox(n: int) -> bytes:
+    blocks = [f"## REQ-{i:04d} title {i}\n- type: env-check\nIs tool{i} installed?\n" + "filler line\n" * 20 for i in range(n)]
+    return ("# Inbox\n\n" + "\n".join(blocks)).encode()
+
+
+@pytest.mark.slow
+def test_kill_nine_at_random_moments(tmp_path: Path) -> None:
+    inbox = tmp_path / "_System" / "COO-Inbox.md"
+    inbox.parent.mkdir(parents=True)
+    original = make_inbox(300)  # ~200 KB, so that a write takes a while
+    inbox.write_bytes(original)
+    original_lines = split_lines(original.decode())
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    rng = random.Random(1234)
+    seen_writes = 0
+    mid_write = 0
+    for _ in range(200):
+        child = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
+        time.sleep(rng.uniform(0.12, 0.35))  # past the import, then somewhere inside a write
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        raw = inbox.read_bytes()
+        note = parse_note("_System/COO-Inbox.md", raw)
+        lines = note.lines
+        ours = [int(m.group(1)) for line in lines if (m := re.search(r"— write (\d+)$", line))]
+        assert sorted(ours) == list(range(len(ours))), "each write is whole, once, in order"
+        assert [line for line in lines if "— write " not in line] == original_lines, "nothing else changed"
+        assert len(note.requests) == 300
+        seen_writes = len(ours)
+        leftovers = list(inbox.parent.glob("*" + TEMP_SUFFIX))
+        mid_write += bool(leftovers)
+        remove_stale_temps(inbox.parent)  # what the next writer does first
+        assert not list(inbox.parent.glob("*" + TEMP_SUFFIX)), leftovers
+    assert seen_writes > 20, "the children got to write"
+    assert mid_write > 0, "some kills landed in the middle of a write"

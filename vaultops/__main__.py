@@ -1,0 +1,3 @@
+from vaultops.cli import main
+import sys
+sys.exit(main())

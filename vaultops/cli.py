@@ -1,0 +1,160 @@
+"""The command line: a thin shell over the library.  Every command is a call a Python user could make."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from vaultops.errors import VaultopsError
+
+
+def _vault(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from vaultops.vault import Vault
+
+    return Vault.open(args.vault)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from vaultops.commands.scaffold import init_vault
+
+    root = Path(args.dir or args.vault or ".").expanduser()
+    done = init_vault(root)
+    for line in done or ["nothing to do: the vault is already set up"]:
+        print(line)
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from vaultops.commands.submit import submit
+    from vaultops.decide.classify import TYPES
+
+    if args.type and args.type not in TYPES:
+        raise VaultopsError(f"unknown type {args.type!r}; use one of: {', '.join(TYPES)}")
+    text = sys.stdin.read() if args.text == "-" else args.text
+    ident = submit(_vault(args), text, args.type, args.id)
+    print(ident)
+    return 0
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    from vaultops.pipeline.tick import tick
+
+    report = tick(_vault(args), wait_settle=not args.no_wait)
+    for rid, state, detail in report.outcomes:
+        print(f"{rid}: {state}" + (f" — {detail}" if detail else ""))
+    for line in report.settling:
+        print(f"waiting: {line}")
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if report.commit:
+        print(f"committed {report.commit[:10]}")
+    if not report.outcomes and not report.settling:
+        print("nothing to do")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from vaultops.commands.status import format_table, request_rows
+
+    rows, warnings = request_rows(_vault(args))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump({"requests": rows}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(format_table(rows))
+    return 0
+
+
+def cmd_classify(args: argparse.Namespace) -> int:
+    from vaultops.config import Config
+    from vaultops.decide.route import decide_text
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    try:
+        config = _vault(args).config
+    except VaultopsError:
+        config = Config()
+    decision = decide_text(text, args.type, config)
+    if args.json:
+        json.dump(decision.as_json(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"type: {decision.type}")
+        print(f"complexity: {decision.complexity}")
+        print(f"safety_class: {decision.safety_class}")
+        print(f"route: {', '.join(decision.route) or '(escalate)'}")
+        for reason in decision.reasons:
+            print(f"reason: {reason}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from vaultops.commands.doctor import check
+
+    import os
+
+    problems, fine = check(Path(args.vault or os.environ.get("VAULTOPS_VAULT") or ".").expanduser())
+    for line in fine:
+        print(f"ok: {line}")
+    for line in problems:
+        print(f"problem: {line}")
+    return 1 if problems else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents.")
+    parser.add_argument("--vault", help="the vault folder (default: $VAULTOPS_VAULT or the current folder)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("init", help="scaffold a vault (idempotent)")
+    p.add_argument("dir", nargs="?", help="the vault folder")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("submit", help="append a new request to the inbox")
+    p.add_argument("text", help="what you want done (- reads stdin)")
+    p.add_argument("--type", help="the request's type")
+    p.add_argument("--id", help="the request's id (REQ-…)")
+    p.set_defaults(func=cmd_submit)
+
+    p = sub.add_parser("tick", help="one full pass: scan, claim, run, record, commit")
+    p.add_argument("--no-wait", action="store_true", help="do not wait for requests that are still settling")
+    p.set_defaults(func=cmd_tick)
+
+    p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("classify", help="the decision for a text, without running anything")
+    p.add_argument("text", help="the request text (- reads stdin)")
+    p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_classify)
+
+    p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
+    p.set_defaults(func=cmd_doctor)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except VaultopsError as exc:
+        print(f"vaultops: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: one sentence, and the trace for a bug report
+        print(f"vaultops: internal error: {exc!r}; please report it with the trace below", file=sys.stderr)
+        traceback.print_exc()
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""``vaultops init``: create what a vault needs, never overwriting anything that is there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vaultops.config import CONFIG_FILE
+from vaultops.sync.git import Git
+
+IGNORE_LINES = (".vaultops/state/", ".vaultops/local.toml", "*.vaultops.tmp")
+
+INBOX_HEADER = """# COO Inbox
+
+Requests for vaultops. Add one block per request at the end of this note, like this:
+
+~~~markdown
+## REQ-2026-05-04-0830-which-stripe Is stripe installed?
+- type: env-check
+Is the stripe CLI installed on this machine? `which stripe`
+~~~
+
+- A request starts with a `## REQ-` heading: an id of letters, digits, `.`, `_` or `-`, then a title.
+- Optional fields come first: `- type:` (env-check, service-status, filesystem-check, truth-audit, db-query,
+  execute-fix, code, research, review, …), `- profile:`, `- timeout:`, `- priority:`, `- from:`.
+- vaultops takes a request once it has been unchanged for a few seconds; `- ready: yes` says it is finished.
+- vaultops writes its lines (lock, status, result) under your request; leave them as they are. You can answer
+  with `- decision: approve`, `- decision: deny`, `- retry: yes` or `- cancel: yes`.
+- Anything risky (deleting, rotating keys, merging to main, messaging outsiders, spending money, changing
+  system files) is never run: it is escalated to you.
+"""
+
+DEFAULT_CONFIG = """# vaultops configuration (shared by every machine; per-machine overrides go in local.toml)
+
+[agent]
+name = "vaultops"                   # who signs locks, results and commits
+
+[inbox]
+path = "_System/COO-Inbox.md"
+settle = 3                          # seconds a request must be unchanged before it is taken
+
+[queue]
+folder = "executor-queue"
+
+[limits]
+max_concurrent = 3
+daily_budget_usd = 10.0
+allowed_roots = []                  # besides the vault: where jobs may run and checks may look
+
+# An executor profile: an argv list, never a shell. {prompt} fills one argument.
+# [profiles.worker-code]
+# command = ["claude", "-p", "{prompt}", "--allowedTools", "Bash,Read,Edit,Grep,Glob"]
+# output = "text"
+# timeout = 600
+
+[routing]                           # type -> profiles, first one first
+# default = ["worker-code"]
+
+[notify]
+urls = []                           # apprise URLs; put secrets in local.toml
+
+[git]
+push = true
+claim_offline = false
+"""
+
+
+def _append_missing_lines(path: Path, wanted: tuple[str, ...]) -> list[str]:
+    existing = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines() if path.exists() else []
+    missing = [line for line in wanted if line not in existing]
+    if missing:
+        prefix = ""
+        if path.exists() and path.stat().st_size:
+            raw = path.read_bytes()
+            prefix = "" if raw.endswith(b"\n") else "\n"
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(prefix + "\n".join(missing) + "\n")
+    return missing
+
+
+def init_vault(root: Path, inbox: str = "_System/COO-Inbox.md", queue: str = "executor-queue") -> list[str]:
+    """Create what is missing; returns a line per thing done."""
+    done: list[str] = []
+    if not root.exists():
+        root.mkdir(parents=True)
+        done.append(f"created {root}")
+    config = root / CONFIG_FILE
+    if not config.exists():
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(DEFAULT_CONFIG, encoding="utf-8")
+        done.append(f"wrote {CONFIG_FILE}")
+    (root / ".vaultops" / "state").mkdir(parents=True, exist_ok=True)
+    inbox_path = root / inbox
+    if not inbox_path.exists():
+        inbox_path.parent.mkdir(parents=True, exist_ok=True)
+        inbox_path.write_text(INBOX_HEADER, encoding="utf-8")
+        done.append(f"wrote {inbox} (empty inbox with a header that explains the format)")
+    queue_path = root / queue
+    if not queue_path.exists():
+        queue_path.mkdir(parents=True)
+        done.append(f"created {queue}/")
+    added = _append_missing_lines(root / ".gitignore", IGNORE_LINES)
+    if added:
+        done.append(f"added to .gitignore: {', '.join(added)}")
+    git = Git(root)
+    if not git.is_repo():
+        git.init()
+        done.append("initialised a git repository")
+    return done

@@ -1,0 +1,227 @@
+"""Configuration: ``.vaultops/config.toml``, then ``.vaultops/local.toml`` over it, then ``VAULTOPS_*``.
+
+Unknown keys and wrong types are errors that name the file (or variable), the key and what was expected:
+a typo must never silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vaultops.errors import ConfigError
+
+CONFIG_FILE = ".vaultops/config.toml"
+LOCAL_FILE = ".vaultops/local.toml"
+ENV_PREFIX = "VAULTOPS_"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AgentConfig(_Section):
+    name: str = Field("vaultops", min_length=1, pattern=r"^[A-Za-z0-9._@-]+$")
+    host: str = Field("", pattern=r"^[A-Za-z0-9._-]*$")  # "" means this machine's hostname
+
+
+class InboxConfig(_Section):
+    path: str = "_System/COO-Inbox.md"
+    settle: float = Field(3.0, ge=0)
+    max_mb: float = Field(20.0, gt=0)
+
+
+class QueueConfig(_Section):
+    folder: str = "executor-queue"
+
+
+class LimitsConfig(_Section):
+    max_concurrent: int = Field(3, ge=1, le=64)
+    daily_budget_usd: float = Field(10.0, ge=0)
+    allowed_roots: tuple[str, ...] = ()
+    lock_wait: float = Field(5.0, ge=0)
+
+
+class ProfileConfig(_Section):
+    command: tuple[str, ...] = Field(min_length=1)
+    output: Literal["text", "claude-json"] = "text"
+    timeout: float = Field(600.0, gt=0)
+    inactivity_timeout: float | None = Field(None, gt=0)
+    workdir: str = ""
+    env: dict[str, str] = Field(default_factory=dict)
+    health: tuple[str, ...] = ()
+
+
+class NotifyConfig(_Section):
+    urls: tuple[str, ...] = ()
+
+
+class GitConfig(_Section):
+    push: bool = True
+    claim_offline: bool = False
+    remote: str = "origin"
+
+
+class RecordConfig(_Section):
+    max_lines: int = Field(200, ge=5)
+    daily_note: bool = True
+    backups: int = Field(20, ge=1)
+
+
+class Config(_Section):
+    agent: AgentConfig = AgentConfig()
+    inbox: InboxConfig = InboxConfig()
+    queue: QueueConfig = QueueConfig()
+    limits: LimitsConfig = LimitsConfig()
+    profiles: dict[str, ProfileConfig] = Field(default_factory=dict)
+    routing: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    notify: NotifyConfig = NotifyConfig()
+    git: GitConfig = GitConfig()
+    record: RecordConfig = RecordConfig()
+
+    @field_validator("profiles")
+    @classmethod
+    def _profile_names(cls, value: dict[str, ProfileConfig]) -> dict[str, ProfileConfig]:
+        from vaultops.run.argv import check_template
+
+        for name, profile in value.items():
+            problems = check_template(profile.command)
+            if problems:
+                raise ValueError(f"[profiles.{name}] command: {problems[0]}")
+        return value
+
+    @model_validator(mode="after")
+    def _routes_name_profiles(self) -> Config:
+        for kind, names in self.routing.items():
+            for name in names:
+                if name not in self.profiles:
+                    known = ", ".join(sorted(self.profiles)) or "none are defined"
+                    raise ValueError(
+                        f"[routing] {kind} names the profile {name!r}, which is not under [profiles] ({known})"
+                    )
+        return self
+
+    def route_for(self, kind: str) -> tuple[str, ...]:
+        return self.routing.get(kind) or self.routing.get("default") or ()
+
+
+_SECTIONS = frozenset({"agent", "inbox", "queue", "limits", "notify", "git", "record"})
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, str], str]]:
+    """Settings from ``VAULTOPS_<SECTION>_<KEY>`` variables, and which variable set each one."""
+    layer: dict[str, Any] = {}
+    origin: dict[tuple[str, str], str] = {}
+    for var, raw in environ.items():
+        if not var.startswith(ENV_PREFIX):
+            continue
+        rest = var[len(ENV_PREFIX) :].lower()
+        section, _, key = rest.partition("_")
+        if section not in _SECTIONS or not key:
+            continue  # VAULTOPS_VAULT and friends are not settings
+        value: Any = raw
+        if raw.startswith("["):
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError:
+                value = raw
+        elif key in ("allowed_roots", "urls"):
+            value = [p for p in raw.split(",") if p]
+        layer.setdefault(section, {})[key] = value
+        origin[(section, key)] = var
+    return layer, origin
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _has_path(layer: Mapping[str, Any], loc: tuple[str, ...]) -> bool:
+    node: Any = layer
+    for part in loc:
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _describe(loc: tuple[str | int, ...]) -> str:
+    parts = [str(p) for p in loc]
+    if len(parts) >= 3 and parts[0] == "profiles":
+        return f"[profiles.{parts[1]}] {'.'.join(parts[2:])}"
+    if len(parts) >= 2:
+        return f"[{parts[0]}] {'.'.join(parts[1:])}"
+    return f"[{parts[0]}]" if parts else "the file"
+
+
+def _known_keys(loc: tuple[str | int, ...]) -> str:
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        if model is Config and part == "profiles":
+            model = ProfileConfig
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None or not isinstance(field.annotation, type) or not issubclass(field.annotation, BaseModel):
+            break
+        model = field.annotation
+    return ", ".join(model.model_fields)
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    loc = tuple(str(p) for p in err["loc"])
+    where = _describe(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"{where} is not a known setting (known here: {_known_keys(loc)})"
+    if kind == "missing":
+        return f"{where} is required"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    got = err.get("input")
+    return f"{where} {err['msg'].lower()}, got {got!r}"
+
+
+def load_config(vault: Path, environ: Mapping[str, str] | None = None) -> Config:
+    environ = os.environ if environ is None else environ
+    shared_path = vault / CONFIG_FILE
+    local_path = vault / LOCAL_FILE
+    shared = _read_toml(shared_path)
+    local = _read_toml(local_path)
+    env, env_origin = _env_layer(environ)
+    merged = _merge(_merge(shared, local), env)
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(str(p) for p in err["loc"])
+        if len(loc) >= 2 and (loc[0], loc[1]) in env_origin:
+            source = f"the environment variable {env_origin[(loc[0], loc[1])]}"
+        elif _has_path(local, loc) or (loc and _has_path(local, loc[:-1]) and not _has_path(shared, loc)):
+            source = str(local_path)
+        else:
+            source = str(shared_path)
+        raise ConfigError(f"{source}: {_message(err)}") from None

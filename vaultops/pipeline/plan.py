@@ -1,0 +1,91 @@
+"""Which requests a pass acts on, and the insertions that record what it did.  Pure.
+
+The pass reads the inbox once, decides, and then asks the note writer for insertions; the writer may
+call ``edits_for`` again on a newer version of the note (the person kept typing), so every insertion is
+found again by request id rather than by line number, and dropped if its request is no longer in the
+state the pass saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from vaultops.model import Request, State
+from vaultops.record.placement import Edit, at_block_end
+from vaultops.scan.note import ParsedNote
+
+# States a pass may start work from.
+STARTABLE = frozenset({State.OPEN, State.WAITING})
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One request, by id and by which occurrence of that id it is (ids may be duplicated)."""
+
+    request_id: str
+    occurrence: int = 0
+
+    def find(self, note: ParsedNote) -> Request | None:
+        same = [r for r in note.requests if r.id == self.request_id]
+        return same[self.occurrence] if self.occurrence < len(same) else None
+
+
+def targets_of(requests: Iterable[Request]) -> list[tuple[Target, Request]]:
+    seen: dict[str, int] = {}
+    out = []
+    for r in requests:
+        n = seen.get(r.id, 0)
+        seen[r.id] = n + 1
+        out.append((Target(r.id, n), r))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    target: Target
+    lines: tuple[str, ...]
+    expect: frozenset[State]  # insert only if the request is still in one of these states
+    claim: str = ""  # for results: insert only if the request's lock is still this claim
+
+
+@dataclass
+class Applied:
+    landed: list[Insert] = field(default_factory=list)
+    dropped: list[tuple[Insert, str]] = field(default_factory=list)
+
+
+def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | None = None) -> list[Edit]:
+    """The edits for ``inserts`` on this version of the note, in one batch (one write per note)."""
+    if applied is not None:
+        applied.landed.clear()
+        applied.dropped.clear()
+    grouped: dict[Target, list[Insert]] = {}
+    for ins in inserts:
+        grouped.setdefault(ins.target, []).append(ins)
+    edits = []
+    for target, group in grouped.items():
+        request = target.find(note)
+        lines: list[str] = []
+        for ins in group:
+            why = _refusal(request, ins)
+            if why:
+                if applied is not None:
+                    applied.dropped.append((ins, why))
+                continue
+            lines.extend(ins.lines)
+            if applied is not None:
+                applied.landed.append(ins)
+        if lines and request is not None:
+            edits.append(at_block_end(note, request, lines))
+    return edits
+
+
+def _refusal(request: Request | None, ins: Insert) -> str:
+    if request is None:
+        return "the request is no longer in the note"
+    if request.state not in ins.expect:
+        return f"the request is now {request.state.value}"
+    if ins.claim and (request.lock is None or request.lock.claim != ins.claim):
+        return "the request's lock is no longer this claim"
+    return ""

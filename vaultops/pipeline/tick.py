@@ -1,0 +1,281 @@
+"""One pass over the vault: scan → decide → claim → run → record → sync.
+
+Each stage is a function of values; this module strings them together and owns the I/O order:
+one write per note per batch, claims on disk before any heavy job starts, and a single commit at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vaultops.decide.route import Action, decide
+from vaultops.errors import VaultopsError
+from vaultops.model import Decision, Request, State
+from vaultops.pipeline.plan import STARTABLE, Applied, Insert, Target, edits_for, targets_of
+from vaultops.record import render
+from vaultops.record.journal import DailyWriter
+from vaultops.record.render import RunResult
+from vaultops.run.jobs import Job, run_builtin, run_profile
+from vaultops.run.prompt import build_prompt
+from vaultops.scan.note import ParsedNote
+from vaultops.store.lock import vault_lock
+from vaultops.store.notes import NoteWriter, WriteResult
+from vaultops.store.state import StateDB
+from vaultops.sync.git import Git, GitError
+from vaultops.vault import Vault
+
+Clock = Callable[[], datetime]
+INPUT_ERROR = "input-error"
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@dataclass
+class PassReport:
+    outcomes: list[tuple[str, str, str]] = field(default_factory=list)  # (request id, state, detail)
+    warnings: list[str] = field(default_factory=list)
+    settling: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    commit: str | None = None
+
+
+@dataclass
+class _Planned:
+    target: Target
+    request: Request
+    action: Action
+
+
+def new_claim() -> str:
+    return secrets.token_hex(3)
+
+
+class Pass:
+    def __init__(self, vault: Vault, state: StateDB, clock: Clock = local_now) -> None:
+        self.vault = vault
+        self.config = vault.config
+        self.state = state
+        self.clock = clock
+        self.writer = NoteWriter(vault)
+        self.report = PassReport()
+        self.inbox = vault.inbox_rel
+
+    # --- scan ---------------------------------------------------------------------------------
+
+    def read_inbox(self) -> ParsedNote | None:
+        try:
+            note = self.writer.read(self.inbox)
+        except VaultopsError as exc:
+            self.report.warnings.append(exc.message)
+            return None
+        if note is None:
+            self.report.warnings.append(f"{self.inbox}: no inbox here yet; run `vaultops init` or create it")
+            return None
+        if note.frontmatter_error:
+            self.report.warnings.append(f"{self.inbox}: {note.frontmatter_error}")
+        return note
+
+    def _reopened(self, request: Request) -> bool:
+        """An input error (empty, duplicate, bad field…) is looked at again once the person edits it."""
+        if request.state is not State.ERROR or not request.person_hash:
+            return False
+        recorded = self.state.get(_input_error_key(request))
+        return recorded is not None and recorded != request.person_hash
+
+    def settled(self, note: ParsedNote, request: Request, now: float, mtime: float) -> float:
+        """Seconds until this request may be claimed (0 when it may be now)."""
+        if request.ready_flag:
+            return 0.0
+        settle = self.config.inbox.settle
+        first = self.state.first_seen(note.rel, request.id, request.person_hash, now)
+        if mtime <= now - settle:
+            return 0.0
+        return max(0.0, first + settle - now)
+
+    # --- decide -------------------------------------------------------------------------------
+
+    def plan(self, note: ParsedNote, wait: bool) -> tuple[list[_Planned], float]:
+        now = time.time()
+        mtime = self.vault.resolve(note.rel).stat().st_mtime
+        planned: list[_Planned] = []
+        longest_wait = 0.0
+        for target, request in targets_of(note.requests):
+            if request.state not in STARTABLE and not self._reopened(request):
+                continue
+            remaining = self.settled(note, request, now, mtime)
+            if remaining > 0:
+                longest_wait = max(longest_wait, remaining)
+                self.report.settling.append(f"{request.id} (settling, {remaining:.1f} s to go)")
+                continue
+            if request.problems:
+                action = Action("error", _no_decision(), request.problems[0])
+            else:
+                action = decide(request, self.config)
+            if action.kind == "wait" and request.statuses and request.statuses[-1].reason == action.reason:
+                continue  # already said so
+            planned.append(_Planned(target, request, action))
+        return planned, (longest_wait if wait else 0.0)
+
+    # --- record -------------------------------------------------------------------------------
+
+    def write(self, inserts: list[Insert]) -> tuple[WriteResult | None, Applied]:
+        applied = Applied()
+        if not inserts:
+            return None, applied
+        result = self.writer.apply(self.inbox, lambda note: edits_for(note, inserts, applied))
+        if result.changed and self.inbox not in self.report.written:
+            self.report.written.append(self.inbox)
+        for ins, why in applied.dropped:
+            self.report.warnings.append(f"{ins.target.request_id}: not recorded, {why}")
+        return result, applied
+
+    def run(self, wait_settle: bool = True) -> PassReport:
+        note = self.read_inbox()
+        if note is None:
+            return self.report
+        planned, wait = self.plan(note, wait_settle)
+        if wait > 0:
+            time.sleep(wait)
+            self.report.settling.clear()
+            note = self.read_inbox()
+            if note is None:
+                return self.report
+            planned, _ = self.plan(note, False)
+        if not planned:
+            return self.report
+        daily = DailyWriter(self.vault, self.writer, self.report.warnings)
+        first, heavy = self.first_batch(planned, daily)
+        _, applied = self.write(first)
+        claimed = {ins.target for ins in applied.landed if ins.target in heavy}
+        second = self.run_heavy([heavy[t] for t in heavy if t in claimed], daily)
+        self.write(second)
+        for rel in daily.flush(self.clock()):
+            self.report.written.append(rel)
+        self.commit()
+        return self.report
+
+    def first_batch(
+        self, planned: list[_Planned], daily: DailyWriter
+    ) -> tuple[list[Insert], dict[Target, tuple[_Planned, Job]]]:
+        """Errors, escalations, light results and the claims of heavy jobs: the pass's first write."""
+        inserts: list[Insert] = []
+        heavy: dict[Target, tuple[_Planned, Job]] = {}
+        light: list[tuple[_Planned, Job, datetime]] = []
+        for p in planned:
+            expect = frozenset({p.request.state})
+            now = self.clock()
+            kind = p.action.kind
+            if kind in ("error", "escalate", "wait"):
+                state = {"error": State.ERROR, "escalate": State.ESCALATED, "wait": State.WAITING}[kind]
+                inserts.append(Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect))
+                self.report.outcomes.append((p.request.id, state.value, p.action.reason))
+                if kind == "error":
+                    self.remember_input_error(p.request)
+                if kind == "escalate":
+                    daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
+                continue
+            job = Job(
+                p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
+                new_claim(), p.action.profile, p.action.timeout,
+            )  # fmt: skip
+            self.state.set(_input_error_key(p.request), "")
+            if kind == "builtin":
+                light.append((p, job, now))
+            else:
+                claim = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, now)
+                inserts.append(Insert(p.target, tuple(claim), expect))
+                heavy[p.target] = (p, job)
+        for (p, job, _), result in zip(light, self.run_light(light), strict=True):
+            lines = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, result.started)
+            lines += self.result_lines(p, result)
+            inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
+            self.finished(p, job, result, daily)
+        return inserts, heavy
+
+    def run_light(self, light: list[tuple[_Planned, Job, datetime]]) -> list[RunResult]:
+        def one(item: tuple[_Planned, Job, datetime]) -> RunResult:
+            p, job, _ = item
+            run_id = self.state.run_started(job.file, job.request_id, job.claim, 1, "direct", self.vault.host, os.getpid())
+            result = run_builtin(job, self.vault, self.clock())
+            self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration)
+            return result
+
+        workers = max(1, min(8, self.config.limits.max_concurrent * 2))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, light))
+
+    def run_heavy(self, jobs: list[tuple[_Planned, Job]], daily: DailyWriter) -> list[Insert]:
+        inserts = []
+        for p, job in jobs:
+            profile = self.config.profiles[job.handler]
+            run_id = self.state.run_started(job.file, job.request_id, job.claim, 1, job.handler, self.vault.host, os.getpid())
+            result = run_profile(job, job.handler, profile, self.vault, build_prompt(job), self.clock())
+            self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration, result.log)
+            lines = self.result_lines(p, result)
+            inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
+            self.finished(p, job, result, daily)
+        return inserts
+
+    def result_lines(self, p: _Planned, result: RunResult) -> list[str]:
+        d = p.action.decision
+        return render.result_block(
+            result, agent=self.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
+            max_lines=self.config.record.max_lines,
+        )  # fmt: skip
+
+    def finished(self, p: _Planned, job: Job, result: RunResult, daily: DailyWriter) -> None:
+        detail = f"{job.type}, {result.route}, {render.seconds(result.duration)}"
+        if result.reason:
+            detail += f", {result.reason}"
+        self.report.outcomes.append((job.request_id, result.state.value, detail))
+        daily.add(p.request, result.started, f"{result.state.value} · {job.type} · {render.seconds(result.duration)}")
+        self.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
+
+    def remember_input_error(self, request: Request) -> None:
+        self.state.set(_input_error_key(request), request.person_hash)
+        self.state.event(INPUT_ERROR, request.file, request.id, person_hash=request.person_hash)
+
+    # --- sync ---------------------------------------------------------------------------------
+
+    def commit(self) -> None:
+        if not self.report.written:
+            return
+        git = Git(self.vault.root)
+        if not git.is_repo():
+            if self.state.get("warned-no-git") is None:
+                self.report.warnings.append(f"{self.vault.root} is not a git repository; results are not committed")
+                self.state.set("warned-no-git", "1")
+            return
+        outcomes = self.report.outcomes or [("vaultops", "recorded", "")]
+        try:
+            result = git.commit_paths(self.report.written, render.commit_message(outcomes), self.vault.agent)
+        except GitError as exc:
+            self.report.warnings.append(f"could not commit: {exc}")
+            return
+        self.report.commit = result.sha
+
+
+def _no_decision() -> Decision:
+    return Decision("unknown", "heavy", "unknown")
+
+
+def _input_error_key(request: Request) -> str:
+    return f"{INPUT_ERROR}:{request.file}:{request.id}"
+
+
+def tick(vault: Vault, *, clock: Clock = local_now, wait_settle: bool = True) -> PassReport:
+    """One full pass, holding the vault lock."""
+    with vault_lock(vault.state_dir, wait=vault.config.limits.lock_wait, command="vaultops tick"):
+        state = StateDB(vault.state_dir / "state.db")
+        try:
+            return Pass(vault, state, clock).run(wait_settle)
+        finally:
+            state.close()

@@ -1,0 +1,128 @@
+"""The lines vaultops inserts: lock, statuses, result blocks, daily-note entries, commit messages.  Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from vaultops import lines as fmt
+from vaultops.model import State
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MAX_LINE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What running one request produced (built-in handler or executor profile)."""
+
+    state: State  # DONE or ERROR
+    route: str  # "direct" for a built-in handler, else the profile's name
+    started: datetime
+    duration: float
+    output: str  # already redacted
+    reason: str = ""  # for the status line, e.g. "exit 2", "timed out after 600 s"
+    exit_code: int | None = None
+    log: str = ""  # vault-relative path of the full log
+
+
+def iso(when: datetime) -> str:
+    return when.isoformat(timespec="seconds")
+
+
+def seconds(duration: float) -> str:
+    if duration < 60:
+        return f"{duration:.1f} s"
+    minutes, secs = divmod(int(duration), 60)
+    return f"{minutes} min {secs} s"
+
+
+def clean_output(text: str) -> list[str]:
+    """Output as note lines: line breaks normalised, control characters shown as �, long lines cut."""
+    out = []
+    for line in re.split(r"\r\n|\r|\n", text.rstrip("\r\n")):
+        line = _CONTROL.sub("\ufffd", line.expandtabs(4))
+        if len(line) > MAX_LINE:
+            line = line[:MAX_LINE] + f" … ({len(line) - MAX_LINE} more characters)"
+        out.append(line)
+    return out if text.strip() else []
+
+
+def cut(lines: list[str], max_lines: int) -> tuple[list[str], int]:
+    """Head and tail of ``lines`` within ``max_lines``, and how many were left out."""
+    if len(lines) <= max_lines:
+        return lines, 0
+    tail = max(5, max_lines // 5)
+    head = max_lines - tail - 1
+    dropped = len(lines) - head - tail
+    return [*lines[:head], f"… {dropped} lines cut …", *lines[-tail:]], dropped
+
+
+def lock_and_start(agent: str, host: str, claim: str, started: datetime) -> list[str]:
+    return [fmt.lock_line(agent, iso(started), host, claim), fmt.status_line(State.RUNNING, iso(started))]
+
+
+def result_block(
+    result: RunResult, *, agent: str, type_: str, complexity: str, safety: str, max_lines: int
+) -> list[str]:
+    finished = result.started.timestamp() + result.duration
+    ended = datetime.fromtimestamp(finished, result.started.tzinfo)
+    body, dropped = cut(clean_output(result.output), max_lines)
+    block = [
+        fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent),
+        fmt.outcome_line(result.state.value, type_, complexity, safety, result.route, seconds(result.duration)),
+        *fmt.fenced("\n".join(body) if body else "(no output)"),
+    ]
+    if dropped and result.log:
+        block.append(f"- log: {dropped} lines cut here; the whole output is in {result.log}")
+    block.append(fmt.status_line(result.state, iso(ended), result.reason))
+    return block
+
+
+def status_only(state: State, at: datetime, reason: str) -> list[str]:
+    return [fmt.status_line(state, iso(at), reason)]
+
+
+def heading_link(file: str, heading: str, label: str) -> str:
+    """An Obsidian link to a heading; characters Obsidian cannot carry in a link become spaces."""
+    note = file[:-3] if file.endswith(".md") else file
+    anchor = " ".join(re.sub(r"[\[\]|#^]", " ", heading).split())
+    return f"[[{note}#{anchor}|{label}]]"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyEntry:
+    at: datetime
+    title: str
+    file: str
+    heading: str
+    request_id: str
+    summary: str  # e.g. "done · env-check · 0.4 s"
+
+
+def daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
+    out: list[str] = []
+    for e in entries:
+        if out:
+            out.append("")
+        title = " ".join(e.title.split()) or e.request_id
+        out.append(f"## {e.at.strftime('%H:%M')}{fmt.SEP}{agent}{fmt.SEP}{title}")
+        out.append(f"- {heading_link(e.file, e.heading, e.request_id)}{fmt.DOT}{e.summary}")
+    return out
+
+
+def commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
+    """``outcomes``: (request id, state, detail).  The subject names the requests and what happened."""
+    if len(outcomes) == 1:
+        rid, state, detail = outcomes[0]
+        subject = f"vaultops: {rid} {state}"
+    else:
+        counts: dict[str, int] = {}
+        for _, state, _ in outcomes:
+            counts[state] = counts.get(state, 0) + 1
+        summary = ", ".join(f"{n} {s}" for s, n in counts.items())
+        subject = f"vaultops: {len(outcomes)} requests ({summary})"
+    body = "\n".join(f"{rid}: {state}" + (f" ({detail})" if detail else "") for rid, state, detail in outcomes)
+    return f"{subject}\n\n{body}\n"

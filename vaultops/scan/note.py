@@ -1,0 +1,76 @@
+"""A note read from disk and parsed: its text, frontmatter, outline and requests.  Pure."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import frontmatter
+import yaml
+
+from vaultops.model import Request
+from vaultops.scan.outline import Outline, scan
+from vaultops.scan.requests import parse_requests
+from vaultops.scan.text import NoteText, has_undecodable
+
+
+@dataclass(frozen=True)
+class ParsedNote:
+    rel: str
+    raw: bytes
+    text: NoteText
+    body_start: int  # first line after the frontmatter
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    frontmatter_error: str | None = None
+    outline: Outline = field(default_factory=Outline)
+    requests: list[Request] = field(default_factory=list)
+
+    @property
+    def digest(self) -> str:
+        return content_hash(self.raw)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.lines
+
+    def request(self, ident: str) -> Request | None:
+        return next((r for r in self.requests if r.id == ident), None)
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def split_frontmatter(lines: list[str]) -> tuple[int, dict[str, Any], str | None]:
+    """(first body line, metadata, error).  Frontmatter is a first line ``---`` up to the next ``---``."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0, {}, None
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        return 0, {}, None
+    text = "\n".join(lines[1:end])
+    if has_undecodable(text):
+        return end + 1, {}, "the frontmatter has bytes that are not UTF-8; re-save the note as UTF-8"
+    try:
+        meta = frontmatter.YAMLHandler().load(text) if text.strip() else {}
+    except (ValueError, RecursionError) as exc:  # e.g. a date PyYAML cannot build
+        return end + 1, {}, f"broken frontmatter: {exc}; fix the YAML between the --- lines"
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 2})" if where is not None else ""
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return end + 1, {}, f"broken frontmatter{line}: {reason}; fix the YAML between the --- lines"
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return end + 1, {}, "the frontmatter is not a set of `key: value` lines; fix the YAML between the --- lines"
+    return end + 1, meta, None
+
+
+def parse_note(rel: str, raw: bytes, *, requests: bool = True) -> ParsedNote:
+    text = NoteText.from_bytes(raw)
+    body_start, meta, error = split_frontmatter(text.lines)
+    outline = scan(text.lines, start=body_start)
+    found = parse_requests(text.lines, outline, rel) if requests else []
+    return ParsedNote(rel, raw, text, body_start, meta, error, outline, found)

@@ -1,0 +1,59 @@
+"""One pass at a time per vault on this machine: a file lock under ``.vaultops/state/``.
+
+``tick`` and the daemon share it.  Whoever holds it writes who they are next to it, so a second pass
+can say who is busy instead of just failing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from vaultops.errors import LockBusy
+
+
+def _holder(info_path: Path) -> str:
+    try:
+        info = json.loads(info_path.read_text())
+    except (OSError, ValueError):
+        return "another vaultops process"
+    since = time.strftime("%H:%M:%S", time.localtime(info.get("since", 0)))
+    return f"pid {info.get('pid')} on {info.get('host')} (`{info.get('command')}`, since {since})"
+
+
+@contextmanager
+def vault_lock(state_dir: Path, *, wait: float, command: str = "") -> Iterator[None]:
+    state_dir.mkdir(parents=True, exist_ok=True)
+    lock_path = state_dir / "vault.lock"
+    info_path = state_dir / "vault.lock.json"
+    lock = FileLock(str(lock_path))
+    try:
+        lock.acquire(timeout=wait)
+    except Timeout:
+        raise LockBusy(
+            f"{state_dir.parent.parent}: another pass holds the vault lock: {_holder(info_path)}; "
+            "try again when it finishes"
+        ) from None
+    try:
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "command": command or " ".join(["vaultops", *sys.argv[1:]]),
+            "since": time.time(),
+        }
+        info_path.write_text(json.dumps(info))
+        yield
+    finally:
+        try:
+            info_path.unlink()
+        except OSError:
+            pass
+        lock.release()

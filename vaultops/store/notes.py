@@ -1,0 +1,201 @@
+"""The note writer: the one place that changes notes on disk.
+
+Every change is an insertion of whole lines (see ``record.placement``).  Before replacing a note the
+writer keeps a rotated backup, writes a temp file in the same folder, fsyncs it, checks that the note
+has not changed since it was parsed, ``os.replace``s it and fsyncs the folder.  If the person changed the
+note in between, it parses the new version and applies its insertions again, so it never writes over a
+newer version.  A kill -9 at any instant leaves the old note or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from vaultops import faults
+from vaultops.errors import VaultopsError
+from vaultops.record.placement import Edit
+from vaultops.scan.note import ParsedNote, content_hash, parse_note
+from vaultops.scan.text import split_raw_lines
+from vaultops.vault import Vault
+
+TEMP_SUFFIX = ".vaultops.tmp"
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
+MAX_ATTEMPTS = 8
+
+Plan = Callable[[ParsedNote], Sequence[Edit]]
+
+
+class NoteTooLarge(VaultopsError):
+    pass
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    rel: str
+    changed: bool
+    attempts: int
+    note: ParsedNote  # the note as written (or as found, when nothing changed)
+
+
+def read_raw(path: Path, *, max_bytes: int, rel: str) -> bytes:
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise NoteTooLarge(
+            f"{rel} is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit; "
+            "move old requests to an archive note (or raise [inbox] max_mb)"
+        )
+    return path.read_bytes()
+
+
+def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
+    """``raw`` with the edits' lines inserted; every byte of ``raw`` stays, in order."""
+    if not edits:
+        return raw
+    nl = newline.encode()
+    pieces = split_raw_lines(raw)
+    by_line: dict[int, list[Edit]] = {}
+    for edit in edits:
+        by_line.setdefault(edit.after, []).append(edit)
+    out: list[bytes] = []
+    for edit in by_line.get(-1, []):
+        out.append(nl.join(s.encode() for s in edit.lines) + nl)
+    for i, piece in enumerate(pieces):
+        out.append(piece)
+        for edit in by_line.get(i, []):
+            if not piece.endswith((b"\n", b"\r")):
+                out.append(nl)
+                piece = piece + nl
+            out.append(nl.join(s.encode() for s in edit.lines) + nl)
+    for after in by_line:
+        if after >= len(pieces):
+            raise ValueError(f"edit after line {after} is past the end of the note ({len(pieces)} lines)")
+    return b"".join(out)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Temp files left by a writer that was killed (its process is gone)."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            m = _TEMP.match(entry.name)
+            if m and not _pid_alive(int(m["pid"])):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                    removed.append(entry)
+    return removed
+
+
+class Backups:
+    """Rotated copies of notes as they were before each write, under ``.vaultops/state/backups``."""
+
+    def __init__(self, root: Path, keep: int) -> None:
+        self.root = root
+        self.keep = keep
+
+    def folder(self, rel: str) -> Path:
+        return self.root / rel.replace("/", "__")
+
+    def save(self, rel: str, raw: bytes) -> Path | None:
+        if not raw:
+            return None
+        folder = self.folder(rel)
+        folder.mkdir(parents=True, exist_ok=True)
+        digest = content_hash(raw)[:12]
+        existing = sorted(folder.glob("*.md"))
+        if existing and existing[-1].name.endswith(f"-{digest}.md"):
+            return existing[-1]
+        stamp = datetime.now().strftime("%Y%m%dT%H%M%S%f")
+        path = folder / f"{stamp}-{digest}.md"
+        path.write_bytes(raw)
+        for old in existing[: max(0, len(existing) + 1 - self.keep)]:
+            with contextlib.suppress(OSError):
+                old.unlink()
+        return path
+
+
+class NoteWriter:
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.backups = Backups(vault.state_dir / "backups", vault.config.record.backups)
+        self.max_bytes = int(vault.config.inbox.max_mb * 1_000_000)
+
+    def read(self, rel: str, *, requests: bool = True) -> ParsedNote | None:
+        path = self.vault.resolve(rel)
+        if not path.exists():
+            return None
+        return parse_note(rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests)
+
+    def apply(self, rel: str, plan: Plan, *, create: bool = False, requests: bool = True) -> WriteResult:
+        """Parse the note, ask ``plan`` for insertions, and write them safely (see the module doc)."""
+        path = self.vault.resolve(rel)
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            exists = path.exists()
+            if not exists and not create:
+                raise VaultopsError(f"{rel} does not exist; nothing was written")
+            raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
+            note = parse_note(rel, raw, requests=requests)
+            edits = plan(note)
+            if not edits:
+                return WriteResult(rel, False, attempt, note)
+            new = splice(raw, note.text.newline, edits)
+            if exists:
+                self.backups.save(rel, raw)
+            if self._replace(path, raw if exists else None, new):
+                faults.reach("write.after_replace")
+                return WriteResult(rel, True, attempt, parse_note(rel, new, requests=requests))
+        raise VaultopsError(f"{rel} kept changing while vaultops tried to write it; it will try again next pass")
+
+    def _replace(self, path: Path, expected: bytes | None, new: bytes) -> bool:
+        """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist)."""
+        folder = path.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(folder)
+        tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(new)
+                while view:
+                    view = view[os.write(fd, view) :]
+                faults.reach("write.after_temp")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+            faults.reach("write.before_check")
+            current = path.read_bytes() if path.exists() else None
+            if current != expected:
+                return False
+            faults.reach("write.before_replace")
+            os.replace(tmp, path)
+            _fsync_dir(folder)
+            return True
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()

@@ -1,0 +1,131 @@
+"""state.db: runs, events, settle times and small flags.  SQLite in WAL mode, one file per vault."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    claim TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    handler TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER,
+    started REAL NOT NULL,
+    ended REAL,
+    exit_code INTEGER,
+    duration REAL,
+    outcome TEXT,
+    cost_usd REAL,
+    log TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_request ON runs (file, request_id);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    file TEXT,
+    request_id TEXT,
+    detail TEXT
+);
+CREATE INDEX IF NOT EXISTS events_request ON events (file, request_id);
+CREATE TABLE IF NOT EXISTS seen (
+    file TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    person_hash TEXT NOT NULL,
+    first_seen REAL NOT NULL,
+    PRIMARY KEY (file, request_id, person_hash)
+);
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class StateDB:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- runs ---------------------------------------------------------------------------------
+
+    def run_started(
+        self, file: str, request_id: str, claim: str, attempt: int, handler: str, host: str, pid: int | None
+    ) -> int:
+        cur = self.db.execute(
+            "INSERT INTO runs (file, request_id, claim, attempt, handler, host, pid, started)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (file, request_id, claim, attempt, handler, host, pid, time.time()),
+        )
+        return int(cur.lastrowid or 0)
+
+    def run_ended(
+        self, run_id: int, outcome: str, exit_code: int | None, duration: float, log: str | None = None,
+        cost_usd: float | None = None,
+    ) -> None:  # fmt: skip
+        self.db.execute(
+            "UPDATE runs SET ended = ?, outcome = ?, exit_code = ?, duration = ?, log = ?, cost_usd = ?"
+            " WHERE id = ?",
+            (time.time(), outcome, exit_code, duration, log, cost_usd, run_id),
+        )
+
+    def runs(self, file: str | None = None, request_id: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM runs"
+        args: list[Any] = []
+        if file is not None and request_id is not None:
+            sql += " WHERE file = ? AND request_id = ?"
+            args = [file, request_id]
+        cur = self.db.execute(sql + " ORDER BY id", args)
+        names = [c[0] for c in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    # --- events -------------------------------------------------------------------------------
+
+    def event(self, kind: str, file: str | None = None, request_id: str | None = None, **detail: Any) -> None:
+        self.db.execute(
+            "INSERT INTO events (at, kind, file, request_id, detail) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), kind, file, request_id, json.dumps(detail, default=str) if detail else None),
+        )
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT at, kind, file, request_id, detail FROM events"
+        cur = self.db.execute(sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ())
+        return [
+            {"at": at, "kind": k, "file": f, "request_id": r, "detail": json.loads(d) if d else {}}
+            for at, k, f, r, d in cur.fetchall()
+        ]
+
+    # --- settle -------------------------------------------------------------------------------
+
+    def first_seen(self, file: str, request_id: str, person_hash: str, now: float) -> float:
+        """When this exact version of the person's lines was first seen."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO seen (file, request_id, person_hash, first_seen) VALUES (?, ?, ?, ?)",
+            (file, request_id, person_hash, now),
+        )
+        row = self.db.execute(
+            "SELECT first_seen FROM seen WHERE file = ? AND request_id = ? AND person_hash = ?",
+            (file, request_id, person_hash),
+        ).fetchone()
+        return float(row[0])
+
+    # --- flags --------------------------------------------------------------------------------
+
+    def get(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))

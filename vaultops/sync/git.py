@@ -1,0 +1,76 @@
+"""git at the edge: stage exactly the paths vaultops wrote and commit them under its own name.
+
+Never ``git add -A``: the person's other changes are theirs to commit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class GitError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    sha: str | None  # None when there was nothing to commit
+    message: str
+
+
+class Git:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def run(self, *args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+        full_env.pop("NOTIFY_SOCKET", None)
+        proc = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=self.root,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
+        if check and proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {proc.returncode}'}")
+        return proc
+
+    def is_repo(self) -> bool:
+        try:
+            proc = self.run("rev-parse", "--show-toplevel", check=False)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return proc.returncode == 0 and Path(proc.stdout.strip()).resolve() == self.root.resolve()
+
+    def init(self) -> None:
+        self.run("init", "-q")
+
+    def has_identity(self) -> bool:
+        name = self.run("config", "user.name", check=False).stdout.strip()
+        email = self.run("config", "user.email", check=False).stdout.strip()
+        return bool(name and email)
+
+    def commit_paths(self, paths: Sequence[str], message: str, agent: str) -> CommitResult:
+        """Stage exactly ``paths`` and commit only them, authored by ``vaultops (<agent>)``."""
+        if not paths:
+            return CommitResult(None, message)
+        name = f"vaultops ({agent})"
+        email = f"{agent}@vaultops.invalid"
+        env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+        if not self.has_identity():
+            env |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+        self.run("add", "--", *paths)
+        staged = self.run("diff", "--cached", "--name-only", "--", *paths).stdout.split()
+        if not staged:
+            return CommitResult(None, message)
+        self.run("commit", "-q", "-m", message, "--only", "--", *paths, env=env)
+        sha = self.run("rev-parse", "HEAD").stdout.strip()
+        return CommitResult(sha, message)
