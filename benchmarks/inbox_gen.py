@@ -18,7 +18,10 @@ TEXTS = [
 def request_block(i: int, rng: random.Random, *, done: bool) -> str:
     day = 1 + i % 28
     rid = f"REQ-2026-05-{day:02d}-{i:05d}-check"
-    lines = [f"## {rid} Check number {i}", f"- type: {rng.choice(['env-check', 'truth-audit', 'service-status'])}"]
+    lines = [
+        f"## {rid} Check number {i}",
+        f"- type: {rng.choice(['env-check', 'truth-audit', 'service-status'])}",
+    ]
     if rng.random() < 0.2:
         lines.append("- from: cowork-hq")
     lines.append(rng.choice(TEXTS))

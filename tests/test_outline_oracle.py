@@ -6,18 +6,82 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracle import oracle_outline
 
+from vaultops.record.placement import place
+from vaultops.scan.note import parse_note
 from vaultops.scan.outline import scan
 from vaultops.scan.text import NoteText, split_lines
 
 BODIES = [
-    "## REQ-a title", "## REQ-b", "# Top", "### sub", "###### six", "####### seven", "##no", "## ", "#",
-    "## REQ-c ##", "```", "````", "~~~", "~~~~", "```py", "``` a`b", "~~~ a`b", "<!--", "-->",
-    "<!-- c -->", "<div>", "</div>", "<pre>", "</pre>", "<a href='x'>", "<?php", "?>", "<![CDATA[",
-    "]]>", "<!DOCTYPE html>", "<span>x</span>", "===", "---", "- - -", "***", "___", "- item", "* item",
-    "+ item", "1. one", "2) two", "-", "- ", "-\ttab", "10. ten", "> q", ">", "> ## REQ-q", "> ```",
-    ">> deep", "text", "REQ-x text", "- type: env-check", "- status: done @ 2026-01-01", "[ref]: /url",
-    "[ref]:", "[r]: <x> 'title'", "'title'", "", "- ```", "- ~~~", "1. ```", "> - item", "- > q",
-    "- ## REQ-in-list", "* * *", "a | b", "\\## escaped", "    indented", "\u00a0## nbsp",
+    "## REQ-a title",
+    "## REQ-b",
+    "# Top",
+    "### sub",
+    "###### six",
+    "####### seven",
+    "##no",
+    "## ",
+    "#",
+    "## REQ-c ##",
+    "```",
+    "````",
+    "~~~",
+    "~~~~",
+    "```py",
+    "``` a`b",
+    "~~~ a`b",
+    "<!--",
+    "-->",
+    "<!-- c -->",
+    "<div>",
+    "</div>",
+    "<pre>",
+    "</pre>",
+    "<a href='x'>",
+    "<?php",
+    "?>",
+    "<![CDATA[",
+    "]]>",
+    "<!DOCTYPE html>",
+    "<span>x</span>",
+    "===",
+    "---",
+    "- - -",
+    "***",
+    "___",
+    "- item",
+    "* item",
+    "+ item",
+    "1. one",
+    "2) two",
+    "-",
+    "- ",
+    "-\ttab",
+    "10. ten",
+    "> q",
+    ">",
+    "> ## REQ-q",
+    "> ```",
+    ">> deep",
+    "text",
+    "REQ-x text",
+    "- type: env-check",
+    "- status: done @ 2026-01-01",
+    "[ref]: /url",
+    "[ref]:",
+    "[r]: <x> 'title'",
+    "'title'",
+    "",
+    "- ```",
+    "- ~~~",
+    "1. ```",
+    "> - item",
+    "- > q",
+    "- ## REQ-in-list",
+    "* * *",
+    "a | b",
+    "\\## escaped",
+    "    indented",
+    "\u00a0## nbsp",
 ]
 PREFIXES = ["", "", "", " ", "  ", "   ", "    ", "\t", "  \t", "      "]
 
@@ -86,42 +150,69 @@ def test_bom_is_not_content(parts: list[tuple[str, str]], ending: str) -> None:
 
 @settings(max_examples=settings().max_examples * 4)
 @given(lines_st, endings_st, st.data())
-def test_inserted_status_line_lands_at_top_level(parts: list[tuple[str, str]], ending: str, data: st.DataObject) -> None:
+def test_inserted_status_line_lands_at_top_level(
+    parts: list[tuple[str, str]], ending: str, data: st.DataObject
+) -> None:
     """Wherever the writer inserts (after the last non-blank line of a block that ends at a heading of
-    level 1 or 2, or at the end), the closer it adds makes the inserted line a top-level list item, and
+    level 1 or 2, or at the end), what ``place`` adds makes the inserted line a top-level list item, and
     every top-level heading after it survives."""
-    lines = split_lines(render(parts, ending, True))
-    outline = scan(lines)
-    ends = [h.line for h in outline.headings if h.level <= 2] + [len(lines)]
+    text = render(parts, ending, True)
+    note = parse_note("n.md", text.encode())
+    lines = note.lines
+    ends = [h.line for h in note.outline.headings if h.level <= 2] + [len(lines)]
     end = data.draw(st.sampled_from(ends))
     k = end - 1
     while k >= 0 and not lines[k].strip():
         k -= 1
     if k < 0:
         return
-    closer = outline.closer_after(k)
-    inserted = ([closer] if closer is not None else []) + ["- status: done @ 2026-01-01T00:00:00+00:00"]
-    following = lines[k + 1 :]
-    if following and following[0].strip():
-        inserted.append("")
-    new_lines = lines[: k + 1] + inserted + following
+    status = "- status: done @ 2026-01-01T00:00:00+00:00"
+    edit = place(note, k, [status])
+    new_lines = lines[: k + 1] + list(edit.lines) + lines[k + 1 :]
     headings, items, _ = oracle_outline("\n".join(new_lines) + "\n")
-    status_line = k + len(inserted) - (2 if inserted[-1] == "" else 1) + 1
+    status_line = k + 1 + list(edit.lines).index(status)
     assert status_line in items
-    shift = len(inserted)
-    before = [(h.line + (shift if h.line > k else 0), h.level) for h in outline.headings if h.line > k]
+    shift = len(edit.lines)
+    before = [(h.line + shift, h.level) for h in note.outline.headings if h.line > k]
     assert [h for h in headings if h[0] > k + shift] == before
 
 
 INBOX_BODIES = [
-    "## REQ-a title", "# Top", "### Result — 2026-05-04 08:31 — hermes", "- type: env-check", "- status: done",
-    "- locked-by: a @ t (h, claim 1)", "text", "more text", "", "~~~text", "~~~", "```", "````", "- ", "-",
-    "- [ ] task", "#tag", "1. one", "> q", "<!-- c -->", "---", "===", "    code", "  - nested", "\tx",
+    "## REQ-a title",
+    "# Top",
+    "### Result — 2026-05-04 08:31 — hermes",
+    "- type: env-check",
+    "- status: done",
+    "- locked-by: a @ t (h, claim 1)",
+    "text",
+    "more text",
+    "",
+    "~~~text",
+    "~~~",
+    "```",
+    "````",
+    "- ",
+    "-",
+    "- [ ] task",
+    "#tag",
+    "1. one",
+    "> q",
+    "<!-- c -->",
+    "---",
+    "===",
+    "    code",
+    "  - nested",
+    "\tx",
 ]
 
 
 @settings(max_examples=settings().max_examples * 4)
-@given(st.lists(st.tuples(st.sampled_from(["", "", "", " ", "  ", "    "]), st.sampled_from(INBOX_BODIES)), max_size=60))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["", "", "", " ", "  ", "    "]), st.sampled_from(INBOX_BODIES)),
+        max_size=60,
+    )
+)
 def test_fast_path_equals_general_path(parts: list[tuple[str, str]]) -> None:
     lines = [p + b for p, b in parts]
     assert scan(lines) == scan(lines, fast=False)

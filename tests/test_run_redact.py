@@ -70,7 +70,7 @@ CASES = [
     ('{"api_key": "abc123", "n": 1}', '{"api_key": "[REDACTED:secret]", "n": 1}'),
     ("{'password': 'p@ss word'}", "{'password': '[REDACTED:secret]'}"),
     ('"accessToken":"abc123"', '"accessToken":"[REDACTED:secret]"'),
-    ("password = \"unterminated", "password = [REDACTED:secret]"),
+    ('password = "unterminated', "password = [REDACTED:secret]"),
     ("--token=abc123 --verbose", "--token=[REDACTED:secret] --verbose"),
     ("{secret: abc123}", "{secret: [REDACTED:secret]}"),
 ]
@@ -152,11 +152,14 @@ def _s(alphabet: str, lo: int, hi: int) -> st.SearchStrategy[str]:
 
 
 # Each strategy gives (text to embed, the secret part that must not survive).
-def _whole(prefix: st.SearchStrategy[str], body: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str]]:
+Secret = st.SearchStrategy[tuple[str, str]]
+
+
+def _whole(prefix: st.SearchStrategy[str], body: st.SearchStrategy[str]) -> Secret:
     return st.tuples(prefix, body).map(lambda t: (t[0] + t[1], t[0] + t[1]))
 
 
-def _inside(template: str, body: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str]]:
+def _inside(template: str, body: st.SearchStrategy[str]) -> Secret:
     return body.map(lambda b: (template.format(b), b))
 
 
@@ -173,24 +176,72 @@ SECRETS = st.one_of(
     _whole(st.sampled_from(["AKIA", "ASIA"]), _s(string.ascii_uppercase + string.digits, 16, 16)),
     _inside("aws_secret_access_key = {}", _s(ALNUM + "/+", 40, 40)),
     _whole(st.just("AIza"), _s(TOKEN_CHARS, 35, 35)),
-    _whole(st.just("eyJ"), st.tuples(_s(TOKEN_CHARS, 8, 40), _s(TOKEN_CHARS, 8, 80), _s(TOKEN_CHARS, 0, 43))
-           .map(lambda p: f"{p[0]}.eyJ{p[1]}.{p[2]}")),
+    _whole(
+        st.just("eyJ"),
+        st.tuples(_s(TOKEN_CHARS, 8, 40), _s(TOKEN_CHARS, 8, 80), _s(TOKEN_CHARS, 0, 43)).map(
+            lambda p: f"{p[0]}.eyJ{p[1]}.{p[2]}"
+        ),
+    ),
     _inside("Authorization: Bearer {}", _s(ALNUM + "._~+/=-", 8, 60)),
     _inside("https://user:{}@example.com/x", _s(ALNUM + "!$%^*", 8, 30)),
     _inside("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----", _s(ALNUM + "+/=\n", 8, 200)),
     st.tuples(
-        st.sampled_from(["DB_PASSWORD", "GH_TOKEN", "APP_SECRET", "X_KEY", "SMTP_PASS", "API_KEY",
-                         "MY_CREDENTIALS", "mysql_passwd", "clientSecret"]),
+        st.sampled_from(
+            [
+                "DB_PASSWORD",
+                "GH_TOKEN",
+                "APP_SECRET",
+                "X_KEY",
+                "SMTP_PASS",
+                "API_KEY",
+                "MY_CREDENTIALS",
+                "mysql_passwd",
+                "clientSecret",
+            ]
+        ),
         st.sampled_from(["=", ": ", " = ", ":"]),
         _s(ALNUM + "!@#$%^&*./+", 8, 40),
     ).map(lambda t: (f"{t[0]}{t[1]}{t[2]}", t[2])),
-    st.tuples(st.sampled_from(["password", "api_key", "access_token"]), _s(ALNUM + " !#$%&", 8, 40))
-    .map(lambda t: (f'"{t[0]}": "{t[1]}"', t[1])),
+    st.tuples(st.sampled_from(["password", "api_key", "access_token"]), _s(ALNUM + " !#$%&", 8, 40)).map(
+        lambda t: (f'"{t[0]}": "{t[1]}"', t[1])
+    ),
 )
 # Noise built from the pieces the patterns look for, so that near-misses and seams get explored.
-PIECES = ["password", "_token", "KEY", "=", ": ", ":", "Bearer ", "Authorization: ", "https://", "u:", "@",
-          "sk-", "ghp_", "eyJ", "AKIA", "123456789:", "-----BEGIN PRIVATE KEY-----", "[REDACTED:x]", "[",
-          "]", '"', "'", "_", "-", ".", "/", " ", "\n", "a", "Z", "0", "é", "secret"]
+PIECES = [
+    "password",
+    "_token",
+    "KEY",
+    "=",
+    ": ",
+    ":",
+    "Bearer ",
+    "Authorization: ",
+    "https://",
+    "u:",
+    "@",
+    "sk-",
+    "ghp_",
+    "eyJ",
+    "AKIA",
+    "123456789:",
+    "-----BEGIN PRIVATE KEY-----",
+    "[REDACTED:x]",
+    "[",
+    "]",
+    '"',
+    "'",
+    "_",
+    "-",
+    ".",
+    "/",
+    " ",
+    "\n",
+    "a",
+    "Z",
+    "0",
+    "é",
+    "secret",
+]
 NOISE = st.one_of(st.text(), st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
 SEPARATORS = st.sampled_from([" ", "\n", "\t", "  ", " (", ") ", ", ", "\n\n"])
 

@@ -11,17 +11,39 @@ from hypothesis import strategies as st
 from vaultops import faults
 from vaultops.config import Config
 from vaultops.errors import UnsafePath
-from vaultops.pipeline.plan import Insert, Target, edits_for
 from vaultops.model import State
+from vaultops.pipeline.plan import Insert, Target, edits_for
 from vaultops.scan.note import parse_note
 from vaultops.scan.text import split_lines
 from vaultops.store.notes import TEMP_SUFFIX, NoteWriter, splice
 from vaultops.vault import Vault
 
 LINES = [
-    "## REQ-a first", "## REQ-b second", "## REQ-c third", "# Top", "### sub", "text", "more text", "",
-    "- type: env-check", "- from: me", "```", "~~~", "<!--", "-->", "> quote", "    code", "  indented",
-    "Setext", "---", "===", "- item", "1. one", "<div>", "[ref]: /url", "## REQ-a again",
+    "## REQ-a first",
+    "## REQ-b second",
+    "## REQ-c third",
+    "# Top",
+    "### sub",
+    "text",
+    "more text",
+    "",
+    "- type: env-check",
+    "- from: me",
+    "```",
+    "~~~",
+    "<!--",
+    "-->",
+    "> quote",
+    "    code",
+    "  indented",
+    "Setext",
+    "---",
+    "===",
+    "- item",
+    "1. one",
+    "<div>",
+    "[ref]: /url",
+    "## REQ-a again",
 ]
 ENDINGS = ["\n", "\r\n", "\r"]
 
@@ -52,8 +74,12 @@ def is_subsequence(small: list[str], big: list[str]) -> bool:
 
 
 @settings(max_examples=settings().max_examples * 2)
-@given(original=notes(), edit=st.sampled_from(["none", "append", "prepend-text", "new-request"]), data=st.data())
-def test_insertions_keep_every_line_of_both_sides(tmp_path_factory: pytest.TempPathFactory, original: bytes, edit: str, data: st.DataObject) -> None:
+@given(
+    original=notes(), edit=st.sampled_from(["none", "append", "prepend-text", "new-request"]), data=st.data()
+)
+def test_insertions_keep_every_line_of_both_sides(
+    tmp_path_factory: pytest.TempPathFactory, original: bytes, edit: str, data: st.DataObject
+) -> None:
     tmp = tmp_path_factory.mktemp("w")
     vault = vault_at(tmp)
     path = tmp / "_System" / "COO-Inbox.md"
@@ -89,7 +115,10 @@ def test_insertions_keep_every_line_of_both_sides(tmp_path_factory: pytest.TempP
         faults.on("write.before_check", None)
     final = path.read_bytes()
     base = person.get("raw", original)
-    assert is_subsequence(split_lines(base.decode("utf-8", "surrogateescape")), split_lines(final.decode("utf-8", "surrogateescape")))
+    assert is_subsequence(
+        split_lines(base.decode("utf-8", "surrogateescape")),
+        split_lines(final.decode("utf-8", "surrogateescape")),
+    )
     assert final.startswith(base[:3]) if base.startswith(b"\xef\xbb\xbf") else True
     if b"te\xffxt" in base:
         assert b"te\xffxt" in final

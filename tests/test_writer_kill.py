@@ -40,7 +40,10 @@ while True:
 
 
 def make_inbox(n: int) -> bytes:
-    blocks = [f"## REQ-{i:04d} title {i}\n- type: env-check\nIs tool{i} installed?\n" + "filler line\n" * 20 for i in range(n)]
+    blocks = [
+        f"## REQ-{i:04d} title {i}\n- type: env-check\nIs tool{i} installed?\n" + "filler line\n" * 20
+        for i in range(n)
+    ]
     return ("# Inbox\n\n" + "\n".join(blocks)).encode()
 
 

@@ -1,3 +1,5 @@
-from vaultops.cli import main
 import sys
+
+from vaultops.cli import main
+
 sys.exit(main())

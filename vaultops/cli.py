@@ -95,9 +95,9 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from vaultops.commands.doctor import check
-
     import os
+
+    from vaultops.commands.doctor import check
 
     problems, fine = check(Path(args.vault or os.environ.get("VAULTOPS_VAULT") or ".").expanduser())
     for line in fine:
@@ -108,7 +108,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents.")
+    parser = argparse.ArgumentParser(
+        prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
+    )
     parser.add_argument("--vault", help="the vault folder (default: $VAULTOPS_VAULT or the current folder)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

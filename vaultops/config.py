@@ -103,7 +103,7 @@ class Config(_Section):
                 if name not in self.profiles:
                     known = ", ".join(sorted(self.profiles)) or "none are defined"
                     raise ValueError(
-                        f"[routing] {kind} names the profile {name!r}, which is not under [profiles] ({known})"
+                        f"[routing] {kind} names {name!r}, which is not under [profiles] ({known})"
                     )
         return self
 
@@ -185,7 +185,11 @@ def _known_keys(loc: tuple[str | int, ...]) -> str:
             model = ProfileConfig
             continue
         field = model.model_fields.get(str(part))
-        if field is None or not isinstance(field.annotation, type) or not issubclass(field.annotation, BaseModel):
+        if (
+            field is None
+            or not isinstance(field.annotation, type)
+            or not issubclass(field.annotation, BaseModel)
+        ):
             break
         model = field.annotation
     return ", ".join(model.model_fields)

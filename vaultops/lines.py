@@ -23,7 +23,9 @@ _ANSWER = re.compile(
     re.IGNORECASE,
 )
 _RESULT_HEADING = re.compile(r"(?:Result|Run)\s+(?:—|–|-)\s")
-_ITEM_FIELD = re.compile(r" {0,3}[-*+][ \t]+(?P<body>(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*))$")
+_ITEM_FIELD = re.compile(
+    r" {0,3}[-*+][ \t]+(?P<body>(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*))$"
+)
 _STATE_BY_NAME = {s.value: s for s in State}
 
 
@@ -69,8 +71,8 @@ def parse_outcome(body: str, line: int) -> Outcome | None:
     if not body.startswith("outcome:"):
         return None
     parts = [p.strip() for p in body[8:].split("·")]
-    parts += [""] * (6 - len(parts))
-    return Outcome(*parts[:6], line=line)
+    state, type_, complexity, safety, route, duration = (parts + [""] * 6)[:6]
+    return Outcome(state, type_, complexity, safety, route, duration, line)
 
 
 def is_result_heading(text: str) -> bool:

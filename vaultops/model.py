@@ -25,7 +25,9 @@ class State(StrEnum):
 
 STATES = frozenset(s.value for s in State)
 # A request in one of these states is finished until the person answers.
-SETTLED = frozenset({State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED})
+SETTLED = frozenset(
+    {State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED}
+)
 
 
 @dataclass(frozen=True, slots=True)

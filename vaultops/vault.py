@@ -14,7 +14,15 @@ from vaultops.errors import UnsafePath, VaultError
 STATE_DIR = ".vaultops/state"
 # Never notes, wherever they stand (DESIGN §1).  Directory names match any path component.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".vaultops", ".stfolder"})
-IGNORED_NAMES = ("*.swp", "*~", ".#*", "4913", "*.sync-conflict-*", "*onflicted copy*", "conflict-files-obsidian-git.md")
+IGNORED_NAMES = (
+    "*.swp",
+    "*~",
+    ".#*",
+    "4913",
+    "*.sync-conflict-*",
+    "*onflicted copy*",
+    "conflict-files-obsidian-git.md",
+)
 
 
 def is_ignored(rel: str, config_dir: str = ".obsidian") -> bool:
@@ -73,7 +81,9 @@ class Vault:
             raise UnsafePath(f"{rel}: absolute paths are not vault notes; use a path inside the vault")
         real = Path(os.path.realpath(self.root / candidate))
         if not _inside(real, self.root):
-            raise UnsafePath(f"{rel}: resolves to {real}, outside the vault {self.root}; refusing to touch it")
+            raise UnsafePath(
+                f"{rel}: resolves to {real}, outside the vault {self.root}; refusing to touch it"
+            )
         return real
 
     def rel(self, path: Path) -> str:

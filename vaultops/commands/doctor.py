@@ -60,7 +60,9 @@ def check(root: Path) -> tuple[list[str], list[str]]:
         else:
             fine.append(f"profile {name}: {exe} found")
         if profile.workdir and not Path(os.path.expanduser(profile.workdir)).is_dir():
-            problems.append(f"[profiles.{name}] workdir {profile.workdir} does not exist — create it or fix it")
+            problems.append(
+                f"[profiles.{name}] workdir {profile.workdir} does not exist — create it or fix it"
+            )
 
     try:
         settings = daily.load_settings(vault.root)

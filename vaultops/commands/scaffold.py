@@ -65,7 +65,9 @@ claim_offline = false
 
 
 def _append_missing_lines(path: Path, wanted: tuple[str, ...]) -> list[str]:
-    existing = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines() if path.exists() else []
+    existing = (
+        path.read_text(encoding="utf-8", errors="surrogateescape").splitlines() if path.exists() else []
+    )
     missing = [line for line in wanted if line not in existing]
     if missing:
         prefix = ""

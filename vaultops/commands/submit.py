@@ -14,11 +14,8 @@ from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
 
 _ID = re.compile(r"^REQ-[A-Za-z0-9._-]+$")
-_CYRILLIC = dict(zip(
-    "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
-    "a b v g d e e zh z i y k l m n o p r s t u f h ts ch sh sch - y - e yu ya".split(),
-    strict=True,
-))  # fmt: skip
+_CYRILLIC_LATIN = "a b v g d e e zh z i y k l m n o p r s t u f h ts ch sh sch - y - e yu ya"
+_CYRILLIC = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", _CYRILLIC_LATIN.split(" "), strict=True))
 # Lines of the text that would change the structure of the inbox, and get a backslash in front.
 _STRUCTURAL = re.compile(r"^( {0,3})(#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)")
 _KEYS = FIELDS | {"status", "locked-by", "outcome", "decision", "retry", "cancel"}
@@ -59,16 +56,22 @@ def check_block(ident: str, block: list[str]) -> None:
     if len(found) != 1 or found[0].id != ident or found[0].statuses or found[0].locks or found[0].answers:
         raise VaultopsError("the text would change the structure of the inbox; remove heading-like lines")
     if note.outline.closer_after(len(note.lines) - 1) is not None:
-        raise VaultopsError("the text opens a code fence or HTML block it never closes; close it and try again")
+        raise VaultopsError(
+            "the text opens a code fence or HTML block it never closes; close it and try again"
+        )
 
 
-def submit(vault: Vault, text: str, type_: str | None = None, ident: str | None = None, now: datetime | None = None) -> str:
+def submit(
+    vault: Vault, text: str, type_: str | None = None, ident: str | None = None, now: datetime | None = None
+) -> str:
     if not text.strip():
         raise VaultopsError("the request has no text; say what you want done")
     writer = NoteWriter(vault)
     when = now or datetime.now().astimezone()
     if ident is not None and not _ID.match(ident):
-        raise VaultopsError(f"{ident!r} is not a request id; use REQ- followed by letters, digits, '.', '_' or '-'")
+        raise VaultopsError(
+            f"{ident!r} is not a request id; use REQ- followed by letters, digits, '.', '_' or '-'"
+        )
     chosen: dict[str, str] = {}
 
     def plan(note: ParsedNote) -> list[Edit]:

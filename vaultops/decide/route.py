@@ -56,15 +56,21 @@ def decide(request: Request, config: Config) -> Action:
         return Action("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
     decision = decide_text(request.text or "", explicit, config)
     if decision.safety_class == "blocked":
-        return Action("escalate", decision, "blocked: " + "; ".join(decision.reasons))
+        found = [r for r in decision.reasons if r.startswith("blocked")]
+        why = "; ".join(found) or f"blocked: {', '.join(decision.blocked)}"
+        return Action("escalate", decision, f"{why}; vaultops will not run it")
     if decision.safety_class == "unknown":
-        why = "; ".join(decision.reasons) or "could not tell what kind of request this is"
-        return Action("escalate", decision, f"unknown: {why}; add a `- type:` line to say what it is")
+        unsure = "; ".join(decision.reasons) or "could not tell what kind of request this is"
+        return Action("escalate", decision, f"unknown: {unsure}; add a `- type:` line to say what it is")
     timeout = None
     if "timeout" in fields:
         timeout = parse_duration(fields["timeout"])
         if timeout is None or timeout <= 0:
-            return Action("error", decision, f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m")
+            return Action(
+                "error",
+                decision,
+                f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m",
+            )
     if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
         return Action("builtin", decision, "", DIRECT, timeout)
     wanted = fields.get("profile", "").strip()

@@ -175,7 +175,9 @@ class Pass:
             kind = p.action.kind
             if kind in ("error", "escalate", "wait"):
                 state = {"error": State.ERROR, "escalate": State.ESCALATED, "wait": State.WAITING}[kind]
-                inserts.append(Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect))
+                inserts.append(
+                    Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect)
+                )
                 self.report.outcomes.append((p.request.id, state.value, p.action.reason))
                 if kind == "error":
                     self.remember_input_error(p.request)
@@ -202,8 +204,10 @@ class Pass:
 
     def run_light(self, light: list[tuple[_Planned, Job, datetime]]) -> list[RunResult]:
         def one(item: tuple[_Planned, Job, datetime]) -> RunResult:
-            p, job, _ = item
-            run_id = self.state.run_started(job.file, job.request_id, job.claim, 1, "direct", self.vault.host, os.getpid())
+            job = item[1]
+            run_id = self.state.run_started(
+                job.file, job.request_id, job.claim, 1, "direct", self.vault.host, os.getpid()
+            )
             result = run_builtin(job, self.vault, self.clock())
             self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration)
             return result
@@ -216,7 +220,9 @@ class Pass:
         inserts = []
         for p, job in jobs:
             profile = self.config.profiles[job.handler]
-            run_id = self.state.run_started(job.file, job.request_id, job.claim, 1, job.handler, self.vault.host, os.getpid())
+            run_id = self.state.run_started(
+                job.file, job.request_id, job.claim, 1, job.handler, self.vault.host, os.getpid()
+            )
             result = run_profile(job, job.handler, profile, self.vault, build_prompt(job), self.clock())
             self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration, result.log)
             lines = self.result_lines(p, result)
@@ -236,7 +242,11 @@ class Pass:
         if result.reason:
             detail += f", {result.reason}"
         self.report.outcomes.append((job.request_id, result.state.value, detail))
-        daily.add(p.request, result.started, f"{result.state.value} · {job.type} · {render.seconds(result.duration)}")
+        daily.add(
+            p.request,
+            result.started,
+            f"{result.state.value} · {job.type} · {render.seconds(result.duration)}",
+        )
         self.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
 
     def remember_input_error(self, request: Request) -> None:
@@ -251,7 +261,9 @@ class Pass:
         git = Git(self.vault.root)
         if not git.is_repo():
             if self.state.get("warned-no-git") is None:
-                self.report.warnings.append(f"{self.vault.root} is not a git repository; results are not committed")
+                self.report.warnings.append(
+                    f"{self.vault.root} is not a git repository; results are not committed"
+                )
                 self.state.set("warned-no-git", "1")
             return
         outcomes = self.report.outcomes or [("vaultops", "recorded", "")]

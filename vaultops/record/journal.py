@@ -55,7 +55,12 @@ class DailyWriter:
         try:
             text = self.vault.resolve(settings.template).read_text(encoding="utf-8", errors="replace")
         except OSError:
-            self.warnings.append(f"daily-note template {settings.template} not found; created the note without it")
+            self.warnings.append(
+                f"daily-note template {settings.template} not found; created the note without it"
+            )
             return []
         title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-        return split_lines(daily.render_template(text, now, title, settings.format))
+        lines = split_lines(daily.render_template(text, now, title, settings.format))
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return lines

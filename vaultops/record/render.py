@@ -33,6 +33,8 @@ def iso(when: datetime) -> str:
 
 
 def seconds(duration: float) -> str:
+    if duration < 0.1:
+        return f"{duration:.2f} s"
     if duration < 60:
         return f"{duration:.1f} s"
     minutes, secs = divmod(int(duration), 60)
@@ -72,7 +74,9 @@ def result_block(
     body, dropped = cut(clean_output(result.output), max_lines)
     block = [
         fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent),
-        fmt.outcome_line(result.state.value, type_, complexity, safety, result.route, seconds(result.duration)),
+        fmt.outcome_line(
+            result.state.value, type_, complexity, safety, result.route, seconds(result.duration)
+        ),
         *fmt.fenced("\n".join(body) if body else "(no output)"),
     ]
     if dropped and result.log:
@@ -116,7 +120,7 @@ def daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
 def commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
     """``outcomes``: (request id, state, detail).  The subject names the requests and what happened."""
     if len(outcomes) == 1:
-        rid, state, detail = outcomes[0]
+        rid, state, _ = outcomes[0]
         subject = f"vaultops: {rid} {state}"
     else:
         counts: dict[str, int] = {}
@@ -124,5 +128,7 @@ def commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
             counts[state] = counts.get(state, 0) + 1
         summary = ", ".join(f"{n} {s}" for s, n in counts.items())
         subject = f"vaultops: {len(outcomes)} requests ({summary})"
-    body = "\n".join(f"{rid}: {state}" + (f" ({detail})" if detail else "") for rid, state, detail in outcomes)
+    body = "\n".join(
+        f"{rid}: {state}" + (f" ({detail})" if detail else "") for rid, state, detail in outcomes
+    )
     return f"{subject}\n\n{body}\n"

@@ -51,7 +51,9 @@ def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     elif job.type == "service-status":
         result = builtins.service_status(targets.services(text))
     elif job.type == "filesystem-check":
-        result = builtins.filesystem_check(targets.paths(text), allowed_roots=vault.allowed_roots, base=vault.root)
+        result = builtins.filesystem_check(
+            targets.paths(text), allowed_roots=vault.allowed_roots, base=vault.root
+        )
     else:
         raise ValueError(f"no built-in handler for {job.type}")
     duration = (datetime.now(started.tzinfo) - started).total_seconds()
@@ -78,7 +80,9 @@ def _write_log(path: Path, proc: ProcessResult) -> None:
     path.write_text("\n".join(parts), encoding="utf-8")
 
 
-def run_profile(job: Job, name: str, profile: ProfileConfig, vault: Vault, prompt: str, started: datetime) -> RunResult:
+def run_profile(
+    job: Job, name: str, profile: ProfileConfig, vault: Vault, prompt: str, started: datetime
+) -> RunResult:
     workdir = Path(os.path.expanduser(profile.workdir)) if profile.workdir else vault.root
     if not workdir.is_absolute():
         workdir = vault.root / workdir
@@ -113,8 +117,12 @@ def run_profile(job: Job, name: str, profile: ProfileConfig, vault: Vault, promp
         return RunResult(State.ERROR, name, started, proc.duration, "", reason, None, log_rel)
     if proc.timed_out:
         reason = f"timed out after {job.timeout or profile.timeout:g} s"
-        return RunResult(State.ERROR, name, started, proc.duration, proc.stdout + proc.stderr, reason, None, log_rel)
+        return RunResult(
+            State.ERROR, name, started, proc.duration, proc.stdout + proc.stderr, reason, None, log_rel
+        )
     if proc.exit_code == 0:
         return RunResult(State.DONE, name, started, proc.duration, proc.stdout, "", 0, log_rel)
     output = proc.stdout + ("\n" if proc.stdout and proc.stderr else "") + proc.stderr
-    return RunResult(State.ERROR, name, started, proc.duration, output, f"exit {proc.exit_code}", proc.exit_code, log_rel)
+    return RunResult(
+        State.ERROR, name, started, proc.duration, output, f"exit {proc.exit_code}", proc.exit_code, log_rel
+    )

@@ -4,14 +4,15 @@ Every hit becomes ``[REDACTED:<kind>]``.  Each rule finds the secrets it knows i
 the union of what they found is replaced, so no rule can hide a secret from another by redacting its
 context first (``PASSWD= Authorization: Bearer x`` loses both values).  Where two finds overlap, the
 one that starts first names the marker, and at the same start the earlier, more specific rule.
-Every pattern starts at a literal, a bounded prefix or a boundary, so megabytes of output stay linear.
+Every search starts at a literal, a bounded prefix or a boundary and never rescans what it has passed,
+so megabytes of agent output stay linear.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 MIN_EXTRA_LEN = 6
@@ -19,9 +20,79 @@ MIN_EXTRA_LEN = 6
 # a marker), so passes repeat until nothing changes; in practice the second pass is the last.
 _MAX_PASSES = 4
 
-# What must come before a key, so that e.g. "task-…" is not read as "sk-…".
-_B = r"(?<![A-Za-z0-9])"
+Found = tuple[int, int, str]  # start, end, kind
+_Finder = Callable[[str], Iterator[Found]]
+
 _UNREDACTED = r"(?!\[REDACTED:)"
+_AUTH_SCHEME = r"(?:bearer|basic|token|bot|digest|negotiate)"
+_CRED = _UNREDACTED + r"[A-Za-z0-9._~+/=-]"
+
+# Keys recognisable by their shape, one alternative per kind (group names are kinds, "_" for "-").  One
+# regex rather than one per kind: a single scan of the text.  Earlier alternatives win at one position.
+_KEYS = re.compile(
+    r"""
+    (?<![A-Za-z0-9])        # so that e.g. "task-…" is not read as "sk-…"
+    (?: (?P<anthropic>sk-ant-[A-Za-z0-9_-]{20,})
+      | (?P<openai>sk-[A-Za-z0-9_-]{20,})
+      | (?P<stripe>(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{10,})
+      | (?P<github>gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})
+      | (?P<slack>(?:xox[abprse]-|xapp-)[A-Za-z0-9-]{10,})
+      | (?P<aws_access_key>(?:AKIA|ASIA)[0-9A-Z]{16,})
+      | (?P<google_api_key>AIza[0-9A-Za-z_-]{30,})
+      | (?<![_-])(?P<jwt>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)
+    )
+    # Digits, a colon and 35 characters; the digits may follow "bot" in an api.telegram.org URL.
+    | (?<![0-9])(?P<telegram>[0-9]{6,12}:[A-Za-z0-9_-]{30,})
+    """,
+    re.VERBOSE,
+)
+
+
+def _keys(text: str) -> Iterator[Found]:
+    for m in _KEYS.finditer(text):
+        yield m.start(), m.end(), (m.lastgroup or "secret").replace("_", "-")
+
+
+# Secrets known by what stands before them, by kind; the secret is group s, or the whole match.
+_CONTEXTS: dict[str, re.Pattern[str]] = {
+    kind: re.compile(pattern, flags)
+    for kind, pattern, flags in (
+        # A block whose END was cut off (truncated output) runs to the next BEGIN or the end of the text.
+        (
+            "private-key",
+            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY( BLOCK)?-----[\s\S]*?"
+            r"(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY( BLOCK)?-----|(?=-----BEGIN)|\Z)",
+            0,
+        ),
+        (
+            "url-password",
+            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@\[\]]*:"
+            + _UNREDACTED
+            + r"(?P<s>[^\s/@]+)@",
+            0,
+        ),
+        ("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]+)", 0),
+        (
+            "authorization",
+            rf"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:{_AUTH_SCHEME}[ \t]+)?"
+            rf"(?!{_AUTH_SCHEME}\b)(?P<s>{_CRED}+)",
+            re.IGNORECASE,
+        ),
+        ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
+    )
+}
+
+
+def _context_finder(kind: str) -> _Finder:
+    pattern = _CONTEXTS[kind]
+    group = "s" if "s" in pattern.groupindex else 0
+
+    def find(text: str) -> Iterator[Found]:
+        for m in pattern.finditer(text):
+            yield m.start(group), m.end(group), kind
+
+    return find
+
 
 # Names whose values are secrets: *_TOKEN, *_SECRET, *_KEY, *PASSWORD*, *_PASS, *PASSWD*, API_KEY,
 # *CREDENTIAL*, and their camelCase forms.  Plurals (max_tokens) and longer words (tokenizer) are not.
@@ -31,68 +102,39 @@ _NAME = r"""(?:
   | [A-Za-z0-9_.-]{0,60}[_.-](?:key|pass|pwd)
   | (?-i:[A-Za-z0-9]{0,60}[a-z0-9](?:Token|Secret|Key|Pass|Pwd))
 )"""
-# The secret is group s (a quoted value's inside), s2 or s3; a value that is already a marker is none.
-_ASSIGN = rf"""(?<![A-Za-z0-9_.-])(?P<q>["']?){_NAME}(?P=q)[ \t]*[:=](?![=>])[ \t]*
-    (?:
-        \[REDACTED:[a-z0-9-]{{1,40}}\](?=[,;)}}\]]*(?:\s|\Z))
-      | "(?P<s>(?:[^"\\\n]|\\.)*)"
-      | '(?P<s2>(?:[^'\\\n]|\\.)*)'
-      | (?P<s3>\S+?)(?=[,;)}}\]]*(?:\s|\Z))    # bare: closing punctuation after it stays
-    )"""
-
-_AUTH_SCHEME = r"(?:bearer|basic|token|bot|digest|negotiate)"
-_CRED = _UNREDACTED + r"[A-Za-z0-9._~+/=-]"
-
-# Each rule is searched as a lookahead, so its finds may overlap: in "PASSWD= API_KEY=x" the first
-# value must not hide the second name.  Group m is the find; s, s2 or s3, where present, its secret.
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(f"(?=(?P<m>{pattern}))", flags))
-    for kind, pattern, flags in (
-        # A block whose END was cut off (truncated output) is redacted to the end of the text.
-        (
-            "private-key",
-            r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY( BLOCK)?-----[\s\S]*?"
-            r"(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY( BLOCK)?-----|\Z)",
-            0,
-        ),
-        (
-            "url-password",
-            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@\[\]]*:"
-            + _UNREDACTED + r"(?P<s>[^\s/@]+)@",
-            0,
-        ),
-        ("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/+-]+)", 0),
-        ("anthropic", _B + r"sk-ant-[A-Za-z0-9_-]{20,}", 0),
-        ("openai", _B + r"sk-[A-Za-z0-9_-]{20,}", 0),
-        ("stripe", _B + r"(?:(?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{10,}", 0),
-        ("github", _B + r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})", 0),
-        ("slack", _B + r"(?:xox[abprse]-|xapp-)[A-Za-z0-9-]{10,}", 0),
-        # Digits, a colon and 35 characters; the digits may follow "bot" in an api.telegram.org URL.
-        ("telegram", r"(?<![0-9])[0-9]{6,12}:[A-Za-z0-9_-]{30,}", 0),
-        ("aws-access-key", _B + r"(?:AKIA|ASIA)[0-9A-Z]{16,}", 0),
-        ("google-api-key", _B + r"AIza[0-9A-Za-z_-]{30,}", 0),
-        ("jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", 0),
-        ("secret", _ASSIGN, re.IGNORECASE | re.VERBOSE),
-        (
-            "authorization",
-            rf"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:{_AUTH_SCHEME}[ \t]+)?"
-            rf"(?!{_AUTH_SCHEME}\b)(?P<s>{_CRED}+)",
-            re.IGNORECASE,
-        ),
-        ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
-    )
+_HEAD = re.compile(
+    rf"""(?<![A-Za-z0-9_.-])(?P<q>["']?){_NAME}(?P=q)[ \t]*[:=](?![=>])[ \t]*(?=\S)""",
+    re.IGNORECASE | re.VERBOSE,
 )
-_SECRET_GROUPS = ("s", "s2", "s3")
+_QUOTED = {q: re.compile(rf"{q}((?:[^{q}\\\n]|\\.)*){q}") for q in "\"'"}
+_SPACE = re.compile(r"\s")
+_TRAILING = ",;)}]"
 
 
-def _secret_span(m: re.Match[str]) -> tuple[int, int] | None:
-    names = [g for g in _SECRET_GROUPS if g in m.re.groupindex]
-    if not names:
-        return m.span("m")
-    for g in names:
-        if m.start(g) != -1:
-            return m.span(g)
-    return None
+def _assignments(text: str) -> Iterator[Found]:
+    """The values of ``NAME=value``, ``NAME: value`` and ``"name": "value"`` with a secret-looking NAME.
+
+    Heads are found first and each value measured from its head, so a value that holds another head
+    (``PASSWD= API_KEY=x``) does not hide it.  The next whitespace is remembered across heads: a long
+    line of heads costs one scan, not one per head.
+    """
+    space = -1
+    for head in _HEAD.finditer(text):
+        start = head.end()
+        quoted = _QUOTED[text[start]].match(text, start) if text[start] in _QUOTED else None
+        if quoted:
+            yield quoted.start(1), quoted.end(1), "secret"
+            continue
+        if space < start:
+            m = _SPACE.search(text, start)
+            space = m.start() if m else len(text)
+        marker = MARKER.match(text, start)
+        if marker and not text[marker.end() : space].strip(_TRAILING):
+            continue  # redacted already
+        end = space
+        while end > start + 1 and text[end - 1] in _TRAILING:
+            end -= 1  # closing punctuation after a bare value stays, unless it is all there is
+        yield start, end, "secret"
 
 
 @functools.lru_cache(maxsize=32)
@@ -105,15 +147,33 @@ def _extra_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(MARKER.pattern + "|(?P<s>" + "|".join(map(re.escape, usable)) + ")")
 
 
-
-def _one_pass(text: str, extra: re.Pattern[str] | None) -> str:
-    rules = [*_RULES, ("secret", extra)] if extra is not None else _RULES
-    found: list[tuple[int, int, int, str]] = []  # start, rule index, end, kind
-    for index, (kind, pattern) in enumerate(rules):
+def _extra_finder(pattern: re.Pattern[str]) -> _Finder:
+    def find(text: str) -> Iterator[Found]:
         for m in pattern.finditer(text):
-            span = _secret_span(m)
-            if span and span[0] < span[1] and not MARKER.fullmatch(text, *span):
-                found.append((span[0], index, span[1], kind))
+            if m.start("s") != -1:
+                yield m.start(), m.end(), "secret"
+
+    return find
+
+
+# In order of precedence for finds that start at the same place: the more specific kind names the marker.
+_FINDERS: tuple[_Finder, ...] = (
+    _context_finder("private-key"),
+    _context_finder("url-password"),
+    _context_finder("slack-webhook"),
+    _keys,
+    _assignments,
+    _context_finder("authorization"),
+    _context_finder("bearer"),
+)
+
+
+def _one_pass(text: str, finders: Iterable[_Finder]) -> str:
+    found: list[tuple[int, int, int, str]] = []  # start, finder index, end, kind
+    for index, find in enumerate(finders):
+        for start, end, kind in find(text):
+            if start < end and not MARKER.fullmatch(text, start, end):
+                found.append((start, index, end, kind))
     if not found:
         return text
     found.sort()
@@ -138,8 +198,9 @@ def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
     since redacting them would shred ordinary text.
     """
     extra = _extra_pattern(tuple(sorted(set(extra_secrets))))
+    finders = _FINDERS if extra is None else (*_FINDERS, _extra_finder(extra))
     for _ in range(_MAX_PASSES):
-        redacted = _one_pass(text, extra)
+        redacted = _one_pass(text, finders)
         if redacted == text:
             break
         text = redacted

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import frontmatter
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from vaultops.model import Request
 from vaultops.scan.outline import Outline, scan
@@ -53,7 +53,7 @@ def split_frontmatter(lines: list[str]) -> tuple[int, dict[str, Any], str | None
     if has_undecodable(text):
         return end + 1, {}, "the frontmatter has bytes that are not UTF-8; re-save the note as UTF-8"
     try:
-        meta = frontmatter.YAMLHandler().load(text) if text.strip() else {}
+        meta = YAMLHandler().load(text) if text.strip() else {}
     except (ValueError, RecursionError) as exc:  # e.g. a date PyYAML cannot build
         return end + 1, {}, f"broken frontmatter: {exc}; fix the YAML between the --- lines"
     except yaml.YAMLError as exc:
@@ -64,7 +64,11 @@ def split_frontmatter(lines: list[str]) -> tuple[int, dict[str, Any], str | None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        return end + 1, {}, "the frontmatter is not a set of `key: value` lines; fix the YAML between the --- lines"
+        return (
+            end + 1,
+            {},
+            "the frontmatter is not a set of `key: value` lines; fix the YAML between the --- lines",
+        )
     return end + 1, meta, None
 
 

@@ -100,8 +100,8 @@ class _Block:
         "html_kind",
         "kind",
         "line",
-        "list_key",
         "list_indent",
+        "list_key",
         "para",
         "width",
     )
@@ -114,6 +114,8 @@ class _Block:
         self.column = 0  # list item, paragraph: the column its content starts at
         self.list_indent = 0  # list item: the content column of the container its list stands in
         self.list_key = ""  # list: its bullet character or ordered delimiter
+        self.closer = ""  # fence, HTML block: a line that would end it
+        self.html_kind = 0
         self.para: list[str] | None = None  # paragraph text, kept only when it may hold link definitions
 
 
@@ -320,7 +322,9 @@ class _Scanner:
                 self.make_room_for(PARA)
                 if len(self.stack) == 1:
                     level = len(m.group().rstrip(" \t"))
-                    self.out.headings.append(Heading(self.line_no, level, _atx_text(self.line[m.end() :]), True))
+                    self.out.headings.append(
+                        Heading(self.line_no, level, _atx_text(self.line[m.end() :]), True)
+                    )
                 return CONSUMED
         elif c == "`" or c == "~":
             m = _FENCE_OPEN.match(self.line, pos)
@@ -330,9 +334,8 @@ class _Scanner:
                 block.closer = m.group()
                 block.width = self.indent
                 return LEAF
-        elif c == "<":
-            if self.start_html(container):
-                return LEAF
+        elif c == "<" and self.start_html(container):
+            return LEAF
         if c in "=-" and _is_paragraph(container) and _SETEXT.match(self.line, pos) and self.start_setext(c):
             return CONSUMED
         if c in "*_-" and _THEMATIC.match(self.line, pos):
@@ -360,14 +363,23 @@ class _Scanner:
 
     def start_setext(self, char: str) -> bool:
         para = self.stack[-1]
-        first = 0 if para.para is None else skip_link_definitions(para.para)
+        first = 0
+        if para.para is not None:
+            # A definition may take the underline itself as its destination ("[a]:" then "==="), which
+            # markdown-it decides before it looks for a heading, unless the underline could start a
+            # block of its own (a thematic break, or an empty list item).
+            underline = self.line[self.next_nonspace :]
+            own_block = underline.rstrip() == "-" or _THEMATIC.match(underline)
+            first = skip_link_definitions(para.para if own_block else [*para.para, underline])
         start = para.line + first
         if start >= self.line_no:
             return False
         self.close_unmatched()
         self.stack.pop()
         if len(self.stack) == 1:
-            self.out.headings.append(Heading(start, 1 if char == "=" else 2, self.lines[start].strip(), False))
+            self.out.headings.append(
+                Heading(start, 1 if char == "=" else 2, self.lines[start].strip(), False)
+            )
         return True
 
     def start_list_item(self, container: _Block) -> int:

@@ -73,10 +73,7 @@ def parse_requests(lines: list[str], outline: Outline, file: str) -> list[Reques
     for r in requests:
         if counts[r.id] > 1:
             others = [str(o.start + 1) for o in requests if o.id == r.id and o is not r]
-            problem = (
-                f"duplicate id {r.id} (also at line {', '.join(others)}); "
-                "give each request its own id"
-            )
+            problem = f"duplicate id {r.id} (also at line {', '.join(others)}); give each request its own id"
             r = _with_problem(r, problem)
         out.append(r)
     return out

@@ -6,6 +6,7 @@ can say who is busy instead of just failing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -52,8 +53,6 @@ def vault_lock(state_dir: Path, *, wait: float, command: str = "") -> Iterator[N
         info_path.write_text(json.dumps(info))
         yield
     finally:
-        try:
+        with contextlib.suppress(OSError):
             info_path.unlink()
-        except OSError:
-            pass
         lock.release()

@@ -168,7 +168,9 @@ class NoteWriter:
             if self._replace(path, raw if exists else None, new):
                 faults.reach("write.after_replace")
                 return WriteResult(rel, True, attempt, parse_note(rel, new, requests=requests))
-        raise VaultopsError(f"{rel} kept changing while vaultops tried to write it; it will try again next pass")
+        raise VaultopsError(
+            f"{rel} kept changing while vaultops tried to write it; it will try again next pass"
+        )
 
     def _replace(self, path: Path, expected: bytes | None, new: bytes) -> bool:
         """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist)."""

@@ -101,7 +101,9 @@ class StateDB:
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT at, kind, file, request_id, detail FROM events"
-        cur = self.db.execute(sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ())
+        cur = self.db.execute(
+            sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ()
+        )
         return [
             {"at": at, "kind": k, "file": f, "request_id": r, "detail": json.loads(d) if d else {}}
             for at, k, f, r, d in cur.fetchall()

@@ -26,7 +26,9 @@ class Git:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def run(self, *args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
         full_env.pop("NOTIFY_SOCKET", None)
         proc = subprocess.run(

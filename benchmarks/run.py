@@ -1,0 +1,133 @@
+"""vaultops benchmarks: one command, ratios against a baseline measured in the same run.
+
+    .venv/bin/python benchmarks/run.py [--quick]
+
+The baseline is markdown-it-py parsing the same inbox (what a straightforward implementation would do).
+Each figure is the median of several runs; the machine is shared, so read ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from inbox_gen import inbox  # noqa: E402
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def median_time(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def make_vault(root: Path, text: str) -> Path:
+    shutil.copytree(REPO / "vault-template", root)
+    (root / "_System" / "COO-Inbox.md").write_text(text)
+    (root / ".vaultops" / "local.toml").write_text("[inbox]\nsettle = 0\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
+    subprocess.run(["git", "commit", "-qm", "start"], cwd=root, check=True, env=GIT_ENV)
+    return root
+
+
+def cli(vault: Path, *args: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "vaultops", "--vault", str(vault), *args],
+        capture_output=True,
+        text=True,
+        env=GIT_ENV,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"vaultops {' '.join(args)} failed: {proc.stderr}")
+
+
+def row(label: str, seconds: float, baseline: float, target: str = "") -> None:
+    print(f"{label:<56} {seconds:7.3f} s   (ratio {seconds / baseline:5.2f})  {target}".rstrip())
+
+
+def light_block(i: int) -> str:
+    return f"## REQ-bench-{i:05d}\n- type: env-check\n- ready: yes\nIs git installed? `which git`\n\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args()
+    runs = 3 if args.quick else 7
+
+    from markdown_it import MarkdownIt
+
+    from vaultops.commands.status import request_rows
+    from vaultops.pipeline.tick import tick
+    from vaultops.vault import Vault
+
+    text = inbox(10_000)
+    size = len(text.encode()) / 1e6
+    md = MarkdownIt("commonmark")
+    baseline = median_time(lambda: md.parse(text), max(3, runs // 2))
+    print(f"inbox: 10,000 requests, {size:.1f} MB")
+    row("baseline  markdown-it-py parse of that inbox", baseline, baseline)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        vault_dir = make_vault(Path(tmp) / "v", text)
+        vault = Vault.open(vault_dir)
+        lib = median_time(lambda: request_rows(vault), runs)
+        whole = median_time(lambda: cli(vault_dir, "status", "--json"), runs)
+        print(
+            f"status    library call                                  {lib:7.3f} s   ({lib / baseline:.2f})"
+        )
+        print(
+            f"status    `vaultops status --json`, whole process       {whole:7.3f} s   ({whole / baseline:.2f})  target <= 0.3 s"
+        )
+
+        ticks = []
+        for i in range(runs):
+            with (vault_dir / "_System" / "COO-Inbox.md").open("a") as fh:
+                fh.write(light_block(i))
+            start = time.perf_counter()
+            cli(vault_dir, "tick")
+            ticks.append(time.perf_counter() - start)
+        one = statistics.median(ticks)
+        print(
+            f"tick      one new request in that inbox, whole process  {one:7.3f} s   ({one / baseline:.2f})  target <= 0.5 s"
+        )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        many = "# Inbox\n\n" + "".join(light_block(i) for i in range(1000))
+        vault_dir = make_vault(Path(tmp) / "v", many)
+        start = time.perf_counter()
+        report = tick(Vault.open(vault_dir))
+        took = time.perf_counter() - start
+        done = sum(1 for _, state, _ in report.outcomes if state == "done")
+        writes = report.written
+        print(
+            f"tick      1,000 light requests in one pass              {took:7.3f} s   ({took / baseline:.2f})  target <= 10 s"
+        )
+        print(f"          {done} done, notes written once each: {', '.join(writes)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Test helpers: real vaults in temp folders, real git, the CLI run as a real process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FAKE_AGENT = REPO / "fixtures" / "bin" / "fake-agent"
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Person",
+    "GIT_AUTHOR_EMAIL": "person@example.invalid",
+    "GIT_COMMITTER_NAME": "Person",
+    "GIT_COMMITTER_EMAIL": "person@example.invalid",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(
+        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_vault(
+    root: Path, inbox: str = "", *, config: str = "", repo: bool = True, fake_profiles: bool = True
+) -> Path:
+    """A vault copied from vault-template/ with the given inbox text (and config appended), committed."""
+    shutil.copytree(REPO / "vault-template", root)
+    if inbox is not None:
+        (root / "_System" / "COO-Inbox.md").write_text(inbox, encoding="utf-8")
+    local = ""
+    if fake_profiles:
+        for name in ("worker-code", "worker-research"):
+            local += f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\ntimeout = 30\n\n'
+    (root / ".vaultops" / "local.toml").write_text(local)
+    if config:
+        with (root / ".vaultops" / "config.toml").open("a") as fh:
+            fh.write("\n" + config)
+    if repo:
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "start")
+    return root
+
+
+def vaultops(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "vaultops", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -1,0 +1,261 @@
+"""Classify a request's text: its type, light or heavy, and how safe it is to run.
+
+Pure: text in, a Classification out.  The blocked classes live in ``rules``; this module adds the type (from
+an explicit ``- type:`` or from English and Russian cues), complexity and the safety class.  A request that
+matches no cue is "unknown" and the caller escalates it, as it does anything blocked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vaultops.decide import rules, targets
+
+INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
+TASK_KINDS = (
+    "code", "refactor", "debug", "quick", "research", "review", "security-audit", "planning", "analysis",
+)
+TYPES = INBOX_TYPES + TASK_KINDS
+LIGHT_TYPES = ("env-check", "service-status", "filesystem-check")  # have built-in read-only handlers
+CHANGING_TYPES = ("execute-fix", "code", "refactor", "debug")  # their work changes things: at least "high"
+COMPLEXITIES = ("light", "heavy")
+SAFETY_CLASSES = ("routine", "high", "blocked", "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    type: str  # one of TYPES, or "unknown"
+    complexity: str  # "light" | "heavy"
+    safety_class: str  # "routine" | "high" | "blocked" | "unknown"
+    reasons: tuple[str, ...]  # one human sentence per finding
+    blocked: tuple[str, ...]  # names of the blocked classes matched, from rules.BLOCKED_CLASSES
+
+
+# --- type cues: (type, weight, pattern); the highest total wins, a tie goes to the earlier type in _ORDER ---
+_CUES: tuple[tuple[str, int, str], ...] = (
+    ("debug", 5, r"traceback|stack\s*traces?|stacktraces?|segfault|segmentation\s+fault|core\s+dump|panic:"
+                 r"|трассировк\w*|стек\s*трейс\w*|стектрейс\w*"),
+    ("debug", 3, r"exceptions?|(?:key|value|type|attribute|index|import|modulenotfound|name|runtime|os|io"
+                 r"|filenotfound|permission|connection|timeout|assertion|syntax|unicodedecode|jsondecode"
+                 r"|zerodivision|recursion|memory|nullpointer|illegalargument|illegalstate)(?:error"
+                 r"|exception)|debug\w*|throws|дебаг\w*|отлад\w*|исключени\w*|вылета\w*"),
+    ("debug", 1, r"crash\w*|краш\w*|пада(?:ет|ют)"),
+    ("security-audit", 5, r"security\s+(?:audit|review|scan|check|holes?|issues?)|vulnerab\w*|cve-\d+|cves"
+                          r"|owasp|pen-?test\w*|penetration\s+test|secrets?\s+(?:audit|scan|leak\w*)"
+                          r"|leak(?:ed|s|ing)?\s+(?:\w+\s+)?(?:secrets?|keys?|tokens?|credentials?)|xss"
+                          r"|sql\s+injection|csrf|hardening|exposed\s+(?:keys?|secrets?|ports?)|уязвимост\w*"
+                          r"|аудит\w*\s+безопасност\w*|безопасност\w*|утечк\w*|пентест\w*|инъекци\w*"),
+    ("review", 4, r"code\s+review|review\w*|look\s+over\s+(?:the\s+|my\s+)?(?:pr|diff|code|changes)|critique"
+                  r"|ревью\w*|(?:проверь|посмотри)\s+(?:pr|пр|пулл?[- ]?реквест\w*|дифф?)(?!\w)"),
+    ("refactor", 4, r"refactor\w*|restructur\w*|extract\s+(?:a\s+|the\s+)?(?:function|method|class|module"
+                    r"|helper)|split\s+\S+(?:\s+\S+)?\s+into|deduplicat\w*|(?:clean"
+                    r"|tidy)\s+up\s+(?:the\s+)?code|simplify\s+(?:the\s+)?code|рефактор\w*|отрефактор\w*"
+                    r"|вынеси\s+в|разбей\s+(?:\S+\s+){0,2}на\s+(?:части|модули|функции)|упрости\s+код"
+                    r"|перепиши\s+(?:\S+\s+)?(?:код|функци\w*|модул\w*)|(?:remove|delete|drop"
+                    r"|rename)\s+(?:the\s+|all\s+)?(?:unused|dead|duplicated?|redundant)\s+\w+|dead\s+code"
+                    r"|неиспользуем\w*|мертв\w*\s+код\w*"),
+    ("code", 3, r"(?:write|implement|create|build|add|make|generate|code)\s+(?:up\s+)?(?:(?:a|an|the|new|some"
+                r"|small|simple|quick|python|bash|shell|js|typescript|go|rust|unit|integration|cli"
+                r"|helper)\s+){0,3}(?:function|script|class|module|endpoint|test|feature|cli|component|api"
+                r"|parser|handler|page|route|hook|command|tool|program|bot|webhook|regex|library|package"
+                r"|plugin|method|test\s+suite|app)s?(?!\w)|implement\w*|write\s+(?:some\s+)?code"
+                r"|напиш\w*\s+(?:\S+\s+){0,2}?(?:код|функци\w*|скрипт\w*|класс\w*|модул\w*|тест\w*"
+                r"|эндпоинт\w*|парсер\w*|бот\w*|обработчик\w*|компонент\w*|утилит\w*|программ\w*|плагин\w*)"
+                r"|реализ(?:уй|уйте|овать)|запрограммир\w*|созда(?:й|йте)\s+(?:\S+\s+){0,2}?(?:функци\w*"
+                r"|скрипт\w*|класс\w*|модул\w*|эндпоинт\w*|компонент\w*)"),
+    ("code", 2, r"(?:update|edit|write|add)\s+(?:\S+\s+to\s+)?(?:the\s+)?(?:readme|changelog|docstrings?"
+                r"|code\s+comments?)|(?:обнови|дополни|допиши|добавь)\s+(?:\S+\s+в\s+)?(?:readme|changelog"
+                r"|документаци\w*)"),
+    ("env-check", 3, r"installed|on\s+(?:the\s+|my\s+|our\s+)?path|--version|versions?\s+of"
+                     r"|(?:which|what)\s+version|command\s+-v|env(?:ironment)?\s+var(?:iable)?s?"
+                     r"|\$\{?[a-z_][a-z0-9_]*|which\s+[\w.+-]+(?=\s*(?:[`?;|&)]|$))|установлен\w*\s+ли"
+                     r"|верси[яюиейм]|переменн\w*\s+окружени\w*|задан[аоы]?\s+ли|доступ(?:ен|на)\s+ли"
+                     r"|есть\s+ли\s+(?:на\s+\S+\s+)?[a-z][\w.+-]*(?=[\s?]|$)"),
+    ("env-check", 2, r"version|(?:is|are|whether"
+                     r"|if)\s+(?:the\s+)?\$?[a-z_][a-z0-9_]*\s+(?:env\w*\s+)?(?:var\w*\s+)?(?:set|defined"
+                     r"|exported|present|configured)|in\s+(?:the\s+)?(?:\S+\s+)?environment"),
+    ("service-status", 3, r"(?:is|are|whether|if)\s+(?:the\s+)?[\w@.-]+(?:\s+[\w@.-]+)?\s+(?:still\s+"
+                          r"|currently\s+)?(?:running|up|active|alive|listening|responding|healthy|started"
+                          r"|enabled|down|dead|stopped)(?!\w)|status\s+of|systemctl\s+status"
+                          r"|service\s+\S+\s+status|\.service(?!\w)|is-active|pgrep|запущен\w*\s+ли"
+                          r"|работа(?:ет|ют)\s+ли|жив[аоы]?\s+ли|поднят\w*\s+ли|активн\w*\s+ли|упал\w*\s+ли"
+                          r"|статус\w*|состояни\w*\s+(?:сервис|служб|демон)\w*"),
+    ("service-status", 2, r"status|uptime"),
+    ("filesystem-check", 3, r"disk\s+(?:usage|space)|free\s+space|space\s+(?:left|used)|how\s+(?:big|large)"
+                            r"|size\s+of|(?:file|folder|directory|dir)\s+sizes?|exists?"
+                            r"|list\s+(?:the\s+|all\s+)?(?:files|contents|directories|folders|dirs)"
+                            r"|what'?s\s+in\s+[~/.]|(?:df|du|ls)\s|how\s+many\s+files"
+                            r"|(?:largest|biggest)\s+files|размер\w*|сколько\s+(?:места|весит|занима\w*)"
+                            r"|свободн\w*\s+мест\w*|мест\w*\s+на\s+диске|существует\s+ли"
+                            r"|есть\s+ли\s+(?:файл|папка|каталог|директория)|список\s+файлов|что\s+лежит\s+в"
+                            r"|содержимое\s+(?:папки|каталога)"),
+    ("db-query", 3, r"select\s+[^;]{1,80}?\s+from\s|how\s+many\s+(?:\w+\s+)?(?:rows|records|users|customers"
+                    r"|orders|sign-?ups|subscribers|entries|accounts|payments|invoices|members)"
+                    r"|count\s+(?:the\s+|all\s+)?(?:\w+\s+)?(?:rows|records|users|customers|orders|entries"
+                    r"|sign-?ups)|query\s+(?:the\s+)?(?:database|db|table|postgres|supabase)|sql\s+query"
+                    r"|(?:in|from)\s+(?:the\s+)?(?:database|db|postgres|supabase|mysql|sqlite)(?!\w)"
+                    r"|сколько\s+(?:\w+\s+)?(?:строк|записей|пользовател\w*|клиент\w*|заказ\w*|подписчик\w*"
+                    r"|платеж\w*|регистраци\w*|аккаунт\w*)|(?:в|из)\s+(?:базе|базы|бд|таблиц\w*)"
+                    r"|запрос\w*\s+(?:к|в)\s+(?:базе|бд)|sql"),
+    ("db-query", 2, r"how\s+many|count\s+how|сколько(?!\s+(?:стоит|стоят|места|весит|будет|времени))"),
+    ("db-query", 1, r"the\s+\w+\s+table|database"),
+    ("execute-fix", 2, r"fix(?:ing)?|repair|restart|reboot|reload|re-?deploy|deploy|roll\s*back|rollback"
+                       r"|revert|apply|restore|recover|(?:re|un)?install|upgrade|downgrade|kill"
+                       r"|bring\s+\S+\s+back|make\s+it\s+work|исправ(?:ь|ьте|ить)|почин(?:и|ите|ить)"
+                       r"|пофикс\w*|перезапуст(?:и|ите|ить)|перезагруз(?:и|ите|ить)|рестарт\w*"
+                       r"|(?:за)?депло(?:й|йни|йте|ить)|выкат(?:и|ите)|откат(?:и|ите)|примени"
+                       r"|восстанов(?:и|ите)|установи(?:те)?|обнови(?:те)?|подними|останови(?:те)?"),
+    ("truth-audit", 2, r"why\s+(?:does|do|did|is|are|was|were|has|have|doesn't|don't|isn't|aren't|won't|can't"
+                       r"|would)|diagnos\w*|investigat\w*|root\s+cause|read-?only|find\s+out|figure\s+out"
+                       r"|look\s+into|what'?s\s+(?:causing|wrong|going\s+on|happening)|what\s+is\s+going\s+on"
+                       r"|audit(?:ing)?|troubleshoot\w*|verify\s+(?:whether|that|if)|почему|разбер\w*"
+                       r"|выясн\w*|диагност\w*|расследу\w*|найди\s+причин\w*|в\s+ч[её]м\s+причина"
+                       r"|только\s+чтени\w*|аудит\w*"),
+    ("truth-audit", 1, r"check|tell\s+me\s+(?:what|why|whether|if|which|how)|look\s+at|(?:just|only)\s+look"
+                       r"|show|read(?:ing)?\s+(?:the|through)|what\s+changed|посмотри|глянь|проверь|покажи"
+                       r"|выведи|что\s+изменилось|valid|correct|expired?|expires|истек\w*|валид\w*"),
+    ("truth-audit", 1, r"not\s+working|doesn't\s+work|broken|failing|fails?|returns?\s+\d{3}"
+                       r"|(?:4|5)\d\d\s+errors?|tim(?:es|ing)\s+out|не\s+работает|не\s+открывается"
+                       r"|не\s+отвечает|перестал\w*|ошибк\w*"),
+    ("research", 2, r"research\w*|find\s+(?:docs|documentation|articles|papers|examples|info|information"
+                    r"|sources)|compar(?:e|ing|ison)|vs\.?(?!\w)|versus|alternatives?\s+to"
+                    r"|best\s+(?:\w+\s+)?(?:library|libraries|tools?|way|practices?|options?|providers?)"
+                    r"|which\s+(?:library|framework|tool|provider|service|vps|host)|look\s+up"
+                    r"|docs\s+(?:for|on)|documentation|pros\s+and\s+cons|price\s+of|pricing\s+(?:of|for)"
+                    r"|how\s+much\s+(?:does|is|would)|cost\s+of|исследу\w*|исследовани\w*|сравни\w*"
+                    r"|сравнени\w*|альтернатив\w*|найди\s+(?:документаци\w*|информаци\w*|статьи|примеры)"
+                    r"|документаци\w*|какую\s+библиотек\w*|что\s+лучше|competitors?|конкурент\w*"
+                    r"|плюсы\s+и\s+минусы|сколько\s+стоит|цен[аыу]\s+на|узнай\s+(?:\S+\s+)?цен\w*"),
+    ("analysis", 3, r"analy[sz]\w*|statistics|stats|trends?|metrics|summari[sz]\w*|breakdown|correlat\w*"
+                    r"|insights?|aggregat\w*|distribution|histogram|cohorts?|funnel|churn|анализ\w*"
+                    r"|проанализиру\w*|статистик\w*|тренд\w*|метрик\w*|сводк\w*|обобщ\w*|агрегир\w*|когорт\w*"
+                    r"|воронк\w*|всплеск\w*"),
+    ("planning", 3, r"plan\s+(?:the|a|an|out|how|for|our|my)|(?:a|the)\s+plan\s+(?:for|to)|make\s+a\s+plan"
+                    r"|planning|roadmap|milestones?|break\s+(?:\S+\s+)?down|strateg\w*|timeline"
+                    r"|prioriti[sz]\w*|next\s+steps|(?:составь|сделай|набросай|подготовь"
+                    r"|распиши)\s+(?:\S+\s+)?план\w*|план\w*\s+(?:переезда|работ|действий|миграции|внедрения"
+                    r"|на\s)|спланиру\w*|планировани\w*|дорожн\w*\s+карт\w*|роадмап\w*|стратеги\w*"
+                    r"|разбей\s+на\s+(?:задачи|этапы|шаги)|приоритиз\w*"),
+    ("quick", 1, r"draft\w*|write\s+up|compose|what\s+is|what'?s\s+(?:a|an|the)\s|what\s+does"
+                 r"|how\s+do\s+(?:i|you|we)|how\s+to|explain\w*|define|meaning\s+of|quick\s+question"
+                 r"|translate|convert|calculate|difference\s+between|что\s+такое|что\s+значит|что\s+означает"
+                 r"|как\s+(?:сделать|мне|нам|правильно)|объясни\w*|переведи\s+(?:на|текст)|посчитай"
+                 r"|сколько\s+будет|быстрый\s+вопрос|подскажи|что\s+дела(?:ет|ют)|как\s+работает"
+                 r"|зачем\s+нуж\w*|для\s+чего|чем\s+(?:\S+\s+)?отличается|в\s+чем\s+разница"),
+)
+_CUE = re.compile(r"(?<![\w-])(?:" + rules.union(p for _, _, p in _CUES) + ")")  # fast: see rules.union
+_CUE_RES = tuple(re.compile(p) for _, _, p in _CUES)
+_CUES_OF: dict[str, tuple[int, ...]] = {}  # memo: matched phrase -> indexes into _CUES
+_ORDER = (  # the more specific types first
+    "debug", "security-audit", "review", "refactor", "code", "env-check", "service-status",
+    "filesystem-check", "db-query", "execute-fix", "truth-audit", "research", "analysis", "planning", "quick",
+)
+# A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
+_NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
+_QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
+                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли)(?!\w)")
+
+
+_GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
+
+
+def _infer_type(low: str) -> tuple[str, str]:
+    """The best-scoring type and the phrase that decided it; ("unknown", "") when no cue matches."""
+    score: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for m in _CUE.finditer(low):
+        phrase = m.group(0)
+        found = _CUES_OF.get(phrase)
+        if found is None:
+            found = tuple(i for i, r in enumerate(_CUE_RES) if r.fullmatch(phrase))
+            if len(_CUES_OF) > 50_000:
+                _CUES_OF.clear()
+            _CUES_OF[phrase] = found
+        for i in found:
+            if i in _NEGATABLE and (rules.negated(low, m.start(), m.end()) or rules.noun_use(low, *m.span())):
+                continue
+            kind, weight, _ = _CUES[i]
+            score[kind] = score.get(kind, 0) + weight
+            first.setdefault(kind, " ".join(phrase.split()))
+    best, top = "unknown", 0
+    for kind in _ORDER:  # ties go to the earlier, more specific type
+        if score.get(kind, 0) > top:
+            best, top = kind, score[kind]
+    return best, first.get(best, "")
+
+
+def _in_question(low: str, pos: int) -> bool:
+    """The word at ``pos`` sits in a clause like "why did nginx restart?": it asks, it does not request."""
+    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
+    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
+    end = min(ends) if ends else len(low)
+    return end < len(low) and low[end] == "?" and _QUESTION.match(low, start) is not None
+
+
+def _changes(low: str, hits: list[tuple[frozenset[str], int, int]]) -> str | None:
+    """The first phrase that asks to write, change, restart, deploy, install or push something."""
+    for groups, start, end in hits:
+        if not groups & rules.CHANGE_GROUPS or rules.negated(low, start, end):
+            continue
+        if (low[start].isascii() and rules.noun_use(low, start, end)) or _in_question(low, start):
+            continue
+        if _GERUND_ARG.search(low, max(0, start - 7), start) and low[start:end].endswith("ing"):
+            continue  # "a plan for migrating", "ideas about deleting": talked about, not asked for
+        return " ".join(low[start:end + 30].split()[:3])
+    return None
+
+
+def _light_targets(kind: str, text: str) -> list[str]:
+    if kind == "env-check":
+        return list(dict.fromkeys(targets.commands(text) + targets.env_vars(text)))
+    if kind == "service-status":
+        return targets.services(text)
+    if kind == "filesystem-check":
+        return targets.paths(text)
+    return []
+
+
+def classify(text: str, explicit_type: str | None = None) -> Classification:
+    """Decide type, complexity and safety class of a request.  Blocked wins over everything, even the
+    explicit ``- type:``."""
+    low = rules.fold(text)
+    hits = rules.scan(low)
+    found = rules.find_blocked(text, low, hits)
+    reasons = [f'blocked: {rules.BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
+    blocked = tuple(c for c, _ in found)
+
+    given = (explicit_type or "").strip().lower()
+    if given and given in TYPES:
+        kind = given
+        reasons.append(f"type: {kind} (explicit)")
+    elif given:
+        kind = "unknown"
+        valid = ", ".join(TYPES)
+        reasons.append(f'type: "{_quote(explicit_type or "")}" is not a known type (valid: {valid})')
+    else:
+        kind, cue = _infer_type(low)
+        reasons.append(f'type: {kind} ("{_quote(cue)}")' if cue else "type: unknown (no rule recognised it)")
+
+    found_targets = _light_targets(kind, text) if kind in LIGHT_TYPES else []
+    complexity = "light" if found_targets else "heavy"
+    if found_targets:
+        reasons.append(f"complexity: light (built-in check of {', '.join(found_targets)})")
+
+    change = _changes(low, hits)
+    if blocked:
+        safety = "blocked"
+    elif kind == "unknown":
+        safety = "unknown"
+    elif kind in CHANGING_TYPES or change:
+        safety = "high"
+        reasons.append(f'high: asks to change something ("{_quote(change)}")' if change
+                       else f"high: {kind} changes things")
+    else:
+        safety = "routine"
+    return Classification(kind, complexity, safety, tuple(reasons), blocked)
+
+
+def _quote(phrase: str, limit: int = 60) -> str:
+    phrase = " ".join(phrase.split()).replace('"', "'")
+    return phrase if len(phrase) <= limit else phrase[: limit - 1] + "…"

@@ -1,0 +1,211 @@
+"""Running one command: its own process group, no shell, no stdin, bounded time and output.  I/O edge.
+
+Both pipes are drained by threads, so a chatty child never blocks on a full pipe and silence can be
+measured.  On a timeout the whole group gets SIGTERM, then SIGKILL: agent CLIs start helpers (MCP
+servers, shells, language servers) that must not outlive the run.  The same happens to whatever is left
+of the group when the command itself exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from vaultops.run.redact import redact
+
+TERM_GRACE = 5.0  # seconds between SIGTERM and SIGKILL
+_POLL = 0.05
+_CHUNK = 65536
+# After the group is gone, how long to wait for the pipes to close.  A process that left the group
+# (setsid) can hold them open forever; its output after that is not waited for.
+_DRAIN = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    argv: tuple[str, ...]
+    exit_code: int | None  # None if it could not start; negative: killed by that signal
+    timed_out: bool
+    duration: float  # seconds
+    stdout: str  # decoded UTF-8 (errors replaced), redacted
+    stderr: str
+    start_error: str | None  # "command not found: foo", "permission denied: ./x", …
+
+
+class _Reader(threading.Thread):
+    """Reads one pipe to its end, keeping the first ``limit`` bytes and counting the rest.
+
+    The reader closes the pipe itself: closing it from outside while a read is blocked would let the
+    descriptor number be reused under the read.
+    """
+
+    def __init__(self, stream: IO[bytes], limit: int, activity: _Activity) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream
+        self.limit = limit
+        self.activity = activity
+        self.data = bytearray()
+        self.dropped = 0
+
+    def run(self) -> None:
+        with self.stream:
+            while chunk := os.read(self.stream.fileno(), _CHUNK):
+                self.activity.touch()
+                room = max(0, self.limit - len(self.data))
+                self.data += chunk[:room]
+                self.dropped += len(chunk) - min(room, len(chunk))
+
+    def text(self) -> str:
+        text = bytes(self.data).decode("utf-8", errors="replace")
+        if self.dropped:
+            text += f"\n[vaultops: output cut at {self.limit} bytes; {self.dropped} more bytes dropped]\n"
+        if self.is_alive():
+            text += "\n[vaultops: stopped reading: a process that left the group still holds the output]\n"
+        return text
+
+
+class _Activity:
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def touch(self) -> None:
+        with self._lock:
+            self._last = time.monotonic()
+
+    def idle(self) -> float:
+        with self._lock:
+            return time.monotonic() - self._last
+
+
+def _start_error(exc: BaseException, program: str, cwd: Path) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and os.fspath(exc.filename) == os.fspath(cwd):
+        return f"cannot use working directory {cwd}: {exc.strerror or exc}"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {program}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {program}"
+    if isinstance(exc, OSError):
+        return f"could not start {program}: {exc.strerror or exc}"
+    return f"could not start {program}: {exc}"  # ValueError: a NUL byte in an argument
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether the group has a member that is not a zombie.
+
+    Orphans are reaped by init, but not under every container init; a zombie cannot be signalled and
+    must not hold the run up for the whole grace period.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not sys.platform.startswith("linux"):
+        return True
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the group, up to TERM_GRACE for it to go, then SIGKILL to what is left."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + TERM_GRACE
+    while time.monotonic() < deadline:
+        if proc.poll() is not None and not _group_alive(proc.pid):
+            return
+        time.sleep(_POLL)
+    _signal_group(proc.pid, signal.SIGKILL)
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float,
+    inactivity_timeout: float | None = None,
+    max_output_bytes: int = 20_000_000,
+    extra_secrets: Iterable[str] = (),
+) -> ProcessResult:
+    """Run ``argv`` (never through a shell) in ``cwd`` as the leader of a new session and group.
+
+    ``timeout`` bounds the wall-clock time; ``inactivity_timeout`` the time with no output on either
+    stream.  Either one stops the whole group and sets ``timed_out``.  ``env`` (default: this
+    process's environment) is passed without NOTIFY_SOCKET, which belongs to the daemon alone.
+    Outputs are redacted, with ``extra_secrets`` as well.
+    """
+    args = tuple(argv)
+    secrets = list(extra_secrets)
+    child_env = {k: v for k, v in (os.environ if env is None else env).items() if k != "NOTIFY_SOCKET"}
+    started = time.monotonic()
+    if not args:
+        return ProcessResult(args, None, False, 0.0, "", "", "empty command")
+    try:
+        proc = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=child_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except (OSError, ValueError) as exc:
+        error = redact(_start_error(exc, args[0], cwd), secrets)
+        return ProcessResult(args, None, False, time.monotonic() - started, "", "", error)
+
+    assert proc.stdout is not None and proc.stderr is not None
+    activity = _Activity()
+    readers = [_Reader(stream, max_output_bytes, activity) for stream in (proc.stdout, proc.stderr)]
+    for reader in readers:
+        reader.start()
+
+    timed_out = False
+    try:
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=_POLL)  # returns as soon as it exits, even a short command
+                break
+            if time.monotonic() - started >= timeout or (
+                inactivity_timeout is not None and activity.idle() >= inactivity_timeout
+            ):
+                timed_out = True
+                break
+    finally:
+        # Also on KeyboardInterrupt or any other surprise: the group never outlives the call.
+        if proc.poll() is None or _group_alive(proc.pid):
+            _stop_group(proc)
+        proc.wait()
+        drain_until = time.monotonic() + _DRAIN
+        for reader in readers:
+            reader.join(max(0.0, drain_until - time.monotonic()))
+
+    duration = time.monotonic() - started
+    stdout, stderr = (redact(reader.text(), secrets) for reader in readers)
+    return ProcessResult(args, proc.returncode, timed_out, duration, stdout, stderr, None)
