@@ -64,8 +64,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        json.dump({"requests": rows}, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps({"requests": rows}, ensure_ascii=False) + "\n")
     else:
         print(format_table(rows))
     return 0
@@ -82,8 +81,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
         config = Config()
     decision = decide_text(text, args.type, config)
     if args.json:
-        json.dump(decision.as_json(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(decision.as_json(), ensure_ascii=False) + "\n")
     else:
         print(f"type: {decision.type}")
         print(f"complexity: {decision.complexity}")

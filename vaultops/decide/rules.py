@@ -13,6 +13,7 @@ doubt a rule blocks: a needless escalation costs the person one answer, a missed
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -458,10 +459,15 @@ _SYS = (  # system files, units, schedulers and the daemon's own configuration
 
 
 # --- rules --------------------------------------------------------------------------------------------------
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     classes: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str  # compiled on first use: a text only ever reaches the few rules its words trigger
     triggers: frozenset[str]  # GROUPS names: the rule is only tried when one of them occurs
     negatable: bool  # verb phrases honour a direct negation; literal commands never do
     anchored: bool  # the match starts at the trigger word
@@ -469,6 +475,10 @@ class Rule:
     cased: bool = False  # matched against the original text (people's names, upper-case SQL)
     imperative: bool = False  # only counts at the start of a clause or after "please", "and", "can you"
     mask: int = 0  # BLOCKED_CLASSES as bits
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source)
 
 
 _TOK = r"[^\s.!?;,]+(?:\.[^\s.!?;,]+)*"  # a word; a dot inside it (nginx.conf) does not end the sentence
@@ -492,7 +502,7 @@ def _rule(classes: tuple[str, ...], groups: str, pattern: str, negatable: bool =
     if anchored is None:
         anchored = pattern.startswith(_VERB_START)
     mask = sum(1 << BLOCKED_CLASSES.index(c) for c in classes)
-    return Rule(classes, re.compile(pattern), frozenset(groups.split()), negatable, anchored, reach, cased,
+    return Rule(classes, pattern, frozenset(groups.split()), negatable, anchored, reach, cased,
                 imperative, mask)
 
 
@@ -659,7 +669,8 @@ RULES: tuple[Rule, ...] = (
                                                                   r"|набери|маякни|напомни|пригласи"
                                                                   r"|поблагодари))\s+[А-ЯЁ][а-яё]+",
           cased=True, anchored=True),
-    *both((MSG,), "ru_send ru_tell", rf"{_RECIP_RU}|{_MSG}|{_RECIP}", 4),
+    # a named channel is enough: "скинь павлу ссылку в whatsapp" must not depend on a capital letter
+    *both((MSG,), "ru_send ru_tell", rf"{_RECIP_RU}|{_MSG}|{_RECIP}|{_CHANNEL}", 4),
     *both((MSG,), "ru_write", rf"{_RECIP_RU}|{_CHANNEL}", 3),
     vo((MSG,), "ru_reply", rf"{_RECIP_RU}|{_MSG}|на\s+(?:отзыв\w*|комментари\w*|тикет\w*|обращени\w*)", 3),
     verb((MSG,), "ru_contact"),
