@@ -27,8 +27,10 @@ def request_block(i: int, rng: random.Random, *, done: bool) -> str:
     lines.append(rng.choice(TEXTS))
     if rng.random() < 0.05:
         lines += ["Some more context:", "```bash", "journalctl -u nginx --since today | tail", "```"]
-    if done:
-        ts = f"2026-05-{day:02d}T08:31:02+10:00"
+    ts = f"2026-05-{day:02d}T08:31:02+10:00"
+    if done and i % 4 == 3:
+        lines.append(f"- status: escalated @ {ts} — blocked: key or token rotation; vaultops will not run it")
+    elif done:
         lines += [
             f"- locked-by: hermes-coo @ {ts} (vps1, claim {i:06x})",
             f"- status: running @ {ts}",

@@ -7,6 +7,16 @@ from markdown_it import MarkdownIt
 _MD = MarkdownIt("commonmark")
 
 
+def oracle_atx_texts(text: str) -> list[tuple[int, str]]:
+    """(line, text) of every top-level ATX heading."""
+    tokens = _MD.parse(text)
+    return [
+        (tok.map[0], tokens[i + 1].content)
+        for i, tok in enumerate(tokens)
+        if tok.type == "heading_open" and tok.level == 0 and tok.map and tok.markup.startswith("#")
+    ]
+
+
 def oracle_outline(text: str) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int, str]]]:
     """(top-level headings as (line, level), top-level bullet item lines, top-level fence/html spans)."""
     tokens = _MD.parse(text)

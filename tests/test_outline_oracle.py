@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from oracle import oracle_outline
+from oracle import oracle_atx_texts, oracle_outline
 
 from vaultops.record.placement import place
 from vaultops.scan.note import parse_note
@@ -137,6 +137,7 @@ def test_structure_matches_markdown_it(parts: list[tuple[str, str]], ending: str
     assert sorted(outline.items) == items
     assert [(s.start, s.last) for s in outline.spans] == [(a, b - 1) for a, b, _ in spans]
     assert requests_from_scanner(text) == requests_from_oracle(text)
+    assert [(h.line, h.text) for h in outline.headings if h.atx] == oracle_atx_texts(text)
 
 
 @settings()

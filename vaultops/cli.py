@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from vaultops.errors import VaultopsError
+
+# vaultops loads no pydantic plugins; skipping their discovery saves a scan of every installed package.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
 def _vault(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -150,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `vaultops status | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # the last line of defence: one sentence, and the trace for a bug report
         print(f"vaultops: internal error: {exc!r}; please report it with the trace below", file=sys.stderr)
         traceback.print_exc()

@@ -41,6 +41,13 @@ def item_field(line: str) -> tuple[str, str, str] | None:
 
 
 def parse_lock(body: str, line: int) -> Lock | None:
+    # the daemon's own form, read without the regular expression: "locked-by: A @ T (H, claim C)"
+    head, _, tail = body.partition(" (")
+    if head.startswith("locked-by: ") and tail.endswith(")") and ", claim " in tail and " @ " in head:
+        agent, _, at = head[11:].partition(" @ ")
+        host, _, claim = tail[:-1].partition(", claim ")
+        if agent and " " not in agent and at and " " not in at and claim.isalnum():
+            return Lock(agent, at, host.strip(), claim, line)
     m = _LOCK.match(body)
     if not m:
         return None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from vaultops.decide.route import decide_text
 from vaultops.errors import VaultopsError
 from vaultops.model import Request, State
 from vaultops.store.notes import NoteWriter
@@ -22,6 +21,8 @@ def _kind_and_safety(request: Request, vault: Vault) -> tuple[str | None, str | 
         return explicit, safety
     if request.text is None or request.problems:
         return explicit, None
+    from vaultops.decide.route import decide_text  # only open requests need the classifier
+
     decision = decide_text(request.text, explicit, vault.config)
     return decision.type, decision.safety_class
 

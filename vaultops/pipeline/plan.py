@@ -26,9 +26,16 @@ class Target:
     request_id: str
     occurrence: int = 0
 
-    def find(self, note: ParsedNote) -> Request | None:
-        same = [r for r in note.requests if r.id == self.request_id]
+    def find(self, index: dict[str, list[Request]]) -> Request | None:
+        same = index.get(self.request_id, [])
         return same[self.occurrence] if self.occurrence < len(same) else None
+
+
+def index_by_id(note: ParsedNote) -> dict[str, list[Request]]:
+    index: dict[str, list[Request]] = {}
+    for r in note.requests:
+        index.setdefault(r.id, []).append(r)
+    return index
 
 
 def targets_of(requests: Iterable[Request]) -> list[tuple[Target, Request]]:
@@ -64,8 +71,9 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
     for ins in inserts:
         grouped.setdefault(ins.target, []).append(ins)
     edits = []
+    index = index_by_id(note)
     for target, group in grouped.items():
-        request = target.find(note)
+        request = target.find(index)
         lines: list[str] = []
         for ins in group:
             why = _refusal(request, ins)

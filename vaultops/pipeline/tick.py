@@ -88,7 +88,7 @@ class Pass:
         if request.state is not State.ERROR or not request.person_hash:
             return False
         recorded = self.state.get(_input_error_key(request))
-        return recorded is not None and recorded != request.person_hash
+        return bool(recorded) and recorded != request.person_hash
 
     def settled(self, note: ParsedNote, request: Request, now: float, mtime: float) -> float:
         """Seconds until this request may be claimed (0 when it may be now)."""
@@ -188,7 +188,7 @@ class Pass:
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
                 new_claim(), p.action.profile, p.action.timeout,
             )  # fmt: skip
-            self.state.set(_input_error_key(p.request), "")
+            self.state.delete(_input_error_key(p.request))
             if kind == "builtin":
                 light.append((p, job, now))
             else:

@@ -6,8 +6,6 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from vaultops.model import Request
 from vaultops.scan.outline import Outline, scan
@@ -49,6 +47,9 @@ def split_frontmatter(lines: list[str]) -> tuple[int, dict[str, Any], str | None
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
     if end is None:
         return 0, {}, None
+    import yaml  # only notes with frontmatter need it
+    from frontmatter.default_handlers import YAMLHandler
+
     text = "\n".join(lines[1:end])
     if has_undecodable(text):
         return end + 1, {}, "the frontmatter has bytes that are not UTF-8; re-save the note as UTF-8"

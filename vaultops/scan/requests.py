@@ -21,8 +21,10 @@ from vaultops.scan.text import has_undecodable
 FIELDS = frozenset({"type", "from", "priority", "profile", "timeout", "ready"})
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_ENDS = frozenset(":,—–()[]")
-# Requests in these states need no prompt or hash unless the person has answered since.
+# Requests in these states are over: only their last status, lock, outcome and fields are read.
 FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED, State.SUPERSEDED})
+# ...and so are these, until the person answers under them.
+WAITING_ON_PERSON = frozenset({State.ESCALATED})
 
 
 def split_heading(text: str) -> tuple[str, str, str | None]:
@@ -98,6 +100,11 @@ def _parse_block(
             section_end = next((g.line for g in subs[i + 1 :] if g.level <= 3), end)
             daemon_lines.update(range(h.line, section_end))
 
+    block_items = items[bisect_left(items, start + 1) : bisect_left(items, end)]
+    last, answered = _last_status(lines, block_items)
+    if last is not None and (last.state in FINISHED or (last.state in WAITING_ON_PERSON and not answered)):
+        return _finished(lines, block_items, file, ident, title, start, end, fields_end, daemon_lines, last)
+
     fields: dict[str, str] = {}
     field_lines: set[int] = set()
     locks: list[Lock] = []
@@ -105,7 +112,7 @@ def _parse_block(
     answers: list[Answer] = []
     outcomes: list[Outcome] = []
     outcome_line = -1
-    for n in items[bisect_left(items, start + 1) : bisect_left(items, end)]:
+    for n in block_items:
         line = lines[n]
         # The daemon's own lines have a fixed prefix; check it before the general pattern.
         if line.startswith("- status: ") and (status := fmt.parse_status(line[2:], n)):
@@ -142,13 +149,9 @@ def _parse_block(
     while last > start and not lines[last].strip():
         last -= 1
     statuses_t = tuple(statuses)
-    finished = bool(statuses_t) and statuses_t[-1].state in FINISHED and not answers
     problems: list[str] = [id_problem] if id_problem else []
-    text: str | None = None
-    digest = ""
-    if not finished:
-        text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
-        problems += more
+    text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
+    problems += more
     return Request(
         id=ident,
         title=title,
@@ -165,6 +168,64 @@ def _parse_block(
         problems=tuple(problems),
         person_hash=digest,
     )
+
+
+def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine | None, bool]:
+    """The block's last status line, and whether the person has answered after it."""
+    answered = False
+    for n in reversed(block_items):
+        line = lines[n]
+        if line.startswith("- status: ") and (status := fmt.parse_status(line[2:], n)):
+            return status, answered
+        if "status:" in line:
+            parsed = fmt.item_field(line)
+            if parsed is not None and parsed[0] == "status" and (status := fmt.parse_status(parsed[2], n)):
+                return status, answered
+        elif not answered and ("decision:" in line or "retry:" in line or "cancel:" in line):
+            parsed = fmt.item_field(line)
+            answered = parsed is not None and fmt.parse_answer(parsed[2], n) is not None
+    return None, answered
+
+
+def _finished(
+    lines: list[str], block_items: list[int], file: str, ident: str, title: str, start: int, end: int,
+    fields_end: int, daemon_lines: set[int], last: StatusLine,
+) -> Request:  # fmt: skip
+    """A request that will not run (again) as it stands: only what ``status`` shows is read (its last lock
+    and outcome, else its fields).  Its text is None."""
+    lock: Lock | None = None
+    outcome: Outcome | None = None
+    for n in reversed(block_items):
+        line = lines[n]
+        if lock is None and line.startswith("- locked-by: "):
+            lock = fmt.parse_lock(line[2:], n)
+        elif outcome is None and line.startswith("- outcome: ") and n in daemon_lines:
+            outcome = fmt.parse_outcome(line[2:], n)
+        elif lock is None and "locked-by:" in line:
+            item = fmt.item_field(line)
+            if item is not None and item[0] == "locked-by":
+                lock = fmt.parse_lock(item[2], n)
+        elif outcome is None and "outcome:" in line and n in daemon_lines:
+            item = fmt.item_field(line)
+            if item is not None and item[0] == "outcome":
+                outcome = fmt.parse_outcome(item[2], n)
+        if lock is not None and outcome is not None:
+            break
+    fields: dict[str, str] = {}
+    if outcome is None:
+        for n in block_items:
+            if n >= fields_end:
+                break
+            item = fmt.item_field(lines[n])
+            if item is not None and item[0] in FIELDS and n not in daemon_lines:
+                fields.setdefault(item[0], item[1])
+    last_line = end - 1
+    while last_line > start and not lines[last_line].strip():
+        last_line -= 1
+    return Request(
+        id=ident, title=title, file=file, start=start, end=end, last_line=last_line, fields=fields, text=None,
+        locks=(lock,) if lock else (), statuses=(last,), outcomes=(outcome,) if outcome else (),
+    )  # fmt: skip
 
 
 def _person_part(

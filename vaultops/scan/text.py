@@ -29,7 +29,7 @@ def split_lines(text: str) -> list[str]:
     """Lines without their endings.  A final line ending does not open an empty last line."""
     if not text:
         return []
-    lines = _BREAK.split(text)
+    lines = text.split("\n") if "\r" not in text else _BREAK.split(text)
     if lines[-1] == "":
         lines.pop()
     return lines

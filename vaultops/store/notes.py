@@ -41,7 +41,7 @@ class WriteResult:
     rel: str
     changed: bool
     attempts: int
-    note: ParsedNote  # the note as written (or as found, when nothing changed)
+    raw: bytes  # the note's bytes as written (or as found, when nothing changed)
 
 
 def read_raw(path: Path, *, max_bytes: int, rel: str) -> bytes:
@@ -59,23 +59,31 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
     if not edits:
         return raw
     nl = newline.encode()
-    pieces = split_raw_lines(raw)
-    by_line: dict[int, list[Edit]] = {}
+    pieces = raw.split(b"\n") if b"\r" not in raw else None
+    count = (len(pieces) - (1 if pieces[-1] == b"" else 0)) if pieces is not None else len(split_raw_lines(raw))
+    by_line: dict[int, list[bytes]] = {}
     for edit in edits:
-        by_line.setdefault(edit.after, []).append(edit)
-    out: list[bytes] = []
-    for edit in by_line.get(-1, []):
-        out.append(nl.join(s.encode() for s in edit.lines) + nl)
-    for i, piece in enumerate(pieces):
-        out.append(piece)
-        for edit in by_line.get(i, []):
-            if not piece.endswith((b"\n", b"\r")):
-                out.append(nl)
-                piece = piece + nl
-            out.append(nl.join(s.encode() for s in edit.lines) + nl)
-    for after in by_line:
-        if after >= len(pieces):
-            raise ValueError(f"edit after line {after} is past the end of the note ({len(pieces)} lines)")
+        if not -1 <= edit.after < count:
+            raise ValueError(f"edit after line {edit.after} is outside the note ({count} lines)")
+        by_line.setdefault(edit.after, []).append(nl.join(s.encode() for s in edit.lines) + nl)
+    out: list[bytes] = by_line.pop(-1, [])
+    if pieces is None:
+        lines = split_raw_lines(raw)
+        for i, piece in enumerate(lines):
+            out.append(piece)
+            if i in by_line:
+                if not piece.endswith((b"\n", b"\r")):
+                    out.append(nl)
+                out.extend(by_line[i])
+        return b"".join(out)
+    # Only "\n" endings: join whole runs of lines at C speed between the insertion points.
+    start = 0
+    for after in sorted(by_line):
+        out.append(b"\n".join(pieces[start : after + 1]))
+        out.append(b"\n" if after + 1 < len(pieces) else nl)
+        out.extend(by_line[after])
+        start = after + 1
+    out.append(b"\n".join(pieces[start:]))
     return b"".join(out)
 
 
@@ -143,12 +151,22 @@ class NoteWriter:
         self.vault = vault
         self.backups = Backups(vault.state_dir / "backups", vault.config.record.backups)
         self.max_bytes = int(vault.config.inbox.max_mb * 1_000_000)
+        self._parsed: dict[tuple[str, bool], ParsedNote] = {}
+
+    def parse(self, rel: str, raw: bytes, *, requests: bool = True) -> ParsedNote:
+        """Parse, reusing the last parse of this note when its bytes have not changed since."""
+        known = self._parsed.get((rel, requests))
+        if known is not None and known.raw == raw:
+            return known
+        note = parse_note(rel, raw, requests=requests)
+        self._parsed[(rel, requests)] = note
+        return note
 
     def read(self, rel: str, *, requests: bool = True) -> ParsedNote | None:
         path = self.vault.resolve(rel)
         if not path.exists():
             return None
-        return parse_note(rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests)
+        return self.parse(rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests)
 
     def apply(self, rel: str, plan: Plan, *, create: bool = False, requests: bool = True) -> WriteResult:
         """Parse the note, ask ``plan`` for insertions, and write them safely (see the module doc)."""
@@ -158,16 +176,16 @@ class NoteWriter:
             if not exists and not create:
                 raise VaultopsError(f"{rel} does not exist; nothing was written")
             raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
-            note = parse_note(rel, raw, requests=requests)
+            note = self.parse(rel, raw, requests=requests)
             edits = plan(note)
             if not edits:
-                return WriteResult(rel, False, attempt, note)
+                return WriteResult(rel, False, attempt, raw)
             new = splice(raw, note.text.newline, edits)
             if exists:
                 self.backups.save(rel, raw)
             if self._replace(path, raw if exists else None, new):
                 faults.reach("write.after_replace")
-                return WriteResult(rel, True, attempt, parse_note(rel, new, requests=requests))
+                return WriteResult(rel, True, attempt, new)
         raise VaultopsError(
             f"{rel} kept changing while vaultops tried to write it; it will try again next pass"
         )

@@ -131,3 +131,6 @@ class StateDB:
 
     def set(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))
+
+    def delete(self, key: str) -> None:
+        self.db.execute("DELETE FROM kv WHERE key = ?", (key,))
