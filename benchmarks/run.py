@@ -96,12 +96,8 @@ def main() -> None:
         vault = Vault.open(vault_dir)
         lib = median_time(lambda: request_rows(vault), runs)
         whole = median_time(lambda: cli(vault_dir, "status", "--json"), runs)
-        print(
-            f"status    library call                                  {lib:7.3f} s   ({lib / baseline:.2f})"
-        )
-        print(
-            f"status    `vaultops status --json`, whole process       {whole:7.3f} s   ({whole / baseline:.2f})  target <= 0.3 s"
-        )
+        row("status    library call", lib, baseline)
+        row("status    `vaultops status --json`, whole process", whole, baseline, "target <= 0.3 s")
 
         ticks = []
         for i in range(runs):
@@ -111,9 +107,7 @@ def main() -> None:
             cli(vault_dir, "tick")
             ticks.append(time.perf_counter() - start)
         one = statistics.median(ticks)
-        print(
-            f"tick      one new request in that inbox, whole process  {one:7.3f} s   ({one / baseline:.2f})  target <= 0.5 s"
-        )
+        row("tick      one new request in that inbox, whole process", one, baseline, "target <= 0.5 s")
 
     with tempfile.TemporaryDirectory() as tmp:
         many = "# Inbox\n\n" + "".join(light_block(i) for i in range(1000))
@@ -123,9 +117,7 @@ def main() -> None:
         took = time.perf_counter() - start
         done = sum(1 for _, state, _ in report.outcomes if state == "done")
         writes = report.written
-        print(
-            f"tick      1,000 light requests in one pass              {took:7.3f} s   ({took / baseline:.2f})  target <= 10 s"
-        )
+        row("tick      1,000 light requests in one pass", took, baseline, "target <= 10 s")
         print(f"          {done} done, notes written once each: {', '.join(writes)}")
 
 

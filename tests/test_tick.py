@@ -152,7 +152,9 @@ def test_a_second_tick_that_cannot_get_the_lock_says_who_holds_it(tmp_path: Path
 def test_a_failed_job_is_not_run_again(tmp_path: Path) -> None:
     """Regression: clearing the input-error marker once made every errored request look edited."""
     log = tmp_path / "agent.log"
-    vault = make_vault(tmp_path / "v", "# Inbox\n\n## REQ-fails\n- type: research\n- ready: yes\nSummarise.\n")
+    vault = make_vault(
+        tmp_path / "v", "# Inbox\n\n## REQ-fails\n- type: research\n- ready: yes\nSummarise.\n"
+    )
     env = {"FAKE_AGENT_LOG": str(log), "FAKE_AGENT_EXIT": "3"}
     first = vaultops("--vault", str(vault), "tick", env=env)
     assert "REQ-fails: error" in first.stdout
@@ -166,6 +168,8 @@ def test_an_input_error_is_looked_at_again_after_an_edit(tmp_path: Path) -> None
     assert "REQ-empty: error" in vaultops("--vault", str(vault), "tick").stdout
     assert "nothing to do" in vaultops("--vault", str(vault), "tick").stdout
     inbox = vault / "_System" / "COO-Inbox.md"
-    inbox.write_text(inbox.read_text().replace("- ready: yes\n", "- ready: yes\n- type: env-check\nIs git installed?\n"))
+    inbox.write_text(
+        inbox.read_text().replace("- ready: yes\n", "- ready: yes\n- type: env-check\nIs git installed?\n")
+    )
     third = vaultops("--vault", str(vault), "tick")
     assert "REQ-empty: done" in third.stdout, third.stdout

@@ -77,7 +77,9 @@ class Request:
     end: int  # the first line after the block
     last_line: int  # the block's last non-blank line: the daemon inserts after it
     fields: Mapping[str, str]
-    text: str | None  # the prompt; None when it cannot run as it stands (finished, or escalated and unanswered)
+    text: (
+        str | None
+    )  # the prompt; None when it cannot run as it stands (finished, or escalated and unanswered)
     locks: tuple[Lock, ...] = ()
     statuses: tuple[StatusLine, ...] = ()
     answers: tuple[Answer, ...] = ()

@@ -6,7 +6,6 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from vaultops.model import Request
 from vaultops.scan.outline import Outline, scan
 from vaultops.scan.requests import parse_requests

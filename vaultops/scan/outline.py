@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from vaultops.scan.blocks import (
     ATX,
-    DOC,
     FENCE,
     FENCE_CLOSE,
     FENCE_OPEN,
@@ -130,13 +129,13 @@ def scan(lines: list[str], *, start: int = 0, fast: bool = True) -> Outline:
                 continue
             c = line[0]
             if c not in NOT_PLAIN:
-                if state == TOP or state == ITEM_ONLY:
+                if state in (TOP, ITEM_ONLY):
                     f.state, f.para_line = PARAGRAPH, i
                 continue  # otherwise a continuation line (lazy, in an item)
             if c == "-":
                 if len(line) >= 3 and line[1] == " " and line[2] not in NOT_PLAIN:
                     items[i] = "-"
-                    if state == TOP or state == PARAGRAPH:
+                    if state in (TOP, PARAGRAPH):
                         f.list_line = i
                     f.state, f.item_line, f.para_line = ITEM_TEXT, i, i
                     continue

@@ -60,7 +60,9 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
         return raw
     nl = newline.encode()
     pieces = raw.split(b"\n") if b"\r" not in raw else None
-    count = (len(pieces) - (1 if pieces[-1] == b"" else 0)) if pieces is not None else len(split_raw_lines(raw))
+    count = (
+        (len(pieces) - (1 if pieces[-1] == b"" else 0)) if pieces is not None else len(split_raw_lines(raw))
+    )
     by_line: dict[int, list[bytes]] = {}
     for edit in edits:
         if not -1 <= edit.after < count:
