@@ -145,9 +145,7 @@ def _parse_block(
         if outcome:
             outcomes.append(outcome)
 
-    last = end - 1
-    while last > start and not lines[last].strip():
-        last -= 1
+    last_line = _last_line(lines, start, end)
     statuses_t = tuple(statuses)
     problems: list[str] = [id_problem] if id_problem else []
     text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
@@ -158,7 +156,7 @@ def _parse_block(
         file=file,
         start=start,
         end=end,
-        last_line=last,
+        last_line=last_line,
         fields=fields,
         text=text,
         locks=tuple(locks),
@@ -168,6 +166,14 @@ def _parse_block(
         problems=tuple(problems),
         person_hash=digest,
     )
+
+
+def _last_line(lines: list[str], start: int, end: int) -> int:
+    """The block's last non-blank line: where the daemon inserts."""
+    last = end - 1
+    while last > start and not lines[last].strip():
+        last -= 1
+    return last
 
 
 def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine | None, bool]:
@@ -219,9 +225,7 @@ def _finished(
             item = fmt.item_field(lines[n])
             if item is not None and item[0] in FIELDS and n not in daemon_lines:
                 fields.setdefault(item[0], item[1])
-    last_line = end - 1
-    while last_line > start and not lines[last_line].strip():
-        last_line -= 1
+    last_line = _last_line(lines, start, end)
     return Request(
         id=ident, title=title, file=file, start=start, end=end, last_line=last_line, fields=fields, text=None,
         locks=(lock,) if lock else (), statuses=(last,), outcomes=(outcome,) if outcome else (),
