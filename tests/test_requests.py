@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,12 +17,18 @@ words = st.text(st.characters(categories=["L", "N"], max_codepoint=0x4FF), min_s
 prose_line = st.lists(words, min_size=1, max_size=8).map(" ".join)
 titles = st.one_of(st.just(""), prose_line)
 field_values = st.sampled_from(["env-check", "research", "cowork-hq", "high", "90s", "yes", "worker-code"])
-fields_st = st.dictionaries(st.sampled_from(["type", "from", "priority", "profile", "timeout", "ready"]), field_values)
-code_block = st.tuples(st.sampled_from(["```", "~~~", "````"]), st.lists(st.sampled_from(
-    ["## REQ-inside code", "- status: done", "# not a heading", "plain"]), max_size=3)).map(
-    lambda t: [t[0] + "bash", *t[1], t[0]])
+fields_st = st.dictionaries(
+    st.sampled_from(["type", "from", "priority", "profile", "timeout", "ready"]), field_values
+)
+code_block = st.tuples(
+    st.sampled_from(["```", "~~~", "````"]),
+    st.lists(
+        st.sampled_from(["## REQ-inside code", "- status: done", "# not a heading", "plain"]), max_size=3
+    ),
+).map(lambda t: [t[0] + "bash", *t[1], t[0]])
 text_st = st.lists(st.one_of(prose_line.map(lambda s: [s]), code_block), min_size=1, max_size=5).map(
-    lambda chunks: [line for chunk in chunks for line in chunk])
+    lambda chunks: [line for chunk in chunks for line in chunk]
+)
 
 
 def block(ident: str, title: str, fields: dict[str, str], text: list[str]) -> list[str]:
@@ -31,7 +37,9 @@ def block(ident: str, title: str, fields: dict[str, str], text: list[str]) -> li
 
 
 @given(ident=ids, title=titles, fields=fields_st, text=text_st)
-def test_a_request_reads_back_as_written(ident: str, title: str, fields: dict[str, str], text: list[str]) -> None:
+def test_a_request_reads_back_as_written(
+    ident: str, title: str, fields: dict[str, str], text: list[str]
+) -> None:
     raw = ("# Inbox\n\n" + "\n".join(block(ident, title, fields, text)) + "\n").encode()
     [request] = parse_note("i.md", raw).requests
     assert request.id == ident
@@ -43,7 +51,10 @@ def test_a_request_reads_back_as_written(ident: str, title: str, fields: dict[st
     assert request.problems == ()
 
 
-@given(st.lists(st.tuples(ids, text_st), min_size=1, max_size=6, unique_by=lambda t: t[0]), st.sampled_from(["\n", "\r\n", "\r"]))
+@given(
+    st.lists(st.tuples(ids, text_st), min_size=1, max_size=6, unique_by=lambda t: t[0]),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+)
 def test_blocks_run_to_the_next_request(items: list[tuple[str, list[str]]], newline: str) -> None:
     lines: list[str] = ["# Inbox", ""]
     starts = []
@@ -63,12 +74,24 @@ names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True)
 reasons = st.one_of(st.just(""), prose_line)
 
 
-@given(agent=names, host=names, claim=st.from_regex(r"[0-9a-f]{6}", fullmatch=True), when=timestamps,
-       state=st.sampled_from(list(State)), reason=reasons, ident=ids, text=text_st)
-def test_daemon_lines_read_back(agent: str, host: str, claim: str, when: datetime, state: State, reason: str,
-                                ident: str, text: list[str]) -> None:
-    lines = [*block(ident, "", {}, text), *render.lock_and_start(agent, host, claim, when),
-             *render.status_only(state, when, reason)]
+@given(
+    agent=names,
+    host=names,
+    claim=st.from_regex(r"[0-9a-f]{6}", fullmatch=True),
+    when=timestamps,
+    state=st.sampled_from(list(State)),
+    reason=reasons,
+    ident=ids,
+    text=text_st,
+)
+def test_daemon_lines_read_back(
+    agent: str, host: str, claim: str, when: datetime, state: State, reason: str, ident: str, text: list[str]
+) -> None:
+    lines = [
+        *block(ident, "", {}, text),
+        *render.lock_and_start(agent, host, claim, when),
+        *render.status_only(state, when, reason),
+    ]
     [request] = parse_note("i.md", ("\n".join(lines) + "\n").encode()).requests
     assert request.lock is not None
     assert (request.lock.agent, request.lock.host, request.lock.claim) == (agent, host, claim)
@@ -81,11 +104,19 @@ def test_daemon_lines_read_back(agent: str, host: str, claim: str, when: datetim
 
 @given(output=st.text(max_size=400), ident=ids)
 def test_any_output_stays_inside_its_result(output: str, ident: str) -> None:
-    when = datetime(2026, 5, 4, 8, 31, tzinfo=timezone.utc)
+    when = datetime(2026, 5, 4, 8, 31, tzinfo=UTC)
     result = render.RunResult(State.DONE, "direct", when, 0.4, output)
-    lines = [f"## {ident}", "check it", *render.lock_and_start("a", "h", "abc123", when),
-             *render.result_block(result, agent="a", type_="env-check", complexity="light", safety="routine",
-                                  max_lines=200), "", "## REQ-next", "more"]
+    lines = [
+        f"## {ident}",
+        "check it",
+        *render.lock_and_start("a", "h", "abc123", when),
+        *render.result_block(
+            result, agent="a", type_="env-check", complexity="light", safety="routine", max_lines=200
+        ),
+        "",
+        "## REQ-next",
+        "more",
+    ]
     note = parse_note("i.md", ("\n".join(lines) + "\n").encode())
     assert [r.id for r in note.requests] == [ident, "REQ-next"]
     assert note.requests[0].state is State.DONE

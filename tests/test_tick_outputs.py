@@ -27,7 +27,9 @@ def test_long_output_is_cut_in_the_note_and_kept_whole_in_the_log(tmp_path: Path
     logs = list((vault / ".vaultops" / "state" / "logs" / "runs").glob("REQ-job-*.log"))
     assert len(logs) == 1
     assert "line 500" in logs[0].read_text()
-    assert f"- log: 801 lines cut here; the whole output is in {logs[0].relative_to(vault).as_posix()}" in text
+    assert (
+        f"- log: 801 lines cut here; the whole output is in {logs[0].relative_to(vault).as_posix()}" in text
+    )
 
 
 def test_secrets_never_reach_the_note_or_the_log(tmp_path: Path) -> None:
@@ -54,7 +56,9 @@ def test_a_hung_job_is_killed_at_its_timeout(tmp_path: Path) -> None:
 
 def test_a_daily_note_format_vaultops_cannot_follow_is_not_guessed(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "v", ONE)
-    (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Daily", "format": "YYYY LT"}))
+    (vault / ".obsidian" / "daily-notes.json").write_text(
+        json.dumps({"folder": "Daily", "format": "YYYY LT"})
+    )
     proc = vaultops("--vault", str(vault), "tick")
     assert proc.returncode == 0
     assert "daily note not written" in proc.stderr and "LT" in proc.stderr
@@ -68,7 +72,9 @@ def test_a_vault_without_git_works_and_warns_once(tmp_path: Path) -> None:
     assert first.returncode == 0
     assert "not a git repository" in first.stderr
     assert "REQ-job: done" in first.stdout
-    (vault / "_System" / "COO-Inbox.md").open("a").write("\n## REQ-two\n- type: research\n- ready: yes\nMore.\n")
+    (vault / "_System" / "COO-Inbox.md").open("a").write(
+        "\n## REQ-two\n- type: research\n- ready: yes\nMore.\n"
+    )
     second = vaultops("--vault", str(vault), "tick")
     assert "REQ-two: done" in second.stdout
     assert "not a git repository" not in second.stderr

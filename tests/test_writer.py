@@ -146,6 +146,16 @@ def test_splice_keeps_every_byte_in_order() -> None:
     assert out == b"a\r\nb\rc\r\n- new\r\n"
 
 
+def test_inserted_lines_end_like_the_line_before_them() -> None:
+    """Regression: after a lone CR, an inserted blank line that starts with LF fused into one CRLF."""
+    from vaultops.record.placement import Edit
+
+    out = splice(b"## REQ-a\ntext\r<div>\r", "\n", [Edit(2, ("", "- status: done"))])
+    assert out == b"## REQ-a\ntext\r<div>\r\r- status: done\r"
+    [request] = parse_note("x.md", out).requests
+    assert request.state is State.DONE
+
+
 def test_refuses_paths_outside_the_vault(tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("## REQ-x\ntext\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -145,7 +146,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_output() -> None:
+    """Notes keep bytes that are not UTF-8 as lone surrogates (so that they survive byte for byte); an id
+    or a title holding one is printed with the byte escaped (``\\udcff``) rather than crashing the command.
+    In JSON output that escape is valid JSON for the same string."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # one that cannot be keeps its own rule
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

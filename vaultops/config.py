@@ -206,7 +206,8 @@ def _message(err: Mapping[str, Any]) -> str:
     if kind == "value_error":
         return str(err["msg"]).removeprefix("Value error, ")
     got = err.get("input")
-    return f"{where} {err['msg'].lower()}, got {got!r}"
+    msg = str(err["msg"])  # only its first letter is lowered: it may quote a pattern or a name
+    return f"{where} {msg[:1].lower()}{msg[1:]}, got {got!r}"
 
 
 def load_config(vault: Path, environ: Mapping[str, str] | None = None) -> Config:

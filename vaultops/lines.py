@@ -55,6 +55,14 @@ def parse_lock(body: str, line: int) -> Lock | None:
 
 
 def parse_status(body: str, line: int) -> StatusLine | None:
+    # the daemon's own form, read without the regular expression: "status: STATE @ TIME[ — reason]"
+    if body.startswith("status: "):
+        word, sep, rest = body[8:].partition(" @ ")
+        state = _STATE_BY_NAME.get(word)
+        if state is not None and sep:
+            at, dash, reason = rest.partition(SEP)
+            if at and " " not in at and (dash or not reason):
+                return StatusLine(state, at, reason.strip(), line)
     m = _STATUS.match(body)
     state = _STATE_BY_NAME.get(m["state"]) if m else None
     if m is None or state is None:
@@ -83,7 +91,7 @@ def parse_outcome(body: str, line: int) -> Outcome | None:
 
 
 def is_result_heading(text: str) -> bool:
-    return _RESULT_HEADING.match(text) is not None
+    return text.startswith(("Result", "Run")) and _RESULT_HEADING.match(text) is not None
 
 
 # --- writing -------------------------------------------------------------------------------------

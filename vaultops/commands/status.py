@@ -31,7 +31,7 @@ def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     warnings: list[str] = []
     rows: list[dict[str, Any]] = []
     try:
-        note = NoteWriter(vault).read(vault.inbox_rel)
+        note = NoteWriter(vault).read(vault.inbox_rel, full=True)
     except VaultopsError as exc:
         return rows, [exc.message]
     if note is None:

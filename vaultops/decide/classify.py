@@ -7,6 +7,7 @@ matches no cue is "unknown" and the caller escalates it, as it does anything blo
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -144,8 +145,14 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                  r"|сколько\s+будет|быстрый\s+вопрос|подскажи|что\s+дела(?:ет|ют)|как\s+работает"
                  r"|зачем\s+нуж\w*|для\s+чего|чем\s+(?:\S+\s+)?отличается|в\s+чем\s+разница"),
 )
-_CUE = re.compile(r"(?<![\w-])(?:" + rules.union(p for _, _, p in _CUES) + ")")  # fast: see rules.union
-_CUE_RES = tuple(re.compile(p) for _, _, p in _CUES)
+@functools.cache
+def _cue() -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + rules.union(p for _, _, p in _CUES) + ")")  # fast: see rules.union
+
+
+@functools.cache
+def _cue_res() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for _, _, p in _CUES)
 _CUES_OF: dict[str, tuple[int, ...]] = {}  # memo: matched phrase -> indexes into _CUES
 _ORDER = (  # the more specific types first
     "debug", "security-audit", "review", "refactor", "code", "env-check", "service-status",
@@ -164,11 +171,11 @@ def _infer_type(low: str) -> tuple[str, str]:
     """The best-scoring type and the phrase that decided it; ("unknown", "") when no cue matches."""
     score: dict[str, int] = {}
     first: dict[str, str] = {}
-    for m in _CUE.finditer(low):
+    for m in _cue().finditer(low):
         phrase = m.group(0)
         found = _CUES_OF.get(phrase)
         if found is None:
-            found = tuple(i for i, r in enumerate(_CUE_RES) if r.fullmatch(phrase))
+            found = tuple(i for i, r in enumerate(_cue_res()) if r.fullmatch(phrase))
             if len(_CUES_OF) > 50_000:
                 _CUES_OF.clear()
             _CUES_OF[phrase] = found

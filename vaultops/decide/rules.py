@@ -1,7 +1,7 @@
 """The blocked classes: what a request may never make the daemon do, in English and Russian.
 
 Rules read ``fold(text)``: lower case, ё→е, typographic apostrophes→', same length as the text (so offsets
-also point into the original).  One scan of ``TRIGGER`` finds the verbs and command names present; a rule is
+also point into the original).  One scan of ``trigger()`` finds the verbs and command names present; a rule is
 only tried at, or near, the words it starts from.  Together they keep classify() at about 50 µs for a typical
 300-character request (see ``union``).
 
@@ -277,8 +277,15 @@ GROUPS: dict[str, str] = {
     "ru_pp_del": r"(?:удален|стерт|уничтожен|очищен|снесен|вычищен)[аоы]?",
     "ru_pp_key": r"(?:перевыпущен|сменен|заменен|отозван|обновлен|изменен|сброшен)[аоы]?",
 }
-TRIGGER = re.compile(r"(?<!\w)(?:" + union(GROUPS.values()) + r")(?!\w)")
-_GROUP_RES = {name: re.compile(fragment) for name, fragment in GROUPS.items()}
+@functools.cache
+def trigger() -> re.Pattern[str]:
+    """One pattern for every verb and command name; built on first use, which keeps imports quick."""
+    return re.compile(r"(?<!\w)(?:" + union(GROUPS.values()) + r")(?!\w)")
+
+
+@functools.cache
+def _group_res() -> dict[str, re.Pattern[str]]:
+    return {name: re.compile(fragment) for name, fragment in GROUPS.items()}
 _GROUPS_OF: dict[str, frozenset[str]] = {}  # memo: trigger word -> its groups
 # Verbs that ask to change something (classify: safety "high").
 CHANGE_GROUPS = frozenset({"del", "rm", "reset", "overwrite", "change", "write", "add", "create",
@@ -291,11 +298,11 @@ CHANGE_GROUPS = frozenset({"del", "rm", "reset", "overwrite", "change", "write",
 def scan(low: str) -> list[tuple[frozenset[str], int, int]]:
     """(groups, start, end) of every trigger word in the folded text."""
     hits = []
-    for m in TRIGGER.finditer(low):
+    for m in trigger().finditer(low):
         word = m.group(0)
         groups = _GROUPS_OF.get(word)
         if groups is None:
-            groups = frozenset(n for n, r in _GROUP_RES.items() if r.fullmatch(word))
+            groups = frozenset(n for n, r in _group_res().items() if r.fullmatch(word))
             if len(_GROUPS_OF) > 50_000:  # bounded: arbitrary input cannot grow it without limit
                 _GROUPS_OF.clear()
             _GROUPS_OF[word] = groups

@@ -72,9 +72,11 @@ def split_frontmatter(lines: list[str]) -> tuple[int, dict[str, Any], str | None
     return end + 1, meta, None
 
 
-def parse_note(rel: str, raw: bytes, *, requests: bool = True) -> ParsedNote:
+def parse_note(rel: str, raw: bytes, *, requests: bool = True, full: bool = True) -> ParsedNote:
+    """Parse a note.  ``requests=False`` skips the request grammar (daily notes); ``full=False`` reads
+    requests that will not run as skeletons (see ``parse_requests``)."""
     text = NoteText.from_bytes(raw)
     body_start, meta, error = split_frontmatter(text.lines)
     outline = scan(text.lines, start=body_start)
-    found = parse_requests(text.lines, outline, rel) if requests else []
+    found = parse_requests(text.lines, outline, rel, full=full) if requests else []
     return ParsedNote(rel, raw, text, body_start, meta, error, outline, found)

@@ -20,6 +20,7 @@ from vaultops.scan.text import has_undecodable
 
 FIELDS = frozenset({"type", "from", "priority", "profile", "timeout", "ready"})
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
+_ID_FULL = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_ENDS = frozenset(":,—–()[]")
 # Requests in these states are over: only their last status, lock, outcome and fields are read.
 FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED, State.SUPERSEDED})
@@ -29,7 +30,9 @@ WAITING_ON_PERSON = frozenset({State.ESCALATED})
 
 def split_heading(text: str) -> tuple[str, str, str | None]:
     """(id, title, problem) of a heading text that starts with ``REQ-``."""
-    word = text.split(maxsplit=1)[0] if text.split() else text
+    word = text.split(maxsplit=1)[0] if text.strip() else text
+    if _ID_FULL.fullmatch(word):
+        return word, text[len(word) :].strip().lstrip(":,—–-").strip(), None
     m = _ID.match(word)
     if m and (m.end() == len(word) or word[m.end()] in _ID_ENDS):
         ident = m.group()
@@ -60,10 +63,12 @@ def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Hea
     return out
 
 
-def parse_requests(lines: list[str], outline: Outline, file: str) -> list[Request]:
+def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
+    """The requests in a note.  With ``full=False`` a request that will not run as it stands (finished, or
+    escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs."""
     items = sorted(outline.items)
     requests = [
-        _parse_block(lines, items, file, h, end, subs) for h, end, subs in _blocks(outline, len(lines))
+        _parse_block(lines, items, file, h, end, subs, full) for h, end, subs in _blocks(outline, len(lines))
     ]
     counts = Counter(r.id for r in requests)
     if all(c == 1 for c in counts.values()):
@@ -89,7 +94,7 @@ def _with_problem(r: Request, problem: str) -> Request:
 
 
 def _parse_block(
-    lines: list[str], items: list[int], file: str, heading: Heading, end: int, subs: list[Heading]
+    lines: list[str], items: list[int], file: str, heading: Heading, end: int, subs: list[Heading], full: bool
 ) -> Request:
     start = heading.line
     ident, title, id_problem = split_heading(heading.text)
@@ -103,6 +108,10 @@ def _parse_block(
     block_items = items[bisect_left(items, start + 1) : bisect_left(items, end)]
     last, answered = _last_status(lines, block_items)
     if last is not None and (last.state in FINISHED or (last.state in WAITING_ON_PERSON and not answered)):
+        if not full:
+            return Request(
+                ident, title, file, start, end, _last_line(lines, start, end), {}, None, statuses=(last,)
+            )
         return _finished(lines, block_items, file, ident, title, start, end, fields_end, daemon_lines, last)
 
     fields: dict[str, str] = {}

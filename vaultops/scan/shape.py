@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 
@@ -28,13 +29,17 @@ class OpenSpan:
 class Outline:
     headings: list[Heading] = field(default_factory=list)  # top-level headings of every level
     items: dict[int, str] = field(default_factory=dict)  # line of a top-level bullet item -> its marker
-    spans: list[OpenSpan] = field(default_factory=list)  # in line order
+    spans: list[OpenSpan] = field(default_factory=list)
+    _starts: list[int] = field(default_factory=list, repr=False, compare=False)  # in line order
 
     def closer_after(self, line: int) -> str | None:
         """A line to insert after ``line`` so that the next line is back at the top level, if needed."""
-        for span in self.spans:
-            if span.start > line:
-                break
-            if line < span.last or (line == span.last and not span.closed):
-                return span.closer
+        if len(self._starts) != len(self.spans):
+            self._starts = [s.start for s in self.spans]
+        i = bisect_right(self._starts, line) - 1
+        if i < 0:
+            return None
+        span = self.spans[i]  # top-level blocks do not overlap: only the last one that started can be open
+        if line < span.last or (line == span.last and not span.closed):
+            return span.closer
         return None

@@ -63,30 +63,42 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
     count = (
         (len(pieces) - (1 if pieces[-1] == b"" else 0)) if pieces is not None else len(split_raw_lines(raw))
     )
-    by_line: dict[int, list[bytes]] = {}
+    by_line: dict[int, list[Edit]] = {}
     for edit in edits:
         if not -1 <= edit.after < count:
             raise ValueError(f"edit after line {edit.after} is outside the note ({count} lines)")
-        by_line.setdefault(edit.after, []).append(nl.join(s.encode() for s in edit.lines) + nl)
-    out: list[bytes] = by_line.pop(-1, [])
+        by_line.setdefault(edit.after, []).append(edit)
+
+    def text(after: int, ending: bytes) -> list[bytes]:
+        return [ending.join(s.encode() for s in e.lines) + ending for e in by_line.get(after, [])]
+
+    out: list[bytes] = text(-1, nl)
     if pieces is None:
-        lines = split_raw_lines(raw)
-        for i, piece in enumerate(lines):
+        for i, piece in enumerate(split_raw_lines(raw)):
             out.append(piece)
             if i in by_line:
-                if not piece.endswith((b"\n", b"\r")):
+                # Inserted lines end like the line before them: after a lone CR, a line feed would fuse
+                # with it into one CRLF ending and the inserted blank line would vanish.
+                ending = _ending(piece)
+                if not ending:
                     out.append(nl)
-                out.extend(by_line[i])
+                out.extend(text(i, ending or nl))
         return b"".join(out)
     # Only "\n" endings: join whole runs of lines at C speed between the insertion points.
     start = 0
     for after in sorted(by_line):
         out.append(b"\n".join(pieces[start : after + 1]))
         out.append(b"\n" if after + 1 < len(pieces) else nl)
-        out.extend(by_line[after])
+        out.extend(text(after, nl))
         start = after + 1
     out.append(b"\n".join(pieces[start:]))
     return b"".join(out)
+
+
+def _ending(piece: bytes) -> bytes:
+    if piece.endswith(b"\r\n"):
+        return b"\r\n"
+    return piece[-1:] if piece.endswith((b"\r", b"\n")) else b""
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -153,22 +165,26 @@ class NoteWriter:
         self.vault = vault
         self.backups = Backups(vault.state_dir / "backups", vault.config.record.backups)
         self.max_bytes = int(vault.config.inbox.max_mb * 1_000_000)
-        self._parsed: dict[tuple[str, bool], ParsedNote] = {}
+        self._parsed: dict[tuple[str, bool, bool], ParsedNote] = {}
 
-    def parse(self, rel: str, raw: bytes, *, requests: bool = True) -> ParsedNote:
-        """Parse, reusing the last parse of this note when its bytes have not changed since."""
-        known = self._parsed.get((rel, requests))
+    def parse(self, rel: str, raw: bytes, *, requests: bool = True, full: bool = False) -> ParsedNote:
+        """Parse, reusing the last parse of this note when its bytes have not changed since.  Passes need
+        only skeletons of finished requests; ``status`` asks for ``full``."""
+        key = (rel, requests, full)
+        known = self._parsed.get(key)
         if known is not None and known.raw == raw:
             return known
-        note = parse_note(rel, raw, requests=requests)
-        self._parsed[(rel, requests)] = note
+        note = parse_note(rel, raw, requests=requests, full=full)
+        self._parsed[key] = note
         return note
 
-    def read(self, rel: str, *, requests: bool = True) -> ParsedNote | None:
+    def read(self, rel: str, *, requests: bool = True, full: bool = False) -> ParsedNote | None:
         path = self.vault.resolve(rel)
         if not path.exists():
             return None
-        return self.parse(rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests)
+        return self.parse(
+            rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests, full=full
+        )
 
     def apply(self, rel: str, plan: Plan, *, create: bool = False, requests: bool = True) -> WriteResult:
         """Parse the note, ask ``plan`` for insertions, and write them safely (see the module doc)."""
