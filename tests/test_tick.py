@@ -173,3 +173,20 @@ def test_an_input_error_is_looked_at_again_after_an_edit(tmp_path: Path) -> None
     )
     third = vaultops("--vault", str(vault), "tick")
     assert "REQ-empty: done" in third.stdout, third.stdout
+
+
+def test_renaming_a_duplicate_id_lets_it_run(tmp_path: Path) -> None:
+    inbox = (
+        "# Inbox\n\n## REQ-dup\n- type: research\n- ready: yes\nFirst.\n\n"
+        "## REQ-dup\n- type: research\n- ready: yes\nSecond.\n"
+    )
+    vault = make_vault(tmp_path / "v", inbox)
+    assert vaultops("--vault", str(vault), "tick").stdout.count("REQ-dup: error") == 2
+    path = vault / "_System" / "COO-Inbox.md"
+    text = path.read_text()
+    path.write_text(
+        text[: text.rindex("## REQ-dup")] + text[text.rindex("## REQ-dup") :].replace("REQ-dup", "REQ-two", 1)
+    )
+    proc = vaultops("--vault", str(vault), "tick")
+    assert "REQ-two: done" in proc.stdout and "REQ-dup: done" in proc.stdout, proc.stdout
+    assert "nothing to do" in vaultops("--vault", str(vault), "tick").stdout

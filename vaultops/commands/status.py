@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import sqlite3
 from typing import Any
 
+from vaultops import __version__
 from vaultops.errors import VaultopsError
 from vaultops.model import Request, State
-from vaultops.store.notes import NoteWriter
+from vaultops.scan.note import ParsedNote, content_hash
+from vaultops.store.notes import NoteWriter, read_raw
+from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
 
@@ -27,15 +33,9 @@ def _kind_and_safety(request: Request, vault: Vault) -> tuple[str | None, str | 
     return decision.type, decision.safety_class
 
 
-def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
+def _rows_of(note: ParsedNote, vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     warnings: list[str] = []
     rows: list[dict[str, Any]] = []
-    try:
-        note = NoteWriter(vault).read(vault.inbox_rel, full=True)
-    except VaultopsError as exc:
-        return rows, [exc.message]
-    if note is None:
-        return rows, [f"{vault.inbox_rel}: no inbox yet; run `vaultops init`"]
     for r in note.requests:
         kind, safety = _kind_and_safety(r, vault)
         lock = r.lock
@@ -54,6 +54,43 @@ def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
             if r.state in (State.OPEN, State.ERROR):
                 warnings.append(f"{r.file}:{r.start + 1}: {problem}")
     return rows, warnings
+
+
+def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows for every request.  They depend only on the note's bytes, so they are kept in state.db
+    under the note's content hash: asking again about an unchanged inbox does not parse it again."""
+    rel = vault.inbox_rel
+    writer = NoteWriter(vault)
+    try:
+        path = vault.resolve(rel)
+        if not path.exists():
+            return [], [f"{rel}: no inbox yet; run `vaultops init`"]
+        raw = read_raw(path, max_bytes=writer.max_bytes, rel=rel)
+    except VaultopsError as exc:
+        return [], [exc.message]
+    key = f"status-rows:{__version__}:{rel}"
+    digest = content_hash(raw)
+    state = _state(vault)
+    if state is not None:
+        cached = state.get(key)
+        if cached is not None:
+            doc = json.loads(cached)
+            if doc.get("hash") == digest:
+                state.close()
+                return doc["rows"], doc["warnings"]
+    rows, warnings = _rows_of(writer.parse(rel, raw, full=True), vault)
+    if state is not None:
+        with contextlib.suppress(sqlite3.Error):
+            state.set(key, json.dumps({"hash": digest, "rows": rows, "warnings": warnings}))
+        state.close()
+    return rows, warnings
+
+
+def _state(vault: Vault) -> StateDB | None:
+    try:
+        return StateDB(vault.state_dir / "state.db")
+    except (OSError, sqlite3.Error):
+        return None  # a read-only vault still gets its status, just without the cache
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:

@@ -83,13 +83,6 @@ class Pass:
             self.report.warnings.append(f"{self.inbox}: {note.frontmatter_error}")
         return note
 
-    def _reopened(self, request: Request) -> bool:
-        """An input error (empty, duplicate, bad field…) is looked at again once the person edits it."""
-        if request.state is not State.ERROR or not request.person_hash:
-            return False
-        recorded = self.state.get(_input_error_key(request))
-        return bool(recorded) and recorded != request.person_hash
-
     def settled(self, note: ParsedNote, request: Request, now: float, mtime: float) -> float:
         """Seconds until this request may be claimed (0 when it may be now)."""
         if request.ready_flag:
@@ -108,7 +101,10 @@ class Pass:
         planned: list[_Planned] = []
         longest_wait = 0.0
         for target, request in targets_of(note.requests):
-            if request.state not in STARTABLE and not self._reopened(request):
+            rethink = (
+                request.state is State.ERROR and request.text is not None and _input_error_shaped(request)
+            )
+            if request.state not in STARTABLE and not rethink:
                 continue
             remaining = self.settled(note, request, now, mtime)
             if remaining > 0:
@@ -119,8 +115,12 @@ class Pass:
                 action = Action("error", _no_decision(), request.problems[0])
             else:
                 action = decide(request, self.config)
-            if action.kind == "wait" and request.statuses and request.statuses[-1].reason == action.reason:
-                continue  # already said so
+            if (
+                action.kind in ("error", "wait")
+                and request.statuses
+                and request.statuses[-1].reason == action.reason
+            ):
+                continue  # already said so; an input error is looked at again once the person changes it
             planned.append(_Planned(target, request, action))
         return planned, (longest_wait if wait else 0.0)
 
@@ -180,7 +180,7 @@ class Pass:
                 )
                 self.report.outcomes.append((p.request.id, state.value, p.action.reason))
                 if kind == "error":
-                    self.remember_input_error(p.request)
+                    self.state.event(INPUT_ERROR, p.request.file, p.request.id, reason=p.action.reason)
                 if kind == "escalate":
                     daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
                 continue
@@ -188,7 +188,6 @@ class Pass:
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
                 new_claim(), p.action.profile, p.action.timeout,
             )  # fmt: skip
-            self.state.delete(_input_error_key(p.request))
             if kind == "builtin":
                 light.append((p, job, now))
             else:
@@ -249,10 +248,6 @@ class Pass:
         )
         self.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
 
-    def remember_input_error(self, request: Request) -> None:
-        self.state.set(_input_error_key(request), request.person_hash)
-        self.state.event(INPUT_ERROR, request.file, request.id, person_hash=request.person_hash)
-
     # --- sync ---------------------------------------------------------------------------------
 
     def commit(self) -> None:
@@ -279,8 +274,12 @@ def _no_decision() -> Decision:
     return Decision("unknown", "heavy", "unknown")
 
 
-def _input_error_key(request: Request) -> str:
-    return f"{INPUT_ERROR}:{request.file}:{request.id}"
+def _input_error_shaped(request: Request) -> bool:
+    """An error that vaultops wrote without running anything: a run's error closes a result block,
+    whose outcome line comes right before it."""
+    last = request.statuses[-1].line
+    before = request.statuses[-2].line if len(request.statuses) > 1 else request.start
+    return not any(before < o.line < last for o in request.outcomes)
 
 
 def tick(vault: Vault, *, clock: Clock = local_now, wait_settle: bool = True) -> PassReport:

@@ -79,8 +79,10 @@ def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool 
     out = []
     for r in requests:
         if counts[r.id] > 1:
-            others = [str(o.start + 1) for o in requests if o.id == r.id and o is not r]
-            problem = f"duplicate id {r.id} (also at line {', '.join(others)}); give each request its own id"
+            # no line numbers: the pass that writes this may insert lines above the other copies
+            problem = (
+                f"duplicate id {r.id} ({counts[r.id]} requests in this note use it); give each its own id"
+            )
             r = _with_problem(r, problem)
         out.append(r)
     return out

@@ -70,7 +70,11 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
         by_line.setdefault(edit.after, []).append(edit)
 
     def text(after: int, ending: bytes) -> list[bytes]:
-        return [ending.join(s.encode() for s in e.lines) + ending for e in by_line.get(after, [])]
+        # vaultops's own lines may quote a note's undecodable bytes (a title, say): never write those raw
+        return [
+            ending.join(s.encode("utf-8", "replace") for s in e.lines) + ending
+            for e in by_line.get(after, [])
+        ]
 
     out: list[bytes] = text(-1, nl)
     if pieces is None:

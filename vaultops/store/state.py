@@ -47,6 +47,13 @@ CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+def _safe(value: Any) -> Any:
+    """Text as SQLite can store it: bytes that were not UTF-8 in a note become U+FFFD here."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return value
+
+
 class StateDB:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,6 +63,9 @@ class StateDB:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
 
+    def _exec(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
+        return self.db.execute(sql, tuple(_safe(a) for a in args))
+
     def close(self) -> None:
         self.db.close()
 
@@ -64,7 +74,7 @@ class StateDB:
     def run_started(
         self, file: str, request_id: str, claim: str, attempt: int, handler: str, host: str, pid: int | None
     ) -> int:
-        cur = self.db.execute(
+        cur = self._exec(
             "INSERT INTO runs (file, request_id, claim, attempt, handler, host, pid, started)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (file, request_id, claim, attempt, handler, host, pid, time.time()),
@@ -75,7 +85,7 @@ class StateDB:
         self, run_id: int, outcome: str, exit_code: int | None, duration: float, log: str | None = None,
         cost_usd: float | None = None,
     ) -> None:  # fmt: skip
-        self.db.execute(
+        self._exec(
             "UPDATE runs SET ended = ?, outcome = ?, exit_code = ?, duration = ?, log = ?, cost_usd = ?"
             " WHERE id = ?",
             (time.time(), outcome, exit_code, duration, log, cost_usd, run_id),
@@ -87,23 +97,21 @@ class StateDB:
         if file is not None and request_id is not None:
             sql += " WHERE file = ? AND request_id = ?"
             args = [file, request_id]
-        cur = self.db.execute(sql + " ORDER BY id", args)
+        cur = self._exec(sql + " ORDER BY id", args)
         names = [c[0] for c in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     # --- events -------------------------------------------------------------------------------
 
     def event(self, kind: str, file: str | None = None, request_id: str | None = None, **detail: Any) -> None:
-        self.db.execute(
+        self._exec(
             "INSERT INTO events (at, kind, file, request_id, detail) VALUES (?, ?, ?, ?, ?)",
             (time.time(), kind, file, request_id, json.dumps(detail, default=str) if detail else None),
         )
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT at, kind, file, request_id, detail FROM events"
-        cur = self.db.execute(
-            sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ()
-        )
+        cur = self._exec(sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ())
         return [
             {"at": at, "kind": k, "file": f, "request_id": r, "detail": json.loads(d) if d else {}}
             for at, k, f, r, d in cur.fetchall()
@@ -113,11 +121,11 @@ class StateDB:
 
     def first_seen(self, file: str, request_id: str, person_hash: str, now: float) -> float:
         """When this exact version of the person's lines was first seen."""
-        self.db.execute(
+        self._exec(
             "INSERT OR IGNORE INTO seen (file, request_id, person_hash, first_seen) VALUES (?, ?, ?, ?)",
             (file, request_id, person_hash, now),
         )
-        row = self.db.execute(
+        row = self._exec(
             "SELECT first_seen FROM seen WHERE file = ? AND request_id = ? AND person_hash = ?",
             (file, request_id, person_hash),
         ).fetchone()
@@ -126,11 +134,8 @@ class StateDB:
     # --- flags --------------------------------------------------------------------------------
 
     def get(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
+        row = self._exec("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))
-
-    def delete(self, key: str) -> None:
-        self.db.execute("DELETE FROM kv WHERE key = ?", (key,))
+        self._exec("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))

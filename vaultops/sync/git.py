@@ -70,9 +70,13 @@ class Git:
         if not self.has_identity():
             env |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         self.run("add", "--", *paths)
-        staged = self.run("diff", "--cached", "--name-only", "--", *paths).stdout.split()
-        if not staged:
-            return CommitResult(None, message)
-        self.run("commit", "-q", "-m", message, "--only", "--", *paths, env=env)
-        sha = self.run("rev-parse", "HEAD").stdout.strip()
+        proc = self.run("commit", "--no-status", "-m", message, "--only", "--", *paths, env=env, check=False)
+        if proc.returncode != 0:
+            if "nothing to commit" in proc.stdout + proc.stderr or "no changes added" in proc.stdout:
+                return CommitResult(None, message)
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            raise GitError(f"git commit failed: {detail[-1] if detail else f'exit {proc.returncode}'}")
+        # "[main 1a2b3c4] subject" (or "[main (root-commit) 1a2b3c4] subject")
+        head = proc.stdout.split("]", 1)[0].split()
+        sha = head[-1] if head else None
         return CommitResult(sha, message)
