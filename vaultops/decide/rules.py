@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 DEL, KEY, SCHEMA = "permanent-deletion", "key-rotation", "production-schema-or-pricing"
@@ -49,24 +49,32 @@ def fold(text: str) -> str:
 _SPECIAL = set("\\()[]{}?*+|.^$")
 
 
-def _split(pattern: str) -> list[str]:
-    """The top-level alternatives of a regex (not of its groups)."""
-    out: list[str] = []
-    depth, start, i, in_class = 0, 0, 0, False
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """(index, character, group depth after it) of each character outside escapes and [classes]."""
+    depth, i, in_class = 0, 0, False
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
-            i += 1
-        elif in_class:
+            i += 2
+            continue
+        if in_class:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-        elif c == "|" and depth == 0:
+        else:
+            depth += (c == "(") - (c == ")")
+            yield i, c, depth
+        i += 1
+
+
+def _split(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex (not of its groups)."""
+    out: list[str] = []
+    start = 0
+    for i, c, depth in _structure(pattern):
+        if c == "|" and depth == 0:
             out.append(pattern[start:i])
             start = i + 1
-        i += 1
     return [*out, pattern[start:]]
 
 
@@ -94,21 +102,7 @@ def _expand(alt: str) -> list[str]:
 
 def _closing(alt: str) -> int:
     """The index of the parenthesis that closes the one at alt[0]."""
-    depth, i, in_class = 0, 0, False
-    while i < len(alt):
-        c = alt[i]
-        if c == "\\":
-            i += 1
-        elif in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-            if depth == 0:
-                return i
-        i += 1
-    return len(alt) - 1
+    return next((i for i, c, depth in _structure(alt) if c == ")" and depth == 0), len(alt) - 1)
 
 
 def _first(alt: str) -> tuple[str, str] | None:
