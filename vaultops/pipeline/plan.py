@@ -8,7 +8,7 @@ state the pass saw.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from vaultops.model import Request, State
@@ -38,13 +38,17 @@ def index_by_id(note: ParsedNote) -> dict[str, list[Request]]:
     return index
 
 
-def targets_of(requests: Iterable[Request]) -> list[tuple[Target, Request]]:
+def targets_of(
+    requests: Iterable[Request], wanted: Callable[[Request], bool]
+) -> list[tuple[Target, Request]]:
+    """The wanted requests, each with the target that finds it again (which occurrence of its id)."""
     seen: dict[str, int] = {}
     out = []
     for r in requests:
         n = seen.get(r.id, 0)
         seen[r.id] = n + 1
-        out.append((Target(r.id, n), r))
+        if wanted(r):
+            out.append((Target(r.id, n), r))
     return out
 
 

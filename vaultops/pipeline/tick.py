@@ -100,12 +100,7 @@ class Pass:
         mtime = self.vault.resolve(note.rel).stat().st_mtime
         planned: list[_Planned] = []
         longest_wait = 0.0
-        for target, request in targets_of(note.requests):
-            rethink = (
-                request.state is State.ERROR and request.text is not None and _input_error_shaped(request)
-            )
-            if request.state not in STARTABLE and not rethink:
-                continue
+        for target, request in targets_of(note.requests, _may_start):
             remaining = self.settled(note, request, now, mtime)
             if remaining > 0:
                 longest_wait = max(longest_wait, remaining)
@@ -272,6 +267,13 @@ class Pass:
 
 def _no_decision() -> Decision:
     return Decision("unknown", "heavy", "unknown")
+
+
+def _may_start(request: Request) -> bool:
+    """Open or waiting; or an input error, which is looked at again (and acted on if the answer changed)."""
+    if request.state in STARTABLE:
+        return True
+    return request.state is State.ERROR and request.text is not None and _input_error_shaped(request)
 
 
 def _input_error_shaped(request: Request) -> bool:
