@@ -56,6 +56,19 @@ class ProfileConfig(_Section):
     workdir: str = ""
     env: dict[str, str] = Field(default_factory=dict)
     health: tuple[str, ...] = ()
+    tools: tuple[str, ...] | None = None  # what it may use; {tools} in the command fills --allowedTools
+    prompt_template: str = ""  # replaces the default prompt; {text}, {context} and {report} fill it
+
+    def allowed_tools(self) -> tuple[str, ...] | None:
+        """Its ``tools``, else the literal list after ``--allowedTools`` in its command; None if neither."""
+        if self.tools is not None:
+            return self.tools
+        command = list(self.command)
+        if "--allowedTools" in command[:-1]:
+            literal = command[command.index("--allowedTools") + 1]
+            if "{" not in literal:
+                return tuple(t.strip() for t in literal.replace(" ", ",").split(",") if t.strip())
+        return None
 
 
 class NotifyConfig(_Section):
@@ -66,6 +79,16 @@ class GitConfig(_Section):
     push: bool = True
     claim_offline: bool = False
     remote: str = "origin"
+
+
+class HealthConfig(_Section):
+    ttl: float = Field(300.0, ge=0)  # seconds a check's answer is trusted
+    slow: float = Field(5.0, gt=0)  # answered, but slower than this: degraded
+    timeout: float = Field(30.0, gt=0)  # no answer within this: offline
+
+
+class RetryConfig(_Section):
+    rate_limit_delays: tuple[float, ...] = (1.0, 4.0, 16.0)
 
 
 class RecordConfig(_Section):
@@ -84,6 +107,8 @@ class Config(_Section):
     notify: NotifyConfig = NotifyConfig()
     git: GitConfig = GitConfig()
     record: RecordConfig = RecordConfig()
+    health: HealthConfig = HealthConfig()
+    retry: RetryConfig = RetryConfig()
 
     @field_validator("profiles")
     @classmethod
@@ -111,7 +136,7 @@ class Config(_Section):
         return self.routing.get(kind) or self.routing.get("default") or ()
 
 
-_SECTIONS = frozenset({"agent", "inbox", "queue", "limits", "notify", "git", "record"})
+_SECTIONS = frozenset({"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry"})
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

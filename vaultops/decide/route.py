@@ -7,6 +7,7 @@ in a built-in handler; everything else goes to the first profile that ``[routing
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vaultops.config import Config
@@ -24,6 +25,7 @@ class Action:
     reason: str = ""
     profile: str = ""
     timeout: float | None = None
+    tools: tuple[str, ...] | None = None  # the request's narrower tool list, if it gave one
 
 
 def parse_duration(text: str) -> float | None:
@@ -62,6 +64,35 @@ def decide(request: Request, config: Config) -> Action:
     if decision.safety_class == "unknown":
         unsure = "; ".join(decision.reasons) or "could not tell what kind of request this is"
         return Action("escalate", decision, f"unknown: {unsure}; add a `- type:` line to say what it is")
+    if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
+        return Action("builtin", decision, "", DIRECT, _duration(fields))
+    return _to_profile(decision, fields, config)
+
+
+def _duration(fields: Mapping[str, str]) -> float | None:
+    return parse_duration(fields["timeout"]) if "timeout" in fields else None
+
+
+def _to_profile(decision: Decision, fields: Mapping[str, str], config: Config) -> Action:
+    """The first profile of the route (or the one the request names from it), narrowed, never widened."""
+    route = config.route_for(decision.type)
+    wanted = fields.get("profile", "").strip()
+    if wanted:
+        if wanted not in route:
+            shown = ", ".join(route) or "none is configured"
+            return Action(
+                "error", decision, f"profile {wanted!r} is not in the route for {decision.type} ({shown})"
+            )
+        route = (wanted, *(p for p in route if p != wanted))
+    if not route:
+        return Action(
+            "wait",
+            decision,
+            f"no executor profile for type {decision.type}; add one under [profiles] and [routing] "
+            "in .vaultops/config.toml",
+        )
+    name = route[0]
+    profile = config.profiles[name]
     timeout = None
     if "timeout" in fields:
         timeout = parse_duration(fields["timeout"])
@@ -71,24 +102,25 @@ def decide(request: Request, config: Config) -> Action:
                 decision,
                 f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m",
             )
-    if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
-        return Action("builtin", decision, "", DIRECT, timeout)
-    wanted = fields.get("profile", "").strip()
-    if wanted:
-        if wanted not in config.profiles:
-            known = ", ".join(sorted(config.profiles)) or "none are configured"
-            return Action("error", decision, f"profile {wanted!r} is not under [profiles] ({known})")
-        route: tuple[str, ...] = (wanted,)
-    else:
-        route = decision.route
-    if not route:
-        return Action(
-            "wait",
-            decision,
-            f"no executor profile for type {decision.type}; add one under [profiles] and [routing] "
-            "in .vaultops/config.toml",
-        )
+        if timeout > profile.timeout:
+            limit = f"[profiles.{name}] allows ({profile.timeout:g} s)"
+            why = f"asks for a timeout of {timeout:g} s, more than {limit}"
+            return Action("error", decision, why)
+    tools = None
+    if fields.get("tools", "").strip():
+        tools = tuple(t.strip() for t in fields["tools"].replace(" ", ",").split(",") if t.strip())
+        allowed = profile.allowed_tools()
+        if allowed is None:
+            return Action(
+                "error", decision, f"[profiles.{name}] lists no tools, so `- tools:` cannot narrow them"
+            )
+        extra = [t for t in tools if t not in allowed]
+        if extra:
+            why = (
+                f"asks for tools [profiles.{name}] does not allow: {', '.join(extra)} "
+                f"(it allows {', '.join(allowed)})"
+            )
+            return Action("error", decision, why)
     decision = Decision(decision.type, decision.complexity, decision.safety_class, decision.reasons, route,
                         decision.blocked)  # fmt: skip
-    limit = config.profiles[route[0]].timeout
-    return Action("profile", decision, "", route[0], min(timeout, limit) if timeout else limit)
+    return Action("profile", decision, "", name, timeout, tools)

@@ -11,18 +11,20 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 
 from vaultops.decide.route import Action, decide
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Request, State
+from vaultops.pipeline.budget import Budget, day_start
 from vaultops.pipeline.plan import STARTABLE, Applied, Insert, Target, edits_for, targets_of
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
-from vaultops.run.jobs import Job, run_builtin, run_profile
-from vaultops.run.prompt import build_prompt
+from vaultops.run.dispatch import Dispatcher
+from vaultops.run.jobs import Job, run_builtin
 from vaultops.scan.note import ParsedNote
 from vaultops.store.lock import vault_lock
 from vaultops.store.notes import NoteWriter, WriteResult
@@ -110,6 +112,8 @@ class Pass:
                 action = Action("error", _no_decision(), request.problems[0])
             else:
                 action = decide(request, self.config)
+            if action.kind == "profile" and self.budget().exhausted:
+                action = Action("wait", action.decision, self.budget().waiting_reason())
             if (
                 action.kind in ("error", "wait")
                 and request.statuses
@@ -181,7 +185,8 @@ class Pass:
                 continue
             job = Job(
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
-                new_claim(), p.action.profile, p.action.timeout,
+                new_claim(), p.action.profile, p.action.timeout, p.action.decision.route, p.action.tools,
+                _earlier(p.request),
             )  # fmt: skip
             if kind == "builtin":
                 light.append((p, job, now))
@@ -210,19 +215,53 @@ class Pass:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, light))
 
+    def budget(self) -> Budget:
+        spent = self.state.cost_since(day_start(self.clock()))
+        return Budget(self.config.limits.daily_budget_usd, spent)
+
     def run_heavy(self, jobs: list[tuple[_Planned, Job]], daily: DailyWriter) -> list[Insert]:
+        """Up to ``max_concurrent`` at once; recorded in request order, in one write."""
+        if not jobs:
+            return []
+        notes = _vault_notes(self.vault) if any("[[" in job.text for _, job in jobs) else []
+        dispatcher = Dispatcher(self.vault, self.state, notes)
+
+        def one(item: tuple[_Planned, Job]) -> RunResult:
+            job = item[1]
+            started = self.clock()
+            with dispatcher.lock:
+                budget = self.budget()
+            if budget.exhausted:  # spent by the jobs before it in this batch
+                return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
+            result = dispatcher.run(job, started).result
+            with dispatcher.lock:
+                return self.with_budget_warning(result)
+
+        with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
+            results = list(pool.map(one, jobs))
         inserts = []
-        for p, job in jobs:
-            profile = self.config.profiles[job.handler]
-            run_id = self.state.run_started(
-                job.file, job.request_id, job.claim, 1, job.handler, self.vault.host, os.getpid()
-            )
-            result = run_profile(job, job.handler, profile, self.vault, build_prompt(job), self.clock())
-            self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration, result.log)
-            lines = self.result_lines(p, result)
+        for (p, job), result in zip(jobs, results, strict=True):
+            if result.state is State.WAITING:
+                lines = render.status_only(State.WAITING, result.started, result.reason)
+                self.report.outcomes.append((job.request_id, State.WAITING.value, result.reason))
+            else:
+                lines = self.result_lines(p, result)
+                self.finished(p, job, result, daily)
             inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
-            self.finished(p, job, result, daily)
         return inserts
+
+    def with_budget_warning(self, result: RunResult) -> RunResult:
+        """The first result of the day past 80 % of the budget says so on its status line."""
+        budget = self.budget()
+        day = self.clock().strftime("%Y-%m-%d")
+        if not budget.past_warning or self.state.get(f"budget-warned:{day}") is not None:
+            return result
+        self.state.set(f"budget-warned:{day}", "1")
+        self.state.event("budget-warning", spent=budget.spent, limit=budget.limit)
+        self.report.warnings.append(budget.warning())
+        return replace(
+            result, reason=f"{result.reason}; {budget.warning()}" if result.reason else budget.warning()
+        )
 
     def result_lines(self, p: _Planned, result: RunResult) -> list[str]:
         d = p.action.decision
@@ -263,6 +302,25 @@ class Pass:
             self.report.warnings.append(f"could not commit: {exc}")
             return
         self.report.commit = result.sha
+
+
+def _earlier(request: Request) -> tuple[str, ...]:
+    """What earlier passes said of this request, for the agent's context."""
+    return tuple(
+        f"{s.state.value}: {s.reason}"
+        for s in request.statuses
+        if s.state in (State.ERROR, State.INTERRUPTED) and s.reason
+    )
+
+
+def _vault_notes(vault: Vault) -> list[str]:
+    """Every note and attachment of the vault, for resolving [[wikilinks]]."""
+    out = []
+    for folder, dirs, files in os.walk(vault.root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(folder).relative_to(vault.root)
+        out += [(rel / f).as_posix() for f in files if not f.startswith(".")]
+    return out
 
 
 def _no_decision() -> Decision:

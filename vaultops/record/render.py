@@ -26,6 +26,11 @@ class RunResult:
     reason: str = ""  # for the status line, e.g. "exit 2", "timed out after 600 s"
     exit_code: int | None = None
     log: str = ""  # vault-relative path of the full log
+    attempts: str = ""  # when there were several: "worker-code rate-limit ×3 → worker-fast done"
+    cost_usd: float | None = None
+    turns: int | None = None
+    session: str | None = None
+    denials: tuple[str, ...] = ()  # tool calls the agent was refused
 
 
 def iso(when: datetime) -> str:
@@ -77,12 +82,31 @@ def result_block(
         fmt.outcome_line(
             result.state.value, type_, complexity, safety, result.route, seconds(result.duration)
         ),
+        *run_details(result),
         *fmt.fenced("\n".join(body) if body else "(no output)"),
     ]
     if dropped and result.log:
         block.append(f"- log: {dropped} lines cut here; the whole output is in {result.log}")
     block.append(fmt.status_line(result.state, iso(ended), result.reason))
     return block
+
+
+def run_details(result: RunResult) -> list[str]:
+    """The lines between the outcome and the output: attempts, cost, and refused tool calls."""
+    lines = []
+    if result.attempts:
+        lines.append(f"- attempts: {result.attempts}")
+    facts = []
+    if result.cost_usd is not None:
+        facts.append(f"${result.cost_usd:.4f}")
+    if result.turns is not None:
+        facts.append(f"{result.turns} turns")
+    if result.session:
+        facts.append(f"session {result.session}")
+    if facts:
+        lines.append(f"- cost: {fmt.DOT.join(facts)}")
+    lines += [f"- denied: {' '.join(denial.split())}" for denial in result.denials]
+    return lines
 
 
 def status_only(state: State, at: datetime, reason: str) -> list[str]:

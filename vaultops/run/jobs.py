@@ -1,10 +1,8 @@
-"""Running one request: a built-in read-only handler, or an executor profile's command.  I/O edge."""
+"""Running one request: a built-in read-only handler, or one attempt of an executor profile.  I/O edge."""
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,11 +13,12 @@ from vaultops.model import State
 from vaultops.record.render import RunResult
 from vaultops.run import builtins
 from vaultops.run.argv import fill_argv
+from vaultops.run.outcome import Attempt, Failure, read_attempt
 from vaultops.run.process import ProcessResult, run_process
-from vaultops.run.redact import redact
+from vaultops.run.redact import redact, secret_values
 from vaultops.vault import Vault, inside_any
 
-_SECRET_NAME = re.compile(r"(TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL)", re.I)
+ALLOWED_TOOLS_FLAG = "--allowedTools"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,18 +29,11 @@ class Job:
     text: str
     type: str
     claim: str
-    handler: str  # "direct" or a profile name
+    handler: str  # "direct", or the first profile of the route
     timeout: float | None = None
-
-
-def secret_values(environ: Mapping[str, str], *more: Mapping[str, str]) -> list[str]:
-    """Values of secret-looking variables, so that they can be redacted wherever they appear."""
-    found = []
-    for env in (environ, *more):
-        for name, value in env.items():
-            if _SECRET_NAME.search(name) and len(value) >= 6:
-                found.append(value)
-    return found
+    route: tuple[str, ...] = ()
+    tools: tuple[str, ...] | None = None  # narrowed by the request
+    earlier: tuple[str, ...] = ()  # what earlier passes said of this request
 
 
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
@@ -62,13 +54,26 @@ def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     return RunResult(state, "direct", started, duration, output, "" if result.ok else result.summary)
 
 
-def _log_path(vault: Vault, job: Job) -> Path:
+def argv_for(profile: ProfileConfig, values: dict[str, str], tools: tuple[str, ...] | None) -> list[str]:
+    """The command with its placeholders filled; a request's narrower tool list replaces the profile's."""
+    command = list(profile.command)
+    if tools is not None and ALLOWED_TOOLS_FLAG in command[:-1]:
+        at = command.index(ALLOWED_TOOLS_FLAG) + 1
+        if "{" not in command[at]:
+            command[at] = ",".join(tools)
+    allowed = tools if tools is not None else profile.allowed_tools()
+    return fill_argv(command, {**values, "tools": ",".join(allowed or ())})
+
+
+def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:
+    workdir = Path(os.path.expanduser(profile.workdir)) if profile.workdir else vault.root
+    return workdir if workdir.is_absolute() else vault.root / workdir
+
+
+def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
     folder = vault.state_dir / "logs" / "runs"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{job.request_id}-{job.claim}.log"
-
-
-def _write_log(path: Path, proc: ProcessResult) -> None:
+    path = folder / f"{job.request_id}-{job.claim}-{attempt_no}.log"
     parts = [
         f"argv: {' '.join(repr(a) for a in proc.argv)}",
         f"exit: {proc.exit_code}  timed_out: {proc.timed_out}  duration: {proc.duration:.2f} s",
@@ -77,18 +82,18 @@ def _write_log(path: Path, proc: ProcessResult) -> None:
         "--- stderr ---",
         proc.stderr,
     ]
-    path.write_text("\n".join(parts), encoding="utf-8")
+    path.write_text("\n".join(parts), encoding="utf-8", errors="replace")
+    return path.relative_to(vault.root).as_posix()
 
 
-def run_profile(
-    job: Job, name: str, profile: ProfileConfig, vault: Vault, prompt: str, started: datetime
-) -> RunResult:
-    workdir = Path(os.path.expanduser(profile.workdir)) if profile.workdir else vault.root
-    if not workdir.is_absolute():
-        workdir = vault.root / workdir
+def run_attempt(
+    job: Job, name: str, profile: ProfileConfig, vault: Vault, prompt: str, attempt_no: int
+) -> tuple[Attempt, str]:
+    """One run of one profile: (what it produced, the vault path of its full log)."""
+    workdir = workdir_of(vault, profile)
     if not inside_any(workdir, vault.allowed_roots) or not workdir.is_dir():
-        reason = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
-        return RunResult(State.ERROR, name, started, 0.0, "", reason)
+        detail = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
+        return Attempt(name, Failure.OTHER, "", detail, 0.0), ""
     values = {
         "prompt": prompt,
         "id": job.request_id,
@@ -98,31 +103,20 @@ def run_profile(
         "vault": str(vault.root),
         "file": job.file,
     }
-    argv = fill_argv(profile.command, values)
     env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"} | dict(profile.env)
     env |= {"VAULTOPS_REQUEST": job.request_id, "VAULTOPS_CLAIM": job.claim}
+    timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
     proc = run_process(
-        argv,
+        argv_for(profile, values, job.tools),
         cwd=workdir,
         env=env,
-        timeout=job.timeout or profile.timeout,
+        timeout=timeout,
         inactivity_timeout=profile.inactivity_timeout,
-        extra_secrets=secret_values(os.environ, profile.env),
+        extra_secrets=secret_values({**os.environ, **profile.env}),
     )
-    log = _log_path(vault, job)
-    _write_log(log, proc)
-    log_rel = log.relative_to(vault.root).as_posix()
-    if proc.start_error:
-        reason = f"{proc.start_error}; install it or fix [profiles.{name}] command"
-        return RunResult(State.ERROR, name, started, proc.duration, "", reason, None, log_rel)
-    if proc.timed_out:
-        reason = f"timed out after {job.timeout or profile.timeout:g} s"
-        return RunResult(
-            State.ERROR, name, started, proc.duration, proc.stdout + proc.stderr, reason, None, log_rel
+    attempt = read_attempt(profile.output, name, proc, timeout)
+    if attempt.failure is Failure.OTHER and proc.start_error:
+        attempt = Attempt(
+            name, Failure.OTHER, "", f"{proc.start_error}; install it or fix [profiles.{name}] command", 0.0
         )
-    if proc.exit_code == 0:
-        return RunResult(State.DONE, name, started, proc.duration, proc.stdout, "", 0, log_rel)
-    output = proc.stdout + ("\n" if proc.stdout and proc.stderr else "") + proc.stderr
-    return RunResult(
-        State.ERROR, name, started, proc.duration, output, f"exit {proc.exit_code}", proc.exit_code, log_rel
-    )
+    return attempt, _log(vault, job, attempt_no, proc)

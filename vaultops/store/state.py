@@ -44,6 +44,13 @@ CREATE TABLE IF NOT EXISTS seen (
     PRIMARY KEY (file, request_id, person_hash)
 );
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS health (
+    profile TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    checked REAL NOT NULL,
+    duration REAL NOT NULL,
+    detail TEXT NOT NULL
+);
 """
 
 
@@ -139,3 +146,30 @@ class StateDB:
 
     def set(self, key: str, value: str) -> None:
         self._exec("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))
+
+    # --- profiles -----------------------------------------------------------------------------
+
+    def health(self, profile: str) -> tuple[str, float, float, str] | None:
+        """(state, checked, duration, detail) of the last health check of a profile."""
+        row = self._exec("SELECT state, checked, duration, detail FROM health WHERE profile = ?", (profile,))
+        found = row.fetchone()
+        return None if found is None else (str(found[0]), float(found[1]), float(found[2]), str(found[3]))
+
+    def set_health(self, profile: str, state: str, checked: float, duration: float, detail: str) -> None:
+        sql = "INSERT OR REPLACE INTO health (profile, state, checked, duration, detail) VALUES (?,?,?,?,?)"
+        self._exec(sql, (profile, state, checked, duration, detail))
+
+    def profile_activity(self, since: float) -> dict[str, tuple[int, int, int]]:
+        """Per profile: (attempts since ``since``, failed ones among them, runs not ended)."""
+        sql = (
+            "SELECT handler, SUM(started >= ?),"
+            " SUM(started >= ? AND ended IS NOT NULL AND outcome != 'done'),"
+            " SUM(ended IS NULL) FROM runs GROUP BY handler"
+        )
+        rows = self._exec(sql, (since, since)).fetchall()
+        return {str(h): (int(a or 0), int(f or 0), int(r or 0)) for h, a, f, r in rows}
+
+    def cost_since(self, since: float) -> float:
+        row = self._exec("SELECT SUM(cost_usd) FROM runs WHERE started >= ?", (since,)).fetchone()
+        return float(row[0] or 0.0)
+

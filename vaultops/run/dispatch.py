@@ -1,0 +1,149 @@
+"""One heavy job to its end: the first healthy profile of its route, then retries and fallbacks by the
+retry table, every attempt recorded in state.db.  I/O edge (it runs processes and sleeps)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from vaultops.model import State
+from vaultops.record.render import RunResult
+from vaultops.run import health as health_check
+from vaultops.run.health import HealthReport
+from vaultops.run.jobs import Job, run_attempt, workdir_of
+from vaultops.run.outcome import Attempt
+from vaultops.run.prompt import PromptInput, build_prompt
+from vaultops.run.retry import Step, next_step, summary
+from vaultops.store.state import StateDB
+from vaultops.vault import Vault
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatched:
+    result: RunResult
+    attempts: tuple[Attempt, ...]
+
+
+class Dispatcher:
+    """Shared by the jobs of one pass: state.db access is serialised, health answers are reused."""
+
+    def __init__(
+        self, vault: Vault, state: StateDB, notes: Sequence[str], sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        self.vault = vault
+        self.state = state
+        self.notes = notes
+        self.sleep = sleep
+        self.lock = threading.Lock()
+        self._health: dict[str, HealthReport] = {}
+
+    def health(self, name: str) -> HealthReport:
+        with self.lock:
+            if name not in self._health:
+                profile = self.vault.config.profiles[name]
+                cwd = workdir_of(self.vault, profile)
+                cwd = cwd if cwd.is_dir() else self.vault.root
+                settings = self.vault.config.health
+                self._health[name] = health_check.check(name, profile, settings, self.state, cwd)
+            return self._health[name]
+
+    def prompt(self, job: Job, name: str, attempts: Sequence[Attempt]) -> str:
+        profile = self.vault.config.profiles[name]
+        given = PromptInput(
+            request_id=job.request_id,
+            file=job.file,
+            title=job.title,
+            type=job.type,
+            text=job.text,
+            workdir=str(workdir_of(self.vault, profile)),
+            tools=job.tools if job.tools is not None else profile.tools,
+            timeout=min(job.timeout, profile.timeout) if job.timeout else profile.timeout,
+            earlier=job.earlier,
+            errors=tuple(f"{a.profile}: {a.detail}" for a in attempts if not a.ok),
+        )
+        return build_prompt(given, self.notes, profile.prompt_template)
+
+    def run(self, job: Job, started: datetime) -> Dispatched:
+        route = job.route or (job.handler,)
+        offline = {name: self.health(name) for name in route}
+        offline = {name: report for name, report in offline.items() if not report.usable}
+        first = next((name for name in route if name not in offline), "")
+        if not first:
+            why = "; ".join(f"{name}: {report.detail}" for name, report in offline.items())
+            reason = f"no executor available ({why})"
+            return Dispatched(RunResult(State.ESCALATED, route[0], started, 0.0, "", reason), ())
+        attempts: list[Attempt] = []
+        logs: list[str] = []
+        name = first
+        step = Step("done")
+        while True:
+            attempt_no = len(attempts) + 1
+            with self.lock:
+                run_id = self.state.run_started(
+                    job.file, job.request_id, job.claim, attempt_no, name, self.vault.host, None
+                )
+            profile = self.vault.config.profiles[name]
+            attempt, log = run_attempt(
+                job, name, profile, self.vault, self.prompt(job, name, attempts), attempt_no
+            )
+            outcome = attempt.failure.value if attempt.failure else "done"
+            with self.lock:
+                self.state.run_ended(
+                    run_id, outcome, attempt.exit_code, attempt.duration, log, attempt.cost_usd
+                )
+            attempts.append(attempt)
+            logs.append(log)
+            step = self._next(attempts, route, offline)
+            if step.action == "retry":
+                self.sleep(step.delay)
+            elif step.action == "fallback":
+                name = step.profile
+            else:
+                break
+        return Dispatched(self._result(attempts, logs, step, started), tuple(attempts))
+
+    def _next(
+        self, attempts: Sequence[Attempt], route: Sequence[str], offline: dict[str, HealthReport]
+    ) -> Step:
+        delays = self.vault.config.retry.rate_limit_delays
+        while True:
+            step = next_step(attempts, route, offline=offline, delays=delays)
+            if step.action != "fallback":
+                return step
+            report = self.health(step.profile)
+            if report.usable:
+                return step
+            offline[step.profile] = report
+
+    def _result(
+        self, attempts: Sequence[Attempt], logs: Sequence[str], step: Step, started: datetime
+    ) -> RunResult:
+        last = attempts[-1]
+        duration = (datetime.now(started.tzinfo) - started).total_seconds()
+        if step.action == "done":
+            state, reason = State.DONE, ""
+        elif step.action == "escalate":
+            state, reason = State.ESCALATED, f"{step.reason}; check its credentials"
+        else:
+            state, reason = State.ERROR, last.detail
+            if len(attempts) > 1:
+                reason = f"{reason} (after {len(attempts)} attempts)"
+        costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
+        return RunResult(
+            state,
+            last.profile,
+            started,
+            duration,
+            last.text,
+            reason,
+            last.exit_code,
+            logs[-1],
+            attempts=summary(attempts) if len(attempts) > 1 else "",
+            cost_usd=sum(costs) if costs else None,
+            turns=last.turns,
+            session=last.session_id,
+            denials=last.denials,
+        )

@@ -1,0 +1,157 @@
+"""What one attempt of a profile produced, read from its process.  Pure.
+
+Plain-text profiles are judged by exit status.  Claude Code (``output = "claude-json"``) is judged by the
+result object's ``is_error`` and ``subtype``, never by its exit code: an API failure exits 1 with a
+perfectly good result object on stdout, and that object says which failure it was.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from vaultops.run.process import ProcessResult
+
+
+class Failure(StrEnum):
+    RATE_LIMIT = "rate-limit"
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    AUTH = "auth"
+    OTHER = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    profile: str
+    failure: Failure | None  # None: it worked
+    text: str  # the final text, or the output worth showing
+    detail: str  # one line for the status: "exit 2", "API error 429: …", "timed out after 600 s"
+    duration: float
+    exit_code: int | None = None
+    status_code: int | None = None  # the API's HTTP status, when there was one
+    cost_usd: float | None = None
+    turns: int | None = None
+    session_id: str | None = None
+    denials: tuple[str, ...] = ()  # tool calls the agent was refused, e.g. "Bash: rm -rf build"
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def _first_lines(text: str, n: int = 3) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()][:n]
+    quoted = " / ".join(line.strip()[:120] for line in lines)
+    return quoted or "(nothing)"
+
+
+def _started(profile: str, proc: ProcessResult, timeout: float) -> Attempt | None:
+    """The failures every kind of profile shares: it could not start, or it ran out of time."""
+    if proc.start_error:
+        return Attempt(profile, Failure.OTHER, "", proc.start_error, proc.duration)
+    if proc.timed_out:
+        output = proc.stdout + proc.stderr
+        return Attempt(profile, Failure.TIMEOUT, output, f"timed out after {timeout:g} s", proc.duration)
+    return None
+
+
+def from_text(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+    early = _started(profile, proc, timeout)
+    if early is not None:
+        return early
+    if proc.exit_code == 0:
+        return Attempt(profile, None, proc.stdout, "", proc.duration, 0)
+    output = proc.stdout + ("\n" if proc.stdout and proc.stderr else "") + proc.stderr
+    return Attempt(profile, Failure.OTHER, output, f"exit {proc.exit_code}", proc.duration, proc.exit_code)
+
+
+def result_object(stdout: str) -> dict[str, Any] | None:
+    """Claude Code's result: one object, the last element of the ``--verbose`` array, or the last
+    ``"type": "result"`` line of stream-json.  None when there is none."""
+    text = stdout.strip()
+    if not text:
+        return None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = None
+        for line in reversed(text.splitlines()):
+            try:
+                candidate = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(candidate, dict) and candidate.get("type") == "result":
+                doc = candidate
+                break
+    if isinstance(doc, list):
+        doc = next((d for d in reversed(doc) if isinstance(d, dict) and d.get("type") == "result"), None)
+    return doc if isinstance(doc, dict) and doc.get("type") == "result" else None
+
+
+def _denials(result: dict[str, Any]) -> tuple[str, ...]:
+    out = []
+    for denial in result.get("permission_denials") or []:
+        if not isinstance(denial, dict):
+            continue
+        tool = str(denial.get("tool_name", "?"))
+        given = denial.get("tool_input")
+        what = ""
+        if isinstance(given, dict):
+            what = str(
+                given.get("command") or given.get("file_path") or given.get("path") or given.get("url") or ""
+            )
+        out.append(f"{tool}: {what}"[:200] if what else tool)
+    return tuple(out)
+
+
+def _api_failure(status: object, message: str) -> Failure:
+    if status == 429:
+        return Failure.RATE_LIMIT
+    if status in (503, 529) or (status is None and "connection" in message.lower()):
+        return Failure.UNAVAILABLE
+    if status in (401, 403):
+        return Failure.AUTH
+    return Failure.OTHER
+
+
+def from_claude(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+    early = _started(profile, proc, timeout)
+    if early is not None:
+        return early
+    result = result_object(proc.stdout)
+    if result is None:
+        shown = proc.stdout if proc.stdout.strip() else proc.stderr
+        detail = f"Claude Code printed no JSON result (exit {proc.exit_code}): {_first_lines(shown)}"
+        return Attempt(profile, Failure.OTHER, shown, detail, proc.duration, proc.exit_code)
+    text = str(result.get("result") or "")
+    cost = result.get("total_cost_usd")
+    turns = result.get("num_turns")
+    common: dict[str, Any] = {
+        "exit_code": proc.exit_code,
+        "cost_usd": float(cost) if isinstance(cost, int | float) else None,
+        "turns": int(turns) if isinstance(turns, int) else None,
+        "session_id": str(result.get("session_id") or "") or None,
+        "denials": _denials(result),
+    }
+    status = result.get("api_error_status")
+    if result.get("is_error"):
+        status_code = status if isinstance(status, int) else None
+        failure = _api_failure(status, text)
+        label = f"API error {status_code}" if status_code else "error"
+        detail = f"{label}: {_first_lines(text, 1)}"
+        return Attempt(profile, failure, text, detail, proc.duration, status_code=status_code, **common)
+    subtype = str(result.get("subtype") or "success")
+    if subtype != "success":
+        return Attempt(
+            profile, Failure.OTHER, text, f"Claude Code stopped: {subtype}", proc.duration, **common
+        )
+    return Attempt(profile, None, text, "", proc.duration, **common)
+
+
+def read_attempt(output: str, profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+    return (
+        from_claude(profile, proc, timeout) if output == "claude-json" else from_text(profile, proc, timeout)
+    )
