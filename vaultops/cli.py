@@ -63,15 +63,20 @@ def cmd_tick(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from vaultops.commands.status import format_table, request_rows
+    from vaultops.commands.status import format_profiles, format_table, profile_rows, request_rows
 
-    rows, warnings = request_rows(_vault(args))
+    vault = _vault(args)
+    rows, warnings = request_rows(vault)
+    profiles = profile_rows(vault)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(json.dumps({"requests": rows}, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({"requests": rows, "profiles": profiles}, ensure_ascii=False) + "\n")
     else:
         print(format_table(rows))
+        if profiles:
+            print()
+            print(format_profiles(profiles))
     return 0
 
 

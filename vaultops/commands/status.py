@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from typing import Any
 
 from vaultops import __version__
@@ -93,12 +94,57 @@ def _state(vault: Vault) -> StateDB | None:
         return None  # a read-only vault still gets its status, just without the cache
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return "no requests"
-    cols = ("id", "state", "type", "safety_class", "locked_by", "updated")
-    table = [[str(row.get(c) or "-") for c in cols] for row in rows]
+def profile_rows(vault: Vault) -> list[dict[str, Any]]:
+    """Each executor profile: its last known health, its error rate over 5 minutes and its active runs."""
+    from vaultops.run import health  # status reads the cache only; it never runs a health check
+
+    state = _state(vault)
+    if state is None:
+        return []
+    try:
+        activity = state.profile_activity(time.time() - 300)
+        rows = []
+        for name, profile in sorted(vault.config.profiles.items()):
+            report = health.cached(name, profile, state)
+            attempts, failed, active = activity.get(name, (0, 0, 0))
+            rows.append(
+                {
+                    "name": name,
+                    "state": report.state.value,
+                    "detail": report.detail,
+                    "attempts_5min": attempts,
+                    "error_rate_5min": round(failed / attempts, 3) if attempts else 0.0,
+                    "active_runs": active,
+                }
+            )
+        return rows
+    finally:
+        state.close()
+
+
+def format_profiles(rows: list[dict[str, Any]]) -> str:
+    table = [
+        [
+            r["name"],
+            r["state"],
+            f"{r['error_rate_5min']:.0%} of {r['attempts_5min']}",
+            str(r["active_runs"]),
+            r["detail"],
+        ]
+        for r in rows
+    ]
+    return _table(("profile", "state", "errors (5 min)", "running", "detail"), table)
+
+
+def _table(cols: tuple[str, ...], table: list[list[str]]) -> str:
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(t, widths, strict=True)) for t in table]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no requests"
+    cols = ("id", "state", "type", "safety_class", "locked_by", "updated")
+    return _table(cols, [[str(row.get(c) or "-") for c in cols] for row in rows])

@@ -137,17 +137,16 @@ def from_claude(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
         "denials": _denials(result),
     }
     status = result.get("api_error_status")
+    subtype = str(result.get("subtype") or "success")
+    if subtype != "success":  # error_max_turns, error_during_execution, error_max_budget_usd, …
+        stopped = f"Claude Code stopped: {subtype}"
+        return Attempt(profile, Failure.OTHER, text, stopped, proc.duration, **common)
     if result.get("is_error"):
         status_code = status if isinstance(status, int) else None
         failure = _api_failure(status, text)
         label = f"API error {status_code}" if status_code else "error"
         detail = f"{label}: {_first_lines(text, 1)}"
         return Attempt(profile, failure, text, detail, proc.duration, status_code=status_code, **common)
-    subtype = str(result.get("subtype") or "success")
-    if subtype != "success":
-        return Attempt(
-            profile, Failure.OTHER, text, f"Claude Code stopped: {subtype}", proc.duration, **common
-        )
     return Attempt(profile, None, text, "", proc.duration, **common)
 
 
