@@ -65,7 +65,8 @@ def cli(vault: Path, *args: str) -> None:
 
 
 def row(label: str, seconds: float, baseline: float, target: str = "") -> None:
-    print(f"{label:<56} {seconds:7.3f} s   (ratio {seconds / baseline:5.2f})  {target}".rstrip())
+    shown = f"{seconds * 1000:7.1f} ms" if seconds < 0.1 else f"{seconds:7.3f} s "
+    print(f"{label:<56} {shown}  (ratio {seconds / baseline:5.2f})  {target}".rstrip())
 
 
 def light_block(i: int) -> str:
@@ -131,6 +132,17 @@ def main() -> None:
         writes = report.written
         row("tick      1,000 light requests in one pass", took, baseline, "target <= 10 s")
         print(f"          {done} done, notes written once each: {', '.join(writes)}")
+
+    import dispatch
+
+    total, child, bare = dispatch.overhead(make_vault, 100 if args.quick else 300)
+    print()
+    row("dispatch  bare subprocess.run(['true']) (baseline)", bare, bare)
+    row("dispatch  one job through Dispatcher.run, no-op command", total, bare)
+    row("dispatch  overhead beyond the child's own run time", total - child, bare, "target <= 15 ms")
+    ideal = 100 / 3 * 0.2
+    took = dispatch.concurrency(make_vault)
+    row("tick      100 jobs of 0.2 s, 3 at a time (ideal 6.67 s)", took, ideal, "target within 10 % of ideal")
 
 
 if __name__ == "__main__":
