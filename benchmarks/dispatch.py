@@ -25,7 +25,9 @@ def _vault(root: Path, make, inbox: str, profile: str) -> Vault:  # type: ignore
 
 def overhead(make, runs: int) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
     """(mean dispatch time, mean child time as its process saw it, mean bare subprocess.run time)."""
-    profile = '\n[profiles.noop]\ncommand = ["true"]\ntimeout = 10\nhealth = []\n\n[routing]\ndefault = ["noop"]\n'
+    profile = (
+        '\n[profiles.noop]\ncommand = ["true"]\ntimeout = 10\nhealth = []\n\n[routing]\ndefault = ["noop"]\n'
+    )
     with tempfile.TemporaryDirectory() as tmp:
         vault = _vault(Path(tmp) / "v", make, "# Inbox\n", profile)
         state = StateDB(vault.state_dir / "state.db")
@@ -48,7 +50,9 @@ def overhead(make, runs: int) -> tuple[float, float, float]:  # type: ignore[no-
 
 def concurrency(make, jobs: int = 100, each: float = 0.2, at_once: int = 3) -> float:  # type: ignore[no-untyped-def]
     """Seconds for one pass over ``jobs`` heavy requests that each sleep ``each`` seconds."""
-    inbox = "# Inbox\n\n" + "".join(f"## REQ-{i:03d}\n- type: code\n- ready: yes\nWrite script {i}.\n\n" for i in range(jobs))
+    inbox = "# Inbox\n\n" + "".join(
+        f"## REQ-{i:03d}\n- type: code\n- ready: yes\nWrite script {i}.\n\n" for i in range(jobs)
+    )
     profile = (
         f'\n[profiles.sleeper]\ncommand = ["sleep", "{each}"]\ntimeout = 10\nhealth = []\n\n'
         f'[routing]\ncode = ["sleeper"]\n\n[limits]\nmax_concurrent = {at_once}\n'
