@@ -3,8 +3,8 @@
 Only the stdlib: a ``ThreadingHTTPServer`` on 127.0.0.1 (a free port).  Each ``POST /v1/messages`` takes the
 next scripted turn and answers it the way the real API does: a streamed SSE answer (``message_start``,
 ``content_block_start``, ``content_block_delta`` with ``text_delta`` / ``input_json_delta``,
-``content_block_stop``, ``message_delta`` with ``stop_reason`` and ``usage``, ``message_stop``), or a JSON error
-body with the HTTP status (and ``retry-after``).  When the script is used up it answers ``Text("done")``.
+``content_block_stop``, ``message_delta`` with ``stop_reason`` and ``usage``, ``message_stop``), or a JSON
+error body with the HTTP status (and ``retry-after``).  With the script used up it answers ``Text("done")``.
 
     with FakeAnthropic() as api:                       # start() returns the base URL, also in api.base_url
         api.script(ToolUse("Bash", {"command": "echo hi > out.txt"}), Text("all done"))
@@ -18,8 +18,10 @@ turn: they are answered with a harmless default and recorded in ``side_requests`
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import socket
 import threading
 import uuid
 from collections import deque
@@ -130,9 +132,13 @@ def sse_events(blocks: list[Block], model: str, input_tokens: int) -> list[tuple
             deltas = [{"type": "input_json_delta", "partial_json": ""}]
             deltas += [{"type": "input_json_delta", "partial_json": piece} for piece in _chunks(arguments, 3)]
             output_tokens += max(1, len(arguments) // 4)
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        events.append(
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
         for delta in deltas:
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            events.append(
+                ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     events.append(
@@ -150,10 +156,21 @@ def sse_events(blocks: list[Block], model: str, input_tokens: int) -> list[tuple
 
 
 def is_side_request(body: dict[str, Any]) -> bool:
-    """A ``/v1/messages`` call outside the agent loop, such as the "session title" request.
+    """The "session title" request (made without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC), not an agent turn.
 
-    The agent loop always offers tools; the side calls the CLI makes (title, topic, summaries) offer none."""
-    return not body.get("tools")
+    It asks for structured output ``{"title": …}`` with a system prompt about a title; ``thinking`` is off and
+    ``tools`` is empty.  An agent turn may have no tools too (``--tools ""``), so the tools are no sign."""
+    output_format = (body.get("output_config") or {}).get("format") or {}
+    properties = (output_format.get("schema") or {}).get("properties") or {}
+    if set(properties) == {"title"}:
+        return True
+    system = body.get("system")
+    texts = (
+        [system]
+        if isinstance(system, str)
+        else [b.get("text", "") for b in system or [] if isinstance(b, dict)]
+    )
+    return any("Generate a concise" in text and "title" in text for text in texts)
 
 
 class FakeAnthropic:
@@ -165,6 +182,7 @@ class FakeAnthropic:
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()
         self.requests: list[dict[str, Any]] = []
         self.side_requests: list[tuple[str, Any]] = []
         self.heads = 0
@@ -180,18 +198,29 @@ class FakeAnthropic:
         self._stopping.clear()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-anthropic",
+            daemon=True,
+        )
         self._thread.start()
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         return self.base_url
 
     def stop(self) -> None:
-        """Stop serving and close the port (later connections are refused); hangs end at once."""
+        """Stop serving: the port is closed (later connections are refused), open keep-alive connections are
+        cut, and hangs end at once."""
         self._stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -238,6 +267,26 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep the test output clean
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.api._lock:
+            self.api._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.api._lock:
+            self.api._connections.discard(self.connection)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def handle_one_request(self) -> None:
+        if self.api._stopping.is_set():
+            self.close_connection = True
+            return
+        try:
+            super().handle_one_request()
+        except OSError:  # the client went away (killed CLI, stop()): not the test's business
+            self.close_connection = True
+
     def do_HEAD(self) -> None:
         with self.api._lock:
             self.api.heads += 1
@@ -265,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if is_side_request(body):
             self.api._side(path, body)
-            self._stream([Text("Fake title")], body, len(raw))
+            self._stream([Text(json.dumps({"title": "Fake session title"}))], body, len(raw))
             return
         turn = self.api._next(body)
         if isinstance(turn, Error):

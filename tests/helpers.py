@@ -36,7 +36,10 @@ def make_vault(
     local = ""
     if fake_profiles:
         for name in ("worker-code", "worker-research"):
-            local += f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\ntimeout = 30\n\n'
+            local += (
+                f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
+                'output = "text"\ntimeout = 30\nhealth = []\n\n'
+            )
     (root / ".vaultops" / "local.toml").write_text(local)
     if config:
         with (root / ".vaultops" / "config.toml").open("a") as fh:

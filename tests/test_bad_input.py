@@ -396,8 +396,8 @@ def test_shell_syntax_reaches_the_executor_as_one_argument_and_runs_nothing(tmp_
     code = f"import sys; open({str(log)!r}, 'a').write(repr(sys.argv[1:]) + '\\n')"
     command = json.dumps([sys.executable, "-c", code, "{prompt}"])
     (vault / ".vaultops" / "local.toml").write_text(
-        f"[profiles.worker-research]\ncommand = {command}\ntimeout = 30\n\n"
-        f"[profiles.worker-code]\ncommand = {command}\ntimeout = 30\n"
+        f'[profiles.worker-research]\ncommand = {command}\noutput = "text"\ntimeout = 30\nhealth = []\n\n'
+        f'[profiles.worker-code]\ncommand = {command}\noutput = "text"\ntimeout = 30\nhealth = []\n'
     )
     proc = vaultops("--vault", str(vault), "tick", env={"HOME": str(home)})
     assert proc.returncode == 0, proc.stderr
@@ -452,7 +452,8 @@ def test_job_output_cannot_inject_a_request_or_a_status(tmp_path: Path) -> None:
     assert all(not s.at.startswith("1999") for s in job.statuses)
     # the output sits in a fence longer than any tilde run inside it
     lines = after.decode().split("\n")
-    opener = next(i for i, line in enumerate(lines) if line.startswith("- outcome: error")) + 1
+    outcome = next(i for i, line in enumerate(lines) if line.startswith("- outcome: error"))
+    opener = next(i for i in range(outcome, len(lines)) if lines[i].startswith("~"))
     fence = re.match(r"~+", lines[opener])
     assert fence and len(fence.group()) > 8  # the output holds a run of 8
     closer = lines.index(fence.group(), opener + 1)

@@ -18,7 +18,8 @@ ONE = "# Inbox\n\n## REQ-job Summarise\n- type: code\n- ready: yes\nWrite the su
 def profile(name: str, script: str, counter: Path, *, extra: str = "", env: str = "") -> str:
     return (
         f"[profiles.{name}]\n"
-        f'command = ["{FAKE_AGENT}", "-p", "{{prompt}}", "--allowedTools", "Bash,Read,Grep"]\n'
+        f'command = ["{FAKE_AGENT}", "-p", "{{prompt}}", "--allowedTools", "{{tools}}"]\n'
+        'tools = ["Bash", "Read", "Grep"]\n'
         f'output = "claude-json"\ntimeout = 20\n{extra if "health" in extra else extra + NO_HEALTH}'
         f'env = {{ FAKE_AGENT_FORMAT = "claude-json", FAKE_AGENT_SCRIPT = "{script}", '
         f'FAKE_AGENT_COUNTER = "{counter}"{env} }}\n\n'

@@ -170,7 +170,9 @@ def test_inserted_status_line_lands_at_top_level(
     status = "- status: done @ 2026-01-01T00:00:00+00:00"
     edit = place(note, k, [status])
     new_lines = lines[: k + 1] + list(edit.lines) + lines[k + 1 :]
-    headings, items, _ = oracle_outline("\n".join(new_lines) + "\n")
+    # markdown-it knows no frontmatter; Obsidian (and vaultops) do: show the oracle blank lines instead
+    shown = [""] * note.body_start + new_lines[note.body_start :]
+    headings, items, _ = oracle_outline("\n".join(shown) + "\n")
     status_line = k + 1 + list(edit.lines).index(status)
     assert status_line in items
     shift = len(edit.lines)

@@ -301,3 +301,35 @@ def test_outputs_are_redacted(tmp_path: Path) -> None:
     result = run_process(argv, cwd=tmp_path, timeout=30, extra_secrets=["hunter2-pw"])
     assert result.stdout == "key [REDACTED:anthropic] and [REDACTED:secret]\n"
     assert result.stderr == "DB_PASSWORD=[REDACTED:secret]\n"
+
+
+ESCAPER = r"""
+import os, subprocess, sys, time
+# a grandchild in a session of its own, as Claude Code's Bash tool starts its commands
+pid = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(120)"]).pid
+open(sys.argv[1], "w").write(str(pid))
+time.sleep(0.8)  # long enough for the runner to see it
+if sys.argv[2] == "hang":
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("how", ["hang", "exit"])
+def test_descendants_in_their_own_session_do_not_outlive_the_run(tmp_path: Path, how: str) -> None:
+    """Regression for agent CLIs that run tools with setsid: killing the group alone left them running."""
+    script = tmp_path / "escaper.py"
+    script.write_text(ESCAPER)
+    pid_file = tmp_path / "grandchild.pid"
+    result = run_process([sys.executable, str(script), str(pid_file), how], cwd=tmp_path, timeout=2)
+    assert result.timed_out == (how == "hang")
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and Path(f"/proc/{grandchild}").exists():
+        state = Path(f"/proc/{grandchild}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state in ("Z", "X"):
+            break
+        time.sleep(0.05)
+    gone = not Path(f"/proc/{grandchild}").exists() or Path(f"/proc/{grandchild}/stat").read_text().rsplit(
+        ")", 1
+    )[1].split()[0] in ("Z", "X")
+    assert gone, f"the grandchild {grandchild} is still running"

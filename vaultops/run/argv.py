@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-PLACEHOLDERS = frozenset({"prompt", "id", "type", "title", "workdir", "vault", "file"})
+PLACEHOLDERS = frozenset({"prompt", "id", "type", "title", "workdir", "vault", "file", "tools"})
 
 # "{{" and "}}" are literal braces; "{name}" a placeholder; any other brace is an error.
 _TOKEN = re.compile(r"\{\{|\}\}|\{(?P<name>[^{}]*)\}|(?P<stray>[{}])")

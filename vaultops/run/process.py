@@ -23,6 +23,7 @@ from typing import IO
 from vaultops.run.redact import redact
 
 TERM_GRACE = 5.0  # seconds between SIGTERM and SIGKILL
+_SAMPLE_EVERY = 0.5  # seconds between looks at the child's process tree
 _POLL = 0.05
 _CHUNK = 65536
 # After the group is gone, how long to wait for the pipes to close.  A process that left the group
@@ -131,15 +132,79 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-def _stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the group, up to TERM_GRACE for it to go, then SIGKILL to what is left."""
+def _proc_table() -> dict[int, tuple[int, int, bytes]]:
+    """pid -> (parent pid, start time, state) for every process, from /proc (Linux only)."""
+    table: dict[int, tuple[int, int, bytes]] = {}
+    if not sys.platform.startswith("linux"):
+        return table
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            table[int(entry.name)] = (int(fields[1]), int(fields[19]), fields[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+class _Tree:
+    """The child's descendants, remembered with their start times.
+
+    Agent CLIs run tools in sessions of their own (Claude Code's Bash tool does), so signalling the child's
+    process group misses them, and once the child dies they belong to init and cannot be found from it.
+    So the tree is sampled while the child runs; a remembered pid is signalled only while its start time
+    still matches, never a stranger that reused the number.
+    """
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.known: dict[int, int] = {}
+
+    def sample(self) -> None:
+        table = _proc_table()
+        children: dict[int, list[int]] = {}
+        for pid, (parent, _, _) in table.items():
+            children.setdefault(parent, []).append(pid)
+        todo = list(children.get(self.root, []))
+        while todo:
+            pid = todo.pop()
+            self.known.setdefault(pid, table[pid][1])
+            todo.extend(children.get(pid, []))
+
+    def alive(self) -> list[int]:
+        if not self.known:
+            return []
+        table = _proc_table()
+        return [
+            pid
+            for pid, started in self.known.items()
+            if pid in table and table[pid][1] == started and table[pid][2] not in (b"Z", b"X")
+        ]
+
+    def signal(self, sig: signal.Signals) -> None:
+        for pid in self.alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getpgid(pid) == pid:  # a group leader of its own: take its whole group
+                    os.killpg(pid, sig)
+                else:
+                    os.kill(pid, sig)
+
+
+def _stop_group(proc: subprocess.Popen[bytes], tree: _Tree) -> None:
+    """SIGTERM to the group and every descendant, up to TERM_GRACE for them to go, then SIGKILL."""
+    tree.sample()
     _signal_group(proc.pid, signal.SIGTERM)
+    tree.signal(signal.SIGTERM)
     deadline = time.monotonic() + TERM_GRACE
     while time.monotonic() < deadline:
-        if proc.poll() is not None and not _group_alive(proc.pid):
+        tree.sample()
+        if proc.poll() is not None and not _group_alive(proc.pid) and not tree.alive():
             return
         time.sleep(_POLL)
     _signal_group(proc.pid, signal.SIGKILL)
+    tree.signal(signal.SIGKILL)
 
 
 def run_process(
@@ -187,20 +252,26 @@ def run_process(
         reader.start()
 
     timed_out = False
+    tree = _Tree(proc.pid)
+    next_sample = started + _SAMPLE_EVERY
     try:
         while True:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_POLL)  # returns as soon as it exits, even a short command
                 break
-            if time.monotonic() - started >= timeout or (
+            now = time.monotonic()
+            if now >= next_sample:
+                tree.sample()
+                next_sample = now + _SAMPLE_EVERY
+            if now - started >= timeout or (
                 inactivity_timeout is not None and activity.idle() >= inactivity_timeout
             ):
                 timed_out = True
                 break
     finally:
-        # Also on KeyboardInterrupt or any other surprise: the group never outlives the call.
-        if proc.poll() is None or _group_alive(proc.pid):
-            _stop_group(proc)
+        # Also on KeyboardInterrupt or any other surprise: nothing it started outlives the call.
+        if proc.poll() is None or _group_alive(proc.pid) or tree.alive():
+            _stop_group(proc, tree)
         proc.wait()
         drain_until = time.monotonic() + _DRAIN
         for reader in readers:
