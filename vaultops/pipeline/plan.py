@@ -101,3 +101,28 @@ def _refusal(request: Request | None, ins: Insert) -> str:
     if ins.claim and (request.lock is None or request.lock.claim != ins.claim):
         return "the request's lock is no longer this claim"
     return ""
+
+
+def retry_asked(request: Request) -> bool:
+    """The person wrote ``- retry: yes`` after the request's last status (an older answer never counts)."""
+    last = request.statuses[-1].line if request.statuses else request.start
+    return any(a.key == "retry" and a.value == "yes" and a.line > last for a in request.answers)
+
+
+def input_error_shaped(request: Request) -> bool:
+    """An error that vaultops wrote without running anything: a run's error closes a result block,
+    whose outcome line comes right before it."""
+    last = request.statuses[-1].line
+    before = request.statuses[-2].line if len(request.statuses) > 1 else request.start
+    return not any(before < o.line < last for o in request.outcomes)
+
+
+def may_start(request: Request) -> bool:
+    """Whether a pass should look at a request at all: open or waiting; an input error (looked at again,
+    and acted on if the answer changed); one the person asked to retry; or an interrupted one (a light
+    check runs again by itself)."""
+    if request.state in STARTABLE or request.state is State.INTERRUPTED:
+        return request.text is not None
+    if request.state is State.ERROR and request.text is not None:
+        return retry_asked(request) or input_error_shaped(request)
+    return False

@@ -14,7 +14,8 @@ from vaultops.record.render import RunResult
 from vaultops.run import health as health_check
 from vaultops.run.health import HealthReport
 from vaultops.run.jobs import Job, run_attempt, workdir_of
-from vaultops.run.outcome import Attempt
+from vaultops.run.outcome import Attempt, Failure
+from vaultops.run.process import process_start_time
 from vaultops.run.prompt import PromptInput, build_prompt
 from vaultops.run.retry import Step, next_step, summary
 from vaultops.store.state import StateDB
@@ -31,12 +32,18 @@ class Dispatcher:
     """Shared by the jobs of one pass: state.db access is serialised, health answers are reused."""
 
     def __init__(
-        self, vault: Vault, state: StateDB, notes: Sequence[str], sleep: Callable[[float], None] = time.sleep
+        self,
+        vault: Vault,
+        state: StateDB,
+        notes: Sequence[str],
+        sleep: Callable[[float], None] = time.sleep,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.vault = vault
         self.state = state
         self.notes = notes
         self.sleep = sleep
+        self.cancel = cancel  # set when the daemon shuts down: running attempts stop, none starts
         self.lock = threading.Lock()
         self._health: dict[str, HealthReport] = {}
 
@@ -86,8 +93,14 @@ class Dispatcher:
                     job.file, job.request_id, job.claim, attempt_no, name, self.vault.host, None
                 )
             profile = self.vault.config.profiles[name]
+
+            def started_job(pid: int, run_id: int = run_id) -> None:
+                with self.lock:
+                    self.state.job_started(run_id, pid, process_start_time(pid))
+
+            prompt = self.prompt(job, name, attempts)
             attempt, log = run_attempt(
-                job, name, profile, self.vault, self.prompt(job, name, attempts), attempt_no
+                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel
             )
             outcome = attempt.failure.value if attempt.failure else "done"
             with self.lock:
@@ -98,7 +111,10 @@ class Dispatcher:
             logs.append(log)
             step = self._next(attempts, route, offline)
             if step.action == "retry":
-                self.sleep(step.delay)
+                if self.cancel is not None and self.cancel.wait(step.delay):
+                    break
+                if self.cancel is None:
+                    self.sleep(step.delay)
             elif step.action == "fallback":
                 name = step.profile
             else:
@@ -123,7 +139,11 @@ class Dispatcher:
     ) -> RunResult:
         last = attempts[-1]
         duration = (datetime.now(started.tzinfo) - started).total_seconds()
-        if step.action == "done":
+        if last.failure is Failure.CANCELLED or (
+            self.cancel is not None and self.cancel.is_set() and not last.ok
+        ):
+            state, reason = State.INTERRUPTED, "stopped when vaultops shut down; `- retry: yes` runs it again"
+        elif step.action == "done":
             state, reason = State.DONE, ""
         elif step.action == "escalate":
             state, reason = State.ESCALATED, f"{step.reason}; check its credentials"

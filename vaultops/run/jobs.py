@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -87,7 +89,14 @@ def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
 
 
 def run_attempt(
-    job: Job, name: str, profile: ProfileConfig, vault: Vault, prompt: str, attempt_no: int
+    job: Job,
+    name: str,
+    profile: ProfileConfig,
+    vault: Vault,
+    prompt: str,
+    attempt_no: int,
+    on_start: Callable[[int], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[Attempt, str]:
     """One run of one profile: (what it produced, the vault path of its full log)."""
     workdir = workdir_of(vault, profile)
@@ -113,6 +122,8 @@ def run_attempt(
         timeout=timeout,
         inactivity_timeout=profile.inactivity_timeout,
         extra_secrets=secret_values({**os.environ, **profile.env}),
+        on_start=on_start,
+        cancel=cancel,
     )
     attempt = read_attempt(profile.output, name, proc, timeout)
     if attempt.failure is Failure.OTHER and proc.start_error:

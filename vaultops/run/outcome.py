@@ -21,6 +21,7 @@ class Failure(StrEnum):
     UNAVAILABLE = "unavailable"
     AUTH = "auth"
     OTHER = "error"
+    CANCELLED = "cancelled"  # stopped because the daemon is shutting down
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,14 @@ def _started(profile: str, proc: ProcessResult, timeout: float) -> Attempt | Non
     """The failures every kind of profile shares: it could not start, or it ran out of time."""
     if proc.start_error:
         return Attempt(profile, Failure.OTHER, "", proc.start_error, proc.duration)
+    if proc.cancelled:
+        return Attempt(
+            profile,
+            Failure.CANCELLED,
+            proc.stdout + proc.stderr,
+            "stopped when vaultops shut down",
+            proc.duration,
+        )
     if proc.timed_out:
         output = proc.stdout + proc.stderr
         return Attempt(profile, Failure.TIMEOUT, output, f"timed out after {timeout:g} s", proc.duration)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -40,6 +40,7 @@ class ProcessResult:
     stdout: str  # decoded UTF-8 (errors replaced), redacted
     stderr: str
     start_error: str | None  # "command not found: foo", "permission denied: ./x", …
+    cancelled: bool = False  # stopped on request (the daemon shutting down), not by a timeout
 
 
 class _Reader(threading.Thread):
@@ -132,6 +133,15 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
+def process_start_time(pid: int) -> int | None:
+    """A process's start time (clock ticks since boot, Linux): with the pid, it names one process for good."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _proc_table() -> dict[int, tuple[int, int, bytes]]:
     """pid -> (parent pid, start time, state) for every process, from /proc (Linux only)."""
     table: dict[int, tuple[int, int, bytes]] = {}
@@ -216,6 +226,8 @@ def run_process(
     inactivity_timeout: float | None = None,
     max_output_bytes: int = 20_000_000,
     extra_secrets: Iterable[str] = (),
+    on_start: Callable[[int], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (never through a shell) in ``cwd`` as the leader of a new session and group.
 
@@ -246,12 +258,14 @@ def run_process(
         return ProcessResult(args, None, False, time.monotonic() - started, "", "", error)
 
     assert proc.stdout is not None and proc.stderr is not None
+    if on_start is not None:
+        on_start(proc.pid)
     activity = _Activity()
     readers = [_Reader(stream, max_output_bytes, activity) for stream in (proc.stdout, proc.stderr)]
     for reader in readers:
         reader.start()
 
-    timed_out = False
+    timed_out = cancelled = False
     tree = _Tree(proc.pid)
     next_sample = started + _SAMPLE_EVERY
     try:
@@ -263,6 +277,9 @@ def run_process(
             if now >= next_sample:
                 tree.sample()
                 next_sample = now + _SAMPLE_EVERY
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
             if now - started >= timeout or (
                 inactivity_timeout is not None and activity.idle() >= inactivity_timeout
             ):
@@ -279,4 +296,4 @@ def run_process(
 
     duration = time.monotonic() - started
     stdout, stderr = (redact(reader.text(), secrets) for reader in readers)
-    return ProcessResult(args, proc.returncode, timed_out, duration, stdout, stderr, None)
+    return ProcessResult(args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled)

@@ -43,6 +43,8 @@ def next_step(
     if last.failure is None:
         return Step("done", last.profile)
     tried = {a.profile for a in attempts}
+    if last.failure is Failure.CANCELLED:
+        return Step("give-up", last.profile, reason=last.detail)
     if last.failure is Failure.AUTH:
         return Step("escalate", last.profile, reason=f"auth: {last.profile} was refused ({last.detail})")
     if last.failure is Failure.RATE_LIMIT:

@@ -24,7 +24,9 @@ CREATE TABLE IF NOT EXISTS runs (
     duration REAL,
     outcome TEXT,
     cost_usd REAL,
-    log TEXT
+    log TEXT,
+    job_pid INTEGER,
+    job_start INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_request ON runs (file, request_id);
 CREATE TABLE IF NOT EXISTS events (
@@ -69,6 +71,10 @@ class StateDB:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        for column in ("job_pid", "job_start"):  # state.db files from before these columns
+            if column not in columns:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} INTEGER")
 
     def _exec(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         return self.db.execute(sql, tuple(_safe(a) for a in args))
@@ -97,6 +103,14 @@ class StateDB:
             " WHERE id = ?",
             (time.time(), outcome, exit_code, duration, log, cost_usd, run_id),
         )
+
+    def job_started(self, run_id: int, pid: int, start: int | None) -> None:
+        self._exec("UPDATE runs SET job_pid = ?, job_start = ? WHERE id = ?", (pid, start, run_id))
+
+    def unfinished_runs(self, host: str) -> list[dict[str, Any]]:
+        cur = self._exec("SELECT * FROM runs WHERE ended IS NULL AND host = ? ORDER BY id", (host,))
+        names = [c[0] for c in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def runs(self, file: str | None = None, request_id: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT * FROM runs"
@@ -172,4 +186,3 @@ class StateDB:
     def cost_since(self, since: float) -> float:
         row = self._exec("SELECT SUM(cost_usd) FROM runs WHERE started >= ?", (since,)).fetchone()
         return float(row[0] or 0.0)
-
