@@ -62,6 +62,12 @@ def cmd_tick(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from vaultops.watch.daemon import run_daemon
+
+    return run_daemon(_vault(args))
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from vaultops.commands.status import format_profiles, format_table, profile_rows, request_rows
 
@@ -115,6 +121,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_service(args: argparse.Namespace) -> int:
+    from vaultops.service import install
+
+    vault = Path(args.vault or os.environ.get("VAULTOPS_VAULT") or ".")
+    if args.action == "status":
+        state, lines = install.service_status(vault)
+        print("\n".join(lines))
+        return 0 if state == "active" else 3  # as `systemctl is-active` and LSB: 3 is "not running"
+    act = install.install if args.action == "install" else install.uninstall
+    print("\n".join(act(vault, dry_run=args.dry_run)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
@@ -136,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-wait", action="store_true", help="do not wait for requests that are still settling")
     p.set_defaults(func=cmd_tick)
 
+    p = sub.add_parser("run", help="the daemon: watch the vault and act within a second (SIGTERM stops it)")
+    p.set_defaults(func=cmd_run)
+
     p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_status)
@@ -148,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
+    p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do with the service")
+    p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
+    p.set_defaults(func=cmd_service)
     return parser
 
 

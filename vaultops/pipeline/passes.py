@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -184,15 +185,32 @@ class Pass:
         if not planned:
             return self.report
         daily = DailyWriter(self.vault, self.writer, self.report.warnings)
+        claimed = self.start(planned, daily)
+        if claimed:
+            dispatcher = self.dispatcher(claimed)
+            with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
+                results = list(pool.map(lambda pj: self.run_one(pj[1], dispatcher), claimed))
+            self.record(list(zip(claimed, results, strict=True)), daily)
+        self.finish(daily)
+        return self.report
+
+    def start(self, planned: list[_Planned], daily: DailyWriter) -> list[tuple[_Planned, Job]]:
+        """The first write (errors, escalations, light results, claims); returns the heavy jobs claimed."""
         first, heavy = self.first_batch(planned, daily)
         _, applied = self.write(first)
         claimed = {ins.target for ins in applied.landed if ins.target in heavy}
-        second = self.run_heavy([heavy[t] for t in heavy if t in claimed], daily)
-        self.write(second)
+        return [heavy[t] for t in heavy if t in claimed]
+
+    def finish(self, daily: DailyWriter) -> None:
         for rel in daily.flush(self.clock()):
             self.report.written.append(rel)
         self.commit()
-        return self.report
+
+    def dispatcher(
+        self, jobs: list[tuple[_Planned, Job]], cancel: threading.Event | None = None
+    ) -> Dispatcher:
+        notes = _vault_notes(self.vault) if any("[[" in job.text for _, job in jobs) else []
+        return Dispatcher(self.vault, self.state, notes, cancel=cancel)
 
     def first_batch(
         self, planned: list[_Planned], daily: DailyWriter
@@ -252,28 +270,21 @@ class Pass:
         spent = self.state.cost_since(day_start(self.clock()))
         return Budget(self.config.limits.daily_budget_usd, spent)
 
-    def run_heavy(self, jobs: list[tuple[_Planned, Job]], daily: DailyWriter) -> list[Insert]:
-        """Up to ``max_concurrent`` at once; recorded in request order, in one write."""
-        if not jobs:
-            return []
-        notes = _vault_notes(self.vault) if any("[[" in job.text for _, job in jobs) else []
-        dispatcher = Dispatcher(self.vault, self.state, notes)
+    def run_one(self, job: Job, dispatcher: Dispatcher) -> RunResult:
+        """One claimed heavy job to its end (safe to call from a worker thread)."""
+        started = self.clock()
+        with dispatcher.lock:
+            budget = self.budget()
+        if budget.exhausted:  # spent by the jobs before it in this batch
+            return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
+        result = dispatcher.run(job, started).result
+        with dispatcher.lock:
+            return self.with_budget_warning(result)
 
-        def one(item: tuple[_Planned, Job]) -> RunResult:
-            job = item[1]
-            started = self.clock()
-            with dispatcher.lock:
-                budget = self.budget()
-            if budget.exhausted:  # spent by the jobs before it in this batch
-                return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
-            result = dispatcher.run(job, started).result
-            with dispatcher.lock:
-                return self.with_budget_warning(result)
-
-        with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
-            results = list(pool.map(one, jobs))
+    def record(self, done: list[tuple[tuple[_Planned, Job], RunResult]], daily: DailyWriter) -> None:
+        """Heavy results, in request order, in one write; each only if its lock is still its claim."""
         inserts = []
-        for (p, job), result in zip(jobs, results, strict=True):
+        for (p, job), result in sorted(done, key=lambda d: d[0][0].request.start):
             if result.state is State.WAITING:
                 lines = render.status_only(State.WAITING, result.started, result.reason)
                 self.report.outcomes.append((job.request_id, State.WAITING.value, result.reason))
@@ -281,7 +292,7 @@ class Pass:
                 lines = self.result_lines(p, result)
                 self.finished(p, job, result, daily)
             inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
-        return inserts
+        self.write(inserts)
 
     def with_budget_warning(self, result: RunResult) -> RunResult:
         """The first result of the day past 80 % of the budget says so on its status line."""
@@ -291,7 +302,6 @@ class Pass:
             return result
         self.state.set(f"budget-warned:{day}", "1")
         self.state.event("budget-warning", spent=budget.spent, limit=budget.limit)
-        self.report.warnings.append(budget.warning())
         return replace(
             result, reason=f"{result.reason}; {budget.warning()}" if result.reason else budget.warning()
         )

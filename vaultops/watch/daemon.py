@@ -1,0 +1,224 @@
+"""``vaultops run``: the daemon.  Watches the vault, runs a pass when something changed, records heavy jobs
+as they finish, and stops cleanly.
+
+One thread owns the notes and git: the main loop.  Watch events and finished jobs reach it through a
+queue; signals only set flags, which the loop reads at least every ``TICK`` seconds.  It holds the vault
+lock for its whole life, so a ``tick`` on the same machine waits for it and then says who holds it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import FrameType
+from typing import Any
+
+from vaultops.pipeline.passes import Pass, PassReport, local_now
+from vaultops.record.journal import DailyWriter
+from vaultops.record.render import RunResult
+from vaultops.run.dispatch import Dispatcher
+from vaultops.run.jobs import Job
+from vaultops.service.notify import Notifier
+from vaultops.store.lock import vault_lock
+from vaultops.store.notes import NoteWriter, remove_stale_temps
+from vaultops.store.state import StateDB
+from vaultops.vault import Vault
+from vaultops.watch.events import watch
+from vaultops.watch.log import DaemonLog
+
+TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
+
+
+class Daemon:
+    def __init__(self, vault: Vault, log: DaemonLog, notifier: Notifier | None = None) -> None:
+        self.vault = vault
+        self.config = vault.config
+        self.log = log
+        self.notifier = notifier or Notifier()
+        self.inbox: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.cancel = threading.Event()  # set when running jobs must stop now
+        self.stop_requests = 0
+        self.inflight: dict[str, Future[RunResult]] = {}
+        self.settle_at: float | None = None
+        self.reconcile_at = 0.0
+
+    # --- signals ------------------------------------------------------------------------------
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_requests += 1
+        if self.stop_requests > 1:
+            self.cancel.set()  # a second signal: stop at once
+
+    def install_signals(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        state_dir = self.vault.state_dir
+        with vault_lock(state_dir, wait=self.config.limits.lock_wait, command="vaultops run"):
+            self.state = StateDB(state_dir / "state.db")
+            self.writer = NoteWriter(self.vault)
+            self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
+            observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
+            try:
+                self.start_up()
+                self.loop()
+            finally:
+                observer.stop()
+                handler.close()
+                self.shut_down()
+                observer.join(timeout=5)
+                self.state.close()
+        return 0
+
+    def wake(self, why: str) -> None:
+        self.inbox.put(("event", why))
+
+    def start_up(self) -> None:
+        for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
+            remove_stale_temps(folder)
+        first = self.new_pass()
+        first.recover()
+        first.finish(DailyWriter(self.vault, self.writer, first.report.warnings))
+        self.report(first.report)
+        self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
+        self.notifier.ready(f"watching {self.vault.root}")
+        self.run_pass("start")
+
+    def loop(self) -> None:
+        ping = self.notifier.watchdog_interval
+        while not self.stop_requests:
+            events, done = self.gather(self.sleep_for(ping))
+            if done:
+                self.record(done)
+            now = time.monotonic()
+            due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
+            if events or due:
+                self.run_pass(", ".join(sorted(set(events)))[:200] if events else "timer")
+            self.notifier.watchdog()  # the loop came round: it is alive and making progress
+
+    def sleep_for(self, ping: float | None) -> float:
+        now = time.monotonic()
+        wake = [self.reconcile_at, now + TICK]
+        if self.settle_at is not None:
+            wake.append(self.settle_at)
+        if ping:
+            wake.append(now + ping)
+        return max(0.0, min(wake) - now)
+
+    def gather(self, timeout: float) -> tuple[list[str], list[tuple[tuple[object, Job], RunResult]]]:
+        """Wait for something to happen, then take everything that has (a burst becomes one pass)."""
+        events: list[str] = []
+        done: list[tuple[tuple[object, Job], RunResult]] = []
+        try:
+            items = [self.inbox.get(timeout=timeout)]
+        except queue.Empty:
+            return events, done
+        debounce = self.config.daemon.debounce
+        if debounce and items[0][0] == "event":
+            time.sleep(debounce)
+        while True:
+            try:
+                items.append(self.inbox.get_nowait())
+            except queue.Empty:
+                break
+        for kind, payload in items:
+            if kind == "event":
+                events.append(str(payload))
+            else:
+                done.append(payload)  # type: ignore[arg-type]
+        return events, done
+
+    # --- passes -------------------------------------------------------------------------------
+
+    def new_pass(self) -> Pass:
+        return Pass(self.vault, self.state, local_now, self.writer)
+
+    def run_pass(self, why: str) -> None:
+        p = self.new_pass()
+        note = p.read_inbox()
+        planned: list[Any] = []
+        if note is not None:
+            planned, _ = p.plan(note, wait=False)
+        self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
+        self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
+        if planned:
+            daily = DailyWriter(self.vault, self.writer, p.report.warnings)
+            claimed = p.start(planned, daily)
+            if claimed:
+                dispatcher = p.dispatcher(claimed, self.cancel)
+                for item in claimed:
+                    self.submit(p, item, dispatcher)
+            p.finish(daily)
+        self.report(p.report, why)
+
+    def submit(self, p: Pass, item: tuple[object, Job], dispatcher: Dispatcher) -> None:
+        job = item[1]
+        future = self.jobs.submit(p.run_one, job, dispatcher)
+        self.inflight[job.claim] = future
+        self.log.info("started", request=job.request_id, claim=job.claim, profile=job.handler)
+
+        def finished(f: Future[RunResult]) -> None:
+            try:
+                result = f.result()
+            except Exception as exc:  # a bug in a job must not take the daemon down; the note says so
+                from vaultops.model import State
+
+                result = RunResult(State.ERROR, job.handler, local_now(), 0.0, "", f"internal error: {exc!r}")
+            self.inbox.put(("done", (item, result)))
+
+        future.add_done_callback(finished)
+
+    def record(self, done: list[tuple[tuple[object, Job], RunResult]]) -> None:
+        p = self.new_pass()
+        daily = DailyWriter(self.vault, self.writer, p.report.warnings)
+        p.record(done, daily)  # type: ignore[arg-type]
+        p.finish(daily)
+        for (_, job), _ in done:
+            self.inflight.pop(job.claim, None)
+        self.report(p.report, "finished")
+
+    def report(self, report: PassReport, why: str = "") -> None:
+        for rid, state, detail in report.outcomes:
+            self.log.info("outcome", request=rid, state=state, detail=detail, why=why)
+        for warning in report.warnings:
+            self.log.warn(warning)
+        if report.commit:
+            self.log.info("committed", sha=report.commit)
+
+    # --- stopping -----------------------------------------------------------------------------
+
+    def shut_down(self) -> None:
+        """Stop claiming; let running jobs finish within the grace period; then stop them (they record
+        themselves as interrupted), write what they produced, commit."""
+        self.notifier.stopping("finishing running jobs" if self.inflight else "stopping")
+        self.log.info("stopping", running=len(self.inflight))
+        deadline = time.monotonic() + self.config.daemon.grace
+        while self.inflight and not self.cancel.is_set():
+            _, done = self.gather(min(TICK, max(0.0, deadline - time.monotonic())))
+            if done:
+                self.record(done)
+            if time.monotonic() >= deadline:
+                self.cancel.set()
+        self.cancel.set()
+        self.jobs.shutdown(wait=True, cancel_futures=True)
+        while True:  # what the stopped jobs produced
+            _, done = self.gather(0.0)
+            if not done:
+                break
+            self.record(done)
+        self.log.info("stopped")
+
+
+def run_daemon(vault: Vault) -> int:
+    log = DaemonLog(vault.state_dir / "logs" / "daemon.jsonl")
+    daemon = Daemon(vault, log)
+    daemon.install_signals()
+    log.info("starting", pid=os.getpid())
+    return daemon.run()

@@ -1,0 +1,50 @@
+"""The daemon's log: JSON lines in ``.vaultops/state/logs/daemon.jsonl`` (rotated), and a short human line
+on stderr for each of them (what journald or ~/Library/Logs keeps)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from vaultops.run.redact import redact
+
+MAX_BYTES = 10_000_000
+KEEP = 3
+
+
+class DaemonLog:
+    def __init__(self, path: Path, stream: TextIO | None = None) -> None:
+        self.path = path
+        self.stream = stream if stream is not None else sys.stderr
+        self.lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _rotate(self) -> None:
+        if self.path.exists() and self.path.stat().st_size > MAX_BYTES:
+            for i in range(KEEP - 1, 0, -1):
+                older = self.path.with_suffix(f".jsonl.{i}")
+                if older.exists():
+                    older.replace(self.path.with_suffix(f".jsonl.{i + 1}"))
+            self.path.replace(self.path.with_suffix(".jsonl.1"))
+
+    def write(self, level: str, event: str, **fields: Any) -> None:
+        record = {"at": round(time.time(), 3), "level": level, "event": event, **fields}
+        line = redact(json.dumps(record, ensure_ascii=False, default=str))
+        human = " ".join([time.strftime("%H:%M:%S"), event, *(f"{k}={v}" for k, v in fields.items())])
+        with self.lock:
+            self._rotate()
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+            with contextlib.suppress(OSError, ValueError):  # stderr gone: the file log is what counts
+                print(redact(human), file=self.stream, flush=True)
+
+    def info(self, event: str, **fields: Any) -> None:
+        self.write("info", event, **fields)
+
+    def warn(self, message: str) -> None:
+        self.write("warning", "warning", message=message)
