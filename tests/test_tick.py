@@ -192,3 +192,24 @@ def test_renaming_a_duplicate_id_lets_it_run(tmp_path: Path) -> None:
     proc = vaultops("--vault", str(vault), "tick")
     assert "REQ-two: done" in proc.stdout and "REQ-dup: done" in proc.stdout, proc.stdout
     assert "nothing to do" in vaultops("--vault", str(vault), "tick").stdout
+
+
+def test_a_stale_index_lock_left_by_a_killed_git_is_cleared(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v", INBOX)
+    (vault / ".git" / "index.lock").write_text("")  # as a git killed mid-commit leaves it
+    proc = vaultops("--vault", str(vault), "tick")
+    assert "committed" in proc.stdout, proc.stdout + proc.stderr
+    assert not (vault / ".git" / "index.lock").exists()
+
+
+def test_lines_wiped_by_an_editor_do_not_make_heavy_work_run_again(tmp_path: Path) -> None:
+    log = tmp_path / "agent.log"
+    vault = make_vault(tmp_path / "v", INBOX)
+    path = vault / "_System" / "COO-Inbox.md"
+    original = path.read_text()
+    assert vaultops("--vault", str(vault), "tick", env={"FAKE_AGENT_LOG": str(log)}).returncode == 0
+    path.write_text(original)  # an editor saves the copy it had before vaultops wrote
+    proc = vaultops("--vault", str(vault), "tick", env={"FAKE_AGENT_LOG": str(log)})
+    assert log.read_text().splitlines() == ["REQ-2026-05-04-0845-summary"], "the agent ran once"
+    assert "vaultops already ran this request" in path.read_text()
+    assert "REQ-2026-05-04-0830-which-git: done" in proc.stdout, "a light check may run again"

@@ -97,6 +97,12 @@ class RecordConfig(_Section):
     backups: int = Field(20, ge=1)
 
 
+class DaemonConfig(_Section):
+    grace: float = Field(30.0, ge=0)  # seconds running jobs may finish after SIGTERM before interrupted
+    reconcile: float = Field(60.0, gt=0)  # seconds between full passes, in case a watch event was missed
+    debounce: float = Field(0.05, ge=0)  # seconds a burst of file events is gathered into one pass
+
+
 class Config(_Section):
     agent: AgentConfig = AgentConfig()
     inbox: InboxConfig = InboxConfig()
@@ -109,6 +115,7 @@ class Config(_Section):
     record: RecordConfig = RecordConfig()
     health: HealthConfig = HealthConfig()
     retry: RetryConfig = RetryConfig()
+    daemon: DaemonConfig = DaemonConfig()
 
     @field_validator("profiles")
     @classmethod
@@ -136,7 +143,9 @@ class Config(_Section):
         return self.routing.get(kind) or self.routing.get("default") or ()
 
 
-_SECTIONS = frozenset({"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry"})
+_SECTIONS = frozenset(
+    {"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon"}
+)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -1,17 +1,19 @@
-"""Named fault-injection points, so tests can kill or disturb the daemon at exact moments.
+"""Named fault-injection points, so tests can kill or freeze vaultops at exact moments.
 
-``VAULTOPS_FAULT=write.before_replace`` makes the process SIGKILL itself when it reaches that point
-(several points may be given, comma-separated).  In-process tests register a hook instead.  Both are
-inert unless a test sets them.
+``VAULTOPS_FAULT`` lists points, comma-separated, each ``point[:action][@n]``: the process SIGKILLs itself
+(action ``kill``, the default) or stops for good (``hang``) the ``n``-th time it reaches the point (the
+first, by default).  In-process tests register a hook instead.  Both are inert unless a test sets them.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 
 _hooks: dict[str, Callable[[], None]] = {}
+_reached: dict[str, int] = {}
 
 
 def on(point: str, hook: Callable[[], None] | None) -> None:
@@ -21,10 +23,27 @@ def on(point: str, hook: Callable[[], None] | None) -> None:
         _hooks[point] = hook
 
 
+def _wanted(point: str) -> tuple[str, int] | None:
+    for spec in os.environ.get("VAULTOPS_FAULT", "").split(","):
+        name, _, nth = spec.strip().partition("@")
+        name, _, action = name.partition(":")
+        if name == point:
+            return action or "kill", int(nth or 1)
+    return None
+
+
 def reach(point: str) -> None:
     hook = _hooks.get(point)
     if hook is not None:
         hook()
-    wanted = os.environ.get("VAULTOPS_FAULT")
-    if wanted and point in wanted.split(","):
-        os.kill(os.getpid(), signal.SIGKILL)
+    wanted = _wanted(point)
+    if wanted is None:
+        return
+    _reached[point] = _reached.get(point, 0) + 1
+    action, nth = wanted
+    if _reached[point] != nth:
+        return
+    if action == "hang":
+        while True:
+            time.sleep(3600)
+    os.kill(os.getpid(), signal.SIGKILL)

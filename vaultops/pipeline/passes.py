@@ -140,8 +140,18 @@ class Pass:
                 self.next_settle = min(self.next_settle or remaining, remaining)
                 self.report.settling.append(f"{request.id} (settling, {remaining:.1f} s to go)")
                 continue
+            ran = self.state.last_heavy_run(note.rel, request.id) if request.state is State.OPEN else None
             if request.problems:
                 action = Action("error", _no_decision(), request.problems[0])
+            elif ran is not None:
+                # Its lines were removed from the note (an editor that saved an old copy, say): the work was
+                # done once and is not done again; the note is told, and `- retry: yes` still runs it.
+                why = (
+                    f"vaultops already ran this request (claim {ran['claim']}, {ran['outcome'] or 'unfinished'}); "
+                    "its lines are gone from the note, the log is in .vaultops/state/logs/runs/; "
+                    "write `- retry: yes` to run it again"
+                )
+                action = Action("error", _no_decision(), why)
             else:
                 action = decide(request, self.config)
             if request.state is State.INTERRUPTED and not retry_asked(request) and action.kind != "builtin":

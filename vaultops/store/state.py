@@ -104,6 +104,15 @@ class StateDB:
             (time.time(), outcome, exit_code, duration, log, cost_usd, run_id),
         )
 
+    def last_heavy_run(self, file: str, request_id: str) -> dict[str, Any] | None:
+        """The latest run of an executor profile for this request (built-in checks do not count)."""
+        cur = self._exec(
+            "SELECT * FROM runs WHERE file = ? AND request_id = ? AND handler != 'direct' ORDER BY id DESC LIMIT 1",
+            (file, request_id),
+        )
+        row = cur.fetchone()
+        return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
+
     def job_started(self, run_id: int, pid: int, start: int | None) -> None:
         self._exec("UPDATE runs SET job_pid = ?, job_start = ? WHERE id = ?", (pid, start, run_id))
 

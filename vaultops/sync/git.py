@@ -5,11 +5,36 @@ Never ``git add -A``: the person's other changes are theirs to commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+LOCK_RETRIES = 6
+
+
+def git_processes_in(root: Path) -> list[int]:
+    """Git processes whose working folder is this repository (Linux; elsewhere, any git process)."""
+    found = []
+    real = root.resolve()
+    if not Path("/proc").is_dir():
+        proc = subprocess.run(["pgrep", "-x", "git"], capture_output=True, text=True, check=False)
+        return [int(p) for p in proc.stdout.split()]
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if Path(f"/proc/{entry.name}/comm").read_text().strip() != "git":
+                continue
+            cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
+        except OSError:
+            continue
+        if cwd == real or real in cwd.parents:
+            found.append(int(entry.name))
+    return found
 
 
 class GitError(Exception):
@@ -29,9 +54,25 @@ class Git:
     def run(
         self, *args: str, env: dict[str, str] | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[str]:
+        """Run git; when another git (obsidian-git, a person) holds the index lock, wait for it a little,
+        and clear a lock that no running git holds (one left by a killed process)."""
+        for attempt in range(LOCK_RETRIES):
+            proc = self._run(*args, env=env)
+            if proc.returncode == 0 or "index.lock" not in proc.stderr:
+                break
+            if attempt >= 2 and not git_processes_in(self.root):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.root / ".git" / "index.lock").unlink()
+            time.sleep(0.2 * (attempt + 1))
+        if check and proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {proc.returncode}'}")
+        return proc
+
+    def _run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
         full_env.pop("NOTIFY_SOCKET", None)
-        proc = subprocess.run(
+        return subprocess.run(
             ["git", "-c", "core.quotepath=off", *args],
             cwd=self.root,
             env=full_env,
@@ -40,10 +81,6 @@ class Git:
             stdin=subprocess.DEVNULL,
             timeout=120,
         )
-        if check and proc.returncode != 0:
-            detail = (proc.stderr or proc.stdout).strip().splitlines()
-            raise GitError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {proc.returncode}'}")
-        return proc
 
     def is_repo(self) -> bool:
         try:

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import FrameType
 from typing import Any
 
+from vaultops import faults
 from vaultops.pipeline.passes import Pass, PassReport, local_now
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
@@ -101,6 +102,7 @@ class Daemon:
             due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
             if events or due:
                 self.run_pass(", ".join(sorted(set(events)))[:200] if events else "timer")
+            faults.reach("daemon.loop")
             self.notifier.watchdog()  # the loop came round: it is alive and making progress
 
     def sleep_for(self, ping: float | None) -> float:
