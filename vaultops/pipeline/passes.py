@@ -147,7 +147,8 @@ class Pass:
                 # Its lines were removed from the note (an editor that saved an old copy, say): the work was
                 # done once and is not done again; the note is told, and `- retry: yes` still runs it.
                 why = (
-                    f"vaultops already ran this request (claim {ran['claim']}, {ran['outcome'] or 'unfinished'}); "
+                    f"vaultops already ran this request (claim {ran['claim']}, "
+                    f"{ran['outcome'] or 'unfinished'}); "
                     "its lines are gone from the note, the log is in .vaultops/state/logs/runs/; "
                     "write `- retry: yes` to run it again"
                 )

@@ -107,7 +107,8 @@ class StateDB:
     def last_heavy_run(self, file: str, request_id: str) -> dict[str, Any] | None:
         """The latest run of an executor profile for this request (built-in checks do not count)."""
         cur = self._exec(
-            "SELECT * FROM runs WHERE file = ? AND request_id = ? AND handler != 'direct' ORDER BY id DESC LIMIT 1",
+            "SELECT * FROM runs WHERE file = ? AND request_id = ? AND handler != 'direct'"
+            " ORDER BY id DESC LIMIT 1",
             (file, request_id),
         )
         row = cur.fetchone()
