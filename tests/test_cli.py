@@ -301,7 +301,7 @@ def test_doctor_names_a_profile_whose_command_does_not_exist(tmp_path: Path) -> 
     vault = make_vault(tmp_path / "v", "# Inbox\n")
     (vault / ".vaultops" / "local.toml").write_text(
         '[profiles.worker-code]\ncommand = ["no-such-agent-cli", "-p", "{prompt}"]\n\n'
-        f'[profiles.worker-research]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
+        f'[profiles.worker-research]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\nhealth = []\n'
     )
     proc = vaultops("--vault", str(vault), "doctor")
     assert proc.returncode == 1, (proc.stdout, proc.stderr)

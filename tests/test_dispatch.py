@@ -50,7 +50,7 @@ def inbox(vault: Path) -> str:
 
 def attempts_in_db(vault: Path) -> list[tuple[str, int, str]]:
     db = sqlite3.connect(vault / ".vaultops" / "state" / "state.db")
-    return db.execute("SELECT handler, attempt, outcome FROM runs ORDER BY id").fetchall()
+    return db.execute("SELECT handler, attempt, outcome FROM runs WHERE attempt > 0 ORDER BY id").fetchall()
 
 
 def test_rate_limits_are_retried_then_succeed(tmp_path: Path) -> None:

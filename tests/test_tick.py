@@ -213,3 +213,6 @@ def test_lines_wiped_by_an_editor_do_not_make_heavy_work_run_again(tmp_path: Pat
     assert log.read_text().splitlines() == ["REQ-2026-05-04-0845-summary"], "the agent ran once"
     assert "vaultops already ran this request" in path.read_text()
     assert "REQ-2026-05-04-0830-which-git: done" in proc.stdout, "a light check may run again"
+    # regression: the error it wrote was looked at again as an input error, and the work ran again
+    third = vaultops("--vault", str(vault), "tick", env={"FAKE_AGENT_LOG": str(log)})
+    assert log.read_text().splitlines() == ["REQ-2026-05-04-0845-summary"], third.stdout

@@ -21,7 +21,16 @@ from vaultops.decide.route import Action, decide
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Request, State
 from vaultops.pipeline.budget import Budget, day_start
-from vaultops.pipeline.plan import Applied, Insert, Target, edits_for, may_start, retry_asked, targets_of
+from vaultops.pipeline.plan import (
+    MISSING,
+    Applied,
+    Insert,
+    Target,
+    edits_for,
+    may_start,
+    retry_asked,
+    targets_of,
+)
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
@@ -73,6 +82,9 @@ class Pass:
         self.report = PassReport()
         self.inbox = vault.inbox_rel
         self.next_settle: float | None = None  # seconds until the soonest settling request is ready
+        self.uncommitted: set[str] = set()  # paths an earlier pass wrote and could not commit
+        self.unplaced: list[Insert] = []  # results whose request was not in the note as read
+        self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
 
     # --- scan ---------------------------------------------------------------------------------
 
@@ -140,17 +152,17 @@ class Pass:
                 self.next_settle = min(self.next_settle or remaining, remaining)
                 self.report.settling.append(f"{request.id} (settling, {remaining:.1f} s to go)")
                 continue
-            ran = self.state.last_heavy_run(note.rel, request.id) if request.state is State.OPEN else None
+            # no lock line, yet state.db has a run: an editor saved over vaultops's lines (see below)
+            unclaimed = request.lock is None and not retry_asked(request)
+            ran = self.state.last_heavy_run(note.rel, request.id) if unclaimed else None
             if request.problems:
                 action = Action("error", _no_decision(), request.problems[0])
             elif ran is not None:
                 # Its lines were removed from the note (an editor that saved an old copy, say): the work was
                 # done once and is not done again; the note is told, and `- retry: yes` still runs it.
                 why = (
-                    f"vaultops already ran this request (claim {ran['claim']}, "
-                    f"{ran['outcome'] or 'unfinished'}); "
-                    "its lines are gone from the note, the log is in .vaultops/state/logs/runs/; "
-                    "write `- retry: yes` to run it again"
+                    f"vaultops already ran this request (claim {ran['claim']}); its lines are gone from the "
+                    "note, the log is in .vaultops/state/logs/runs/; write `- retry: yes` to run it again"
                 )
                 action = Action("error", _no_decision(), why)
             else:
@@ -178,7 +190,10 @@ class Pass:
         if result.changed and self.inbox not in self.report.written:
             self.report.written.append(self.inbox)
         for ins, why in applied.dropped:
-            self.report.warnings.append(f"{ins.target.request_id}: not recorded, {why}")
+            if why == MISSING and ins.claim:
+                self.unplaced.append(ins)  # a result must not be lost: the caller tries it again later
+            else:
+                self.report.warnings.append(f"{ins.target.request_id}: not recorded, {why}")
         return result, applied
 
     def run(self, wait_settle: bool = True) -> PassReport:
@@ -202,6 +217,10 @@ class Pass:
             with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
                 results = list(pool.map(lambda pj: self.run_one(pj[1], dispatcher), claimed))
             self.record(list(zip(claimed, results, strict=True)), daily)
+            for ins in self.unplaced:  # a pass has no later pass to try again: say so
+                self.warn(
+                    f"{ins.target.request_id}: not recorded, {MISSING}; its log is in .vaultops/state/logs/"
+                )
         self.finish(daily)
         return self.report
 
@@ -210,7 +229,10 @@ class Pass:
         first, heavy = self.first_batch(planned, daily)
         _, applied = self.write(first)
         claimed = {ins.target for ins in applied.landed if ins.target in heavy}
-        return [heavy[t] for t in heavy if t in claimed]
+        jobs = [heavy[t] for t in heavy if t in claimed]
+        for _, job in jobs:
+            self.state.claimed(job.file, job.request_id, job.claim, job.handler, self.vault.host)
+        return jobs
 
     def finish(self, daily: DailyWriter) -> None:
         for rel in daily.flush(self.clock()):
@@ -254,6 +276,7 @@ class Pass:
                 light.append((p, job, now))
             else:
                 claim = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, now)
+                self.claim_lines[job.claim] = tuple(claim)
                 inserts.append(Insert(p.target, tuple(claim), expect))
                 heavy[p.target] = (p, job)
         for (p, job, _), result in zip(light, self.run_light(light), strict=True):
@@ -292,7 +315,7 @@ class Pass:
         with dispatcher.lock:
             return self.with_budget_warning(result)
 
-    def record(self, done: list[tuple[tuple[_Planned, Job], RunResult]], daily: DailyWriter) -> None:
+    def record(self, done: list[tuple[tuple[_Planned, Job], RunResult]], daily: DailyWriter) -> list[Insert]:
         """Heavy results, in request order, in one write; each only if its lock is still its claim."""
         inserts = []
         for (p, job), result in sorted(done, key=lambda d: d[0][0].request.start):
@@ -304,6 +327,7 @@ class Pass:
                 self.finished(p, job, result, daily)
             inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
         self.write(inserts)
+        return inserts
 
     def with_budget_warning(self, result: RunResult) -> RunResult:
         """The first result of the day past 80 % of the budget says so on its status line."""
@@ -339,7 +363,10 @@ class Pass:
     # --- sync ---------------------------------------------------------------------------------
 
     def commit(self) -> None:
-        if not self.report.written:
+        """Commit what this pass wrote, and what earlier ones could not commit (a git that crashed on a
+        note being rewritten, say); what still fails is left in ``uncommitted`` for the next pass."""
+        paths = sorted({*self.report.written, *self.uncommitted})
+        if not paths:
             return
         git = Git(self.vault.root)
         if not git.is_repo():
@@ -351,10 +378,12 @@ class Pass:
             return
         outcomes = self.report.outcomes or [("vaultops", "recorded", "")]
         try:
-            result = git.commit_paths(self.report.written, render.commit_message(outcomes), self.vault.agent)
+            result = git.commit_paths(paths, render.commit_message(outcomes), self.vault.agent)
         except GitError as exc:
-            self.report.warnings.append(f"could not commit: {exc}")
+            self.report.warnings.append(f"could not commit: {exc}; it is tried again on the next pass")
+            self.uncommitted.update(paths)
             return
+        self.uncommitted.clear()
         self.report.commit = result.sha
 
 

@@ -93,9 +93,12 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
     return edits
 
 
+MISSING = "the request is no longer in the note"
+
+
 def _refusal(request: Request | None, ins: Insert) -> str:
     if request is None:
-        return "the request is no longer in the note"
+        return MISSING
     if request.state not in ins.expect:
         return f"the request is now {request.state.value}"
     if ins.claim and (request.lock is None or request.lock.claim != ins.claim):

@@ -10,9 +10,13 @@ newer version.  A kill -9 at any instant leaves the old note or the new one.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import re
 import secrets
+import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +30,10 @@ from vaultops.scan.text import split_raw_lines
 from vaultops.vault import Vault
 
 TEMP_SUFFIX = ".vaultops.tmp"
+# An editor saving in place truncates the file and writes it again; vaultops does not replace a note that
+# was written this recently, so that it never reads half a save and never swaps the file away under one.
+QUIET = 0.02
+QUIET_LIMIT = 2.0
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 MAX_ATTEMPTS = 8
 
@@ -103,6 +111,75 @@ def _ending(piece: bytes) -> bytes:
     if piece.endswith(b"\r\n"):
         return b"\r\n"
     return piece[-1:] if piece.endswith((b"\r", b"\n")) else b""
+
+
+def writers_of(path: Path) -> list[int]:
+    """Other processes that have ``path`` open for writing (Linux, from /proc; elsewhere unknown: [])."""
+    if not sys.platform.startswith("linux"):
+        return []
+    target = os.path.realpath(path)
+    me = os.getpid()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        fd_dir = f"/proc/{entry.name}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"{fd_dir}/{fd}") != target:
+                    continue
+                with open(f"/proc/{entry.name}/fdinfo/{fd}") as info:
+                    flags = next((int(ln.split()[1], 8) for ln in info if ln.startswith("flags:")), 0)
+            except (OSError, ValueError):
+                continue
+            if flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
+                found.append(int(entry.name))
+    return found
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE).  False where that is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False  # a file system that cannot exchange: the plain replace will do
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def wait_quiet(path: Path) -> None:
+    """Until nobody is writing ``path``: on Linux, until no other process has it open for writing;
+    elsewhere, until it has not been written for QUIET seconds.  At most QUIET_LIMIT."""
+    deadline = time.monotonic() + QUIET_LIMIT
+    exact = sys.platform.startswith("linux")
+    while time.monotonic() < deadline:
+        if exact:
+            if not writers_of(path):
+                return
+            time.sleep(0.005)
+            continue
+        try:
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return
+        if age >= QUIET or age < -1.0:  # old enough, or a clock that jumped: do not wait forever
+            return
+        time.sleep(QUIET - age)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -197,6 +274,8 @@ class NoteWriter:
             exists = path.exists()
             if not exists and not create:
                 raise VaultopsError(f"{rel} does not exist; nothing was written")
+            wait_quiet(path)
+            stamp = path.stat().st_mtime_ns if exists else None
             raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
             note = self.parse(rel, raw, requests=requests)
             edits = plan(note)
@@ -205,15 +284,16 @@ class NoteWriter:
             new = splice(raw, note.text.newline, edits)
             if exists:
                 self.backups.save(rel, raw)
-            if self._replace(path, raw if exists else None, new):
+            if self._replace(path, raw if exists else None, new, stamp):
                 faults.reach("write.after_replace")
                 return WriteResult(rel, True, attempt, new)
         raise VaultopsError(
             f"{rel} kept changing while vaultops tried to write it; it will try again next pass"
         )
 
-    def _replace(self, path: Path, expected: bytes | None, new: bytes) -> bool:
-        """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist)."""
+    def _replace(self, path: Path, expected: bytes | None, new: bytes, stamp: int | None = None) -> bool:
+        """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist) and
+        has not been written since ``stamp`` (its mtime when read)."""
         folder = path.parent
         folder.mkdir(parents=True, exist_ok=True)
         remove_stale_temps(folder)
@@ -231,11 +311,22 @@ class NoteWriter:
             with contextlib.suppress(OSError):
                 os.chmod(tmp, path.stat().st_mode & 0o7777)
             faults.reach("write.before_check")
+            if writers_of(path):
+                return False  # an editor is saving it right now: swapping the file would lose its save
+            # the last checks, as close to the replace as can be: any save since we read means read again
             current = path.read_bytes() if path.exists() else None
-            if current != expected:
+            if current != expected or (stamp is not None and path.stat().st_mtime_ns != stamp):
                 return False
             faults.reach("write.before_replace")
-            os.replace(tmp, path)
+            if expected is not None and exchange(tmp, path):
+                # The old note now sits at `tmp`.  A save that began before the swap went on writing into
+                # it: then put it back, so that the save stands, and start again from its bytes.
+                wait_quiet(tmp)
+                if tmp.read_bytes() != expected:
+                    exchange(tmp, path)
+                    return False
+            else:
+                os.replace(tmp, path)
             _fsync_dir(folder)
             return True
         finally:

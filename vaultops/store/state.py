@@ -114,6 +114,16 @@ class StateDB:
         row = cur.fetchone()
         return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
 
+    def claimed(self, file: str, request_id: str, claim: str, handler: str, host: str) -> None:
+        """A claim that is on disk, before its job starts: if an editor then saves over the claim lines,
+        the next pass still knows this request was taken (attempt 0 stands for the claim itself)."""
+        now = time.time()
+        self._exec(
+            "INSERT INTO runs (file, request_id, claim, attempt, handler, host, started, ended, outcome)"
+            " VALUES (?, ?, ?, 0, ?, ?, ?, ?, 'claimed')",
+            (file, request_id, claim, handler, host, now, now),
+        )
+
     def job_started(self, run_id: int, pid: int, start: int | None) -> None:
         self._exec("UPDATE runs SET job_pid = ?, job_start = ? WHERE id = ?", (pid, start, run_id))
 
@@ -188,7 +198,7 @@ class StateDB:
         sql = (
             "SELECT handler, SUM(started >= ?),"
             " SUM(started >= ? AND ended IS NOT NULL AND outcome != 'done'),"
-            " SUM(ended IS NULL) FROM runs GROUP BY handler"
+            " SUM(ended IS NULL) FROM runs WHERE attempt > 0 GROUP BY handler"
         )
         rows = self._exec(sql, (since, since)).fetchall()
         return {str(h): (int(a or 0), int(f or 0), int(r or 0)) for h, a, f, r in rows}

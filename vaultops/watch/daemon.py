@@ -30,8 +30,10 @@ from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 from vaultops.watch.events import watch
 from vaultops.watch.log import DaemonLog
+from vaultops.watch.memory import ClaimMemory
 
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
+UNPLACED_FOR = 3600.0  # seconds a result keeps looking for its request before it is given up
 
 
 class Daemon:
@@ -46,6 +48,9 @@ class Daemon:
         self.inflight: dict[str, Future[RunResult]] = {}
         self.settle_at: float | None = None
         self.reconcile_at = 0.0
+        self.unplaced: list[tuple[float, object]] = []  # (first tried, insert) of results not yet placed
+        self.memory = ClaimMemory()
+        self.uncommitted: set[str] = set()
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -140,14 +145,42 @@ class Daemon:
     # --- passes -------------------------------------------------------------------------------
 
     def new_pass(self) -> Pass:
-        return Pass(self.vault, self.state, local_now, self.writer)
+        p = Pass(self.vault, self.state, local_now, self.writer)
+        p.uncommitted = self.uncommitted  # shared: whatever a pass could not commit, a later one does
+        return p
+
+    def place_waiting_results(self, p: Pass) -> None:
+        """Results whose request was missing from the note as read (caught mid-save): try them again, and
+        say so if one stays unplaced for long (its output is still in the run's log)."""
+        if not self.unplaced:
+            return
+        waiting, self.unplaced = self.unplaced, []
+        p.write([ins for _, ins in waiting])  # type: ignore[misc]
+        first_seen = {id(ins): t for t, ins in waiting}
+        now = time.monotonic()
+        for ins in p.unplaced:
+            started = first_seen.get(id(ins), now)
+            if now - started > UNPLACED_FOR:
+                self.log.warn(
+                    f"{ins.target.request_id}: result not recorded, its request is gone from the note"
+                )
+            else:
+                self.unplaced.append((started, ins))
+        p.unplaced.clear()
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
         note = p.read_inbox()
         planned: list[Any] = []
         if note is not None:
+            back = self.memory.restorations(note, set(self.inflight))
+            if back:  # an editor saved over this daemon's lines: put them back before deciding anything
+                self.log.info("restoring", requests=",".join(sorted({ins.target.request_id for ins in back})))
+                p.write(back)
+                note = p.read_inbox()
+        if note is not None:
             planned, _ = p.plan(note, wait=False)
+        self.place_waiting_results(p)
         self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
         self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
         if planned:
@@ -156,6 +189,8 @@ class Daemon:
             if claimed:
                 dispatcher = p.dispatcher(claimed, self.cancel)
                 for item in claimed:
+                    planned_item, job = item
+                    self.memory.claimed(planned_item.target, job.claim, p.claim_lines[job.claim])
                     self.submit(p, item, dispatcher)
             p.finish(daily)
         self.report(p.report, why)
@@ -180,7 +215,11 @@ class Daemon:
     def record(self, done: list[tuple[tuple[object, Job], RunResult]]) -> None:
         p = self.new_pass()
         daily = DailyWriter(self.vault, self.writer, p.report.warnings)
-        p.record(done, daily)  # type: ignore[arg-type]
+        now = time.monotonic()
+        for ins in p.record(done, daily):  # type: ignore[arg-type]
+            self.memory.recorded(ins)
+        self.unplaced += [(now, ins) for ins in p.unplaced]
+        p.unplaced.clear()
         p.finish(daily)
         for (_, job), _ in done:
             self.inflight.pop(job.claim, None)
