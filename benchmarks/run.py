@@ -144,6 +144,19 @@ def main() -> None:
     took = dispatch.concurrency(make_vault)
     row("tick      100 jobs of 0.2 s, 3 at a time (ideal 6.67 s)", took, ideal, "target within 10 % of ideal")
 
+    import daemon
+
+    fast, slow = daemon.latency(make_vault, 20 if args.quick else 60)
+    base50, base95 = daemon.pct(slow, 50), daemon.pct(slow, 95)
+    print()
+    row("daemon    save -> lock line, polling every 0.5 s, p50 (baseline)", base50, base50)
+    row("daemon    save -> lock line, polling every 0.5 s, p95", base95, base50)
+    row("daemon    save -> lock line, `vaultops run`, p50", daemon.pct(fast, 50), base50, "target <= 25 ms")
+    row("daemon    save -> lock line, `vaultops run`, p95", daemon.pct(fast, 95), base50, "target <= 60 ms")
+    cpu, rss = daemon.idle(make_vault, 15.0 if args.quick else 60.0)
+    print(f"daemon    idle over {15 if args.quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
+          f"{rss:.0f} MB RSS (target <= 60 MB)")
+
 
 if __name__ == "__main__":
     main()

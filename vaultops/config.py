@@ -100,7 +100,7 @@ class RecordConfig(_Section):
 class DaemonConfig(_Section):
     grace: float = Field(30.0, ge=0)  # seconds running jobs may finish after SIGTERM before interrupted
     reconcile: float = Field(60.0, gt=0)  # seconds between full passes, in case a watch event was missed
-    debounce: float = Field(0.05, ge=0)  # seconds a burst of file events is gathered into one pass
+    debounce: float = Field(0.005, ge=0)  # seconds a burst of file events is gathered into one pass
 
 
 class Config(_Section):
