@@ -22,7 +22,9 @@ PROFILES = "".join(
 
 
 def _setup(make, root: Path) -> Path:  # type: ignore[no-untyped-def]
-    inbox = "# Inbox\n\n" + "".join(f"## REQ-old-{i}\nDone long ago.\n- status: done @ t\n\n" for i in range(20))
+    inbox = "# Inbox\n\n" + "".join(
+        f"## REQ-old-{i}\nDone long ago.\n- status: done @ t\n\n" for i in range(20)
+    )
     vault = make(root, inbox)
     (vault / ".vaultops" / "local.toml").write_text(PROFILES + "[inbox]\nsettle = 0\n")
     return vault
@@ -34,7 +36,9 @@ def _latencies(vault: Path, n: int) -> list[float]:
     out = []
     for i in range(n):
         rid = f"REQ-lat-{time.time_ns()}"
-        text = inbox.read_bytes() + f"\n## {rid}\n- type: research\n- ready: yes\nSummarise note {i}.\n".encode()
+        text = (
+            inbox.read_bytes() + f"\n## {rid}\n- type: research\n- ready: yes\nSummarise note {i}.\n".encode()
+        )
         marker = f"## {rid}\n- type: research\n- ready: yes\nSummarise note {i}.\n- locked-by:".encode()
         with inbox.open("wb") as fh:
             fh.write(text)
@@ -62,7 +66,9 @@ def latency(make, n: int) -> tuple[list[float], list[float]]:  # type: ignore[no
     """(daemon latencies, polling-baseline latencies): the baseline runs a pass every 0.5 s."""
     with tempfile.TemporaryDirectory() as tmp:
         vault = _setup(make, Path(tmp) / "v")
-        proc = subprocess.Popen([sys.executable, "-m", "vaultops", "--vault", str(vault), "run"], stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultops", "--vault", str(vault), "run"], stderr=subprocess.DEVNULL
+        )
         try:
             _wait_ready(vault)
             daemon = _latencies(vault, n)
@@ -108,7 +114,9 @@ def idle(make, seconds: float) -> tuple[float, float]:  # type: ignore[no-untype
     """(percent of one core, RSS in MB) of a daemon with nothing to do, over ``seconds``."""
     with tempfile.TemporaryDirectory() as tmp:
         vault = _setup(make, Path(tmp) / "v")
-        proc = subprocess.Popen([sys.executable, "-m", "vaultops", "--vault", str(vault), "run"], stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultops", "--vault", str(vault), "run"], stderr=subprocess.DEVNULL
+        )
         try:
             _wait_ready(vault)
             time.sleep(1.0)
@@ -124,7 +132,9 @@ def idle(make, seconds: float) -> tuple[float, float]:  # type: ignore[no-untype
 
 
 def pct(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
+    return (
+        statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
+    )
 
 
 Report = Callable[[str, float, float, str], None]

@@ -265,6 +265,9 @@ def test_one_daemon_per_vault(tmp_path: Path) -> None:
         second = vaultops("--vault", str(vault), "run", env={"VAULTOPS_LIMITS_LOCK_WAIT": "0.5"}, timeout=30)
         assert second.returncode == 75
         assert f"pid {first.proc.pid}" in second.stderr and "vaultops run" in second.stderr
+        assert "the vaultops daemon holds this vault" in second.stderr and "stop it first" in second.stderr
+        tick = vaultops("--vault", str(vault), "tick", "--no-wait", env={"VAULTOPS_LIMITS_LOCK_WAIT": "0.5"})
+        assert tick.returncode == 75 and "the vaultops daemon holds this vault" in tick.stderr
     finally:
         first.stop()
 

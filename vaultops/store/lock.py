@@ -21,13 +21,20 @@ from filelock import FileLock, Timeout
 from vaultops.errors import LockBusy
 
 
-def _holder(info_path: Path) -> str:
+def _busy_message(vault: Path, info_path: Path) -> str:
     try:
         info = json.loads(info_path.read_text())
     except (OSError, ValueError):
-        return "another vaultops process"
+        return f"{vault}: another vaultops process holds the vault lock; try again when it finishes"
     since = time.strftime("%H:%M:%S", time.localtime(info.get("since", 0)))
-    return f"pid {info.get('pid')} on {info.get('host')} (`{info.get('command')}`, since {since})"
+    who = f"pid {info.get('pid')} on {info.get('host')} (`{info.get('command')}`, since {since})"
+    if str(info.get("command", "")).endswith(" run"):
+        # The daemon never lets go, so "try again" would be wrong advice.
+        return (
+            f"{vault}: the vaultops daemon holds this vault: {who}; it takes requests itself — "
+            "stop it first (`vaultops service status` shows whether it is the service)"
+        )
+    return f"{vault}: another pass holds the vault lock: {who}; try again when it finishes"
 
 
 @contextmanager
@@ -39,10 +46,7 @@ def vault_lock(state_dir: Path, *, wait: float, command: str = "") -> Iterator[N
     try:
         lock.acquire(timeout=wait)
     except Timeout:
-        raise LockBusy(
-            f"{state_dir.parent.parent}: another pass holds the vault lock: {_holder(info_path)}; "
-            "try again when it finishes"
-        ) from None
+        raise LockBusy(_busy_message(state_dir.parent.parent, info_path)) from None
     try:
         info = {
             "pid": os.getpid(),
