@@ -216,13 +216,14 @@ def vault_host(vault: Path) -> str:
     return Vault.open(vault).host
 
 
-def test_sigterm_lets_a_running_job_finish(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_signal_lets_a_running_job_finish(tmp_path: Path, stop_signal: signal.Signals) -> None:
     vault = daemon_vault(tmp_path / "v")
     daemon = Daemon(vault, {"FAKE_AGENT_SLEEP": "1.5"})
     daemon.wait_ready()
     save_in_place(inbox_path(vault), inbox_path(vault).read_text() + block("REQ-slow", "Summarise."))
     assert wait_for(lambda: done_states(vault).get("REQ-slow") == "running")
-    assert daemon.stop() == 0
+    assert daemon.stop(stop_signal) == 0
     assert done_states(vault)["REQ-slow"] == "done"
     assert git(vault, "status", "--porcelain", "--", "_System/COO-Inbox.md") == "", "committed"
 

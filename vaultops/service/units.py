@@ -78,6 +78,8 @@ def systemd_unit(
             "Environment=PYTHONUNBUFFERED=1",
             "Restart=on-failure",
             "RestartSec=5",
+            # Exit 2 is a config or vault error: restarting cannot fix it, and the log would fill with it.
+            "RestartPreventExitStatus=2",
             f"WatchdogSec={watchdog_sec}",
             # SIGTERM to the daemon alone: it stops claiming and lets its jobs finish within the grace;
             # whatever is left of the unit after TimeoutStopSec is killed.

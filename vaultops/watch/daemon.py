@@ -60,7 +60,8 @@ class Daemon:
             self.cancel.set()  # a second signal: stop at once
 
     def install_signals(self) -> None:
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        # SIGHUP too: a closed terminal would otherwise end the daemon without stopping its jobs.
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, self._on_signal)
 
     # --- the loop -----------------------------------------------------------------------------
