@@ -76,9 +76,10 @@ class NotifyConfig(_Section):
 
 
 class GitConfig(_Section):
-    push: bool = True
-    claim_offline: bool = False
+    push: bool = True  # with a remote: claims and results go through it (false: commit locally only)
+    claim_offline: bool = False  # with a remote that cannot be reached: claim anyway (one machine only)
     remote: str = "origin"
+    lease_margin: float = Field(120.0, ge=0)  # seconds past a job's longest run before others take over
 
 
 class HealthConfig(_Section):
@@ -101,6 +102,7 @@ class DaemonConfig(_Section):
     grace: float = Field(30.0, ge=0)  # seconds running jobs may finish after SIGTERM before interrupted
     reconcile: float = Field(60.0, gt=0)  # seconds between full passes, in case a watch event was missed
     debounce: float = Field(0.005, ge=0)  # seconds a burst of file events is gathered into one pass
+    fetch: float = Field(10.0, gt=0)  # seconds between fetches from the remote, for requests pushed elsewhere
 
 
 class Config(_Section):

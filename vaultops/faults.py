@@ -32,6 +32,11 @@ def _wanted(point: str) -> tuple[str, int] | None:
     return None
 
 
+def enabled(switch: str) -> bool:
+    """A behaviour a test switches on by listing it in ``VAULTOPS_FAULT`` (e.g. ``claims.merge``)."""
+    return _wanted(switch) is not None
+
+
 def reach(point: str) -> None:
     hook = _hooks.get(point)
     if hook is not None:

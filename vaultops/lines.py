@@ -13,7 +13,8 @@ SEP = " — "
 DOT = " · "
 
 _LOCK = re.compile(
-    r"locked-by:\s*(?P<agent>\S+)\s+@\s+(?P<at>\S+)\s*\((?P<host>[^,()]*),\s*claim\s+(?P<claim>[0-9A-Za-z]+)\)\s*$"
+    r"locked-by:\s*(?P<agent>\S+)\s+@\s+(?P<at>\S+)\s*\((?P<host>[^,()]*),\s*claim\s+(?P<claim>[0-9A-Za-z]+)"
+    r"(?:,\s*lease\s+(?P<lease>\d+(?:\.\d+)?)\s*s)?\)\s*$"
 )
 _STATUS = re.compile(
     r"status:\s*(?P<state>[a-z]+)(?:\s+@\s+(?P<at>\S+))?(?:\s+(?:—|–|--?)\s+(?P<reason>.*?))?\s*$"
@@ -22,7 +23,7 @@ _ANSWER = re.compile(
     r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
     re.IGNORECASE,
 )
-_RESULT_HEADING = re.compile(r"(?:Result|Run)\s+(?:—|–|-)\s")
+_RESULT_HEADING = re.compile(r"(?:Result|Run|Late result)\s+(?:—|–|-)\s")
 _ITEM_FIELD = re.compile(
     r" {0,3}[-*+][ \t]+(?P<body>(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*))$"
 )
@@ -41,17 +42,23 @@ def item_field(line: str) -> tuple[str, str, str] | None:
 
 
 def parse_lock(body: str, line: int) -> Lock | None:
-    # the daemon's own form, read without the regular expression: "locked-by: A @ T (H, claim C)"
+    # the daemon's own form, read without the regular expression: "locked-by: A @ T (H, claim C, lease N s)"
     head, _, tail = body.partition(" (")
     if head.startswith("locked-by: ") and tail.endswith(")") and ", claim " in tail and " @ " in head:
         agent, _, at = head[11:].partition(" @ ")
-        host, _, claim = tail[:-1].partition(", claim ")
-        if agent and " " not in agent and at and " " not in at and claim.isalnum():
-            return Lock(agent, at, host.strip(), claim, line)
+        host, _, rest = tail[:-1].partition(", claim ")
+        claim, _, lease = rest.partition(", lease ")
+        seconds = lease[:-2] if lease.endswith(" s") else ""
+        if agent and " " not in agent and at and " " not in at and claim.isalnum() and (
+            not lease or seconds.isdigit()
+        ):
+            return Lock(agent, at, host.strip(), claim, line, float(seconds) if seconds else None)
     m = _LOCK.match(body)
     if not m:
         return None
-    return Lock(m["agent"], m["at"], m["host"].strip(), m["claim"], line)
+    return Lock(
+        m["agent"], m["at"], m["host"].strip(), m["claim"], line, float(m["lease"]) if m["lease"] else None
+    )
 
 
 def parse_status(body: str, line: int) -> StatusLine | None:
@@ -91,14 +98,15 @@ def parse_outcome(body: str, line: int) -> Outcome | None:
 
 
 def is_result_heading(text: str) -> bool:
-    return text.startswith(("Result", "Run")) and _RESULT_HEADING.match(text) is not None
+    return text.startswith(("Result", "Run", "Late result")) and _RESULT_HEADING.match(text) is not None
 
 
 # --- writing -------------------------------------------------------------------------------------
 
 
-def lock_line(agent: str, at: str, host: str, claim: str) -> str:
-    return f"- locked-by: {agent} @ {at} ({host}, claim {claim})"
+def lock_line(agent: str, at: str, host: str, claim: str, lease: float | None = None) -> str:
+    lease_part = f", lease {round(lease)} s" if lease is not None else ""
+    return f"- locked-by: {agent} @ {at} ({host}, claim {claim}{lease_part})"
 
 
 def status_line(state: State, at: str, reason: str = "") -> str:
@@ -112,6 +120,14 @@ def outcome_line(state: str, type_: str, complexity: str, safety: str, route: st
 
 def result_heading(when: str, agent: str) -> str:
     return f"### Result{SEP}{when}{SEP}{agent}"
+
+
+LATE_RESULT = "### Late result"
+
+
+def late_result_heading(when: str, agent: str, claim: str) -> str:
+    """A result that arrived after its claim was taken over: kept for the person, never the outcome."""
+    return f"{LATE_RESULT}{SEP}{when}{SEP}{agent} (claim {claim}, superseded)"
 
 
 def fenced(text: str, info: str = "text") -> list[str]:

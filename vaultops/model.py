@@ -37,6 +37,7 @@ class Lock:
     host: str
     claim: str
     line: int
+    lease: float | None = None  # seconds the claimer may take; None in locks written before leases
 
 
 @dataclass(frozen=True, slots=True)

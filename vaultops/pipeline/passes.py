@@ -1,8 +1,9 @@
 """One pass over the vault: scan → decide → claim → run → record → sync.
 
 Each stage is a function of values; ``Pass`` strings them together and owns the I/O order: one write per
-note per batch, claims on disk before any heavy job starts, and a commit after each batch.  ``tick`` runs the
-phases one after the other; the daemon runs them as events and finished jobs arrive.
+note per batch, claims on disk (and, with a remote, on the remote) before any job starts, and a commit
+after each batch.  ``tick`` runs the phases one after the other; the daemon runs them as events and
+finished jobs arrive.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
+from vaultops import faults
 from vaultops.decide.route import Action, decide
 from vaultops.errors import VaultopsError
-from vaultops.model import Decision, Request, State
+from vaultops.model import Decision, Lock, Request, State
 from vaultops.pipeline.budget import Budget, day_start
 from vaultops.pipeline.plan import (
+    CLAIM_LOST,
     MISSING,
     Applied,
     Insert,
@@ -31,19 +35,23 @@ from vaultops.pipeline.plan import (
     retry_asked,
     targets_of,
 )
+from vaultops.pipeline.publish import Publisher, with_inserts
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
+from vaultops.record.late import late_result
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
-from vaultops.run.jobs import Job, run_builtin
+from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
-from vaultops.store.notes import NoteWriter, WriteResult
+from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
-from vaultops.sync.git import Git, GitError
 from vaultops.vault import Vault
 
 Clock = Callable[[], datetime]
 INPUT_ERROR = "input-error"
+CLAIM_ATTEMPTS = 5  # passes in a row that find the remote moved before this one gives up for now
+EVERY_STATE = frozenset(State)
+HELD = frozenset({State.LOCKED, State.RUNNING})
 
 
 def local_now() -> datetime:
@@ -66,25 +74,49 @@ class _Planned:
     action: Action
 
 
+@dataclass
+class _Batch:
+    """A pass's first write: errors, escalations, light results and claims, with what to do once each
+    insertion has landed (report it, log it in the daily note)."""
+
+    inserts: list[Insert] = field(default_factory=list)
+    claims: dict[Target, tuple[_Planned, Job]] = field(default_factory=dict)
+    effects: list[tuple[Target, Callable[[], None]]] = field(default_factory=list)
+    takeovers: set[Target] = field(default_factory=set)  # claims too, on another machine's requests
+
+    def without_claims(self) -> _Batch:
+        """What may be written when this clone cannot claim (the remote is unreachable): a claim, or a
+        takeover judged from a view of the remote that may be stale, could run something twice."""
+        drop = {*self.claims, *self.takeovers}
+        keep = [ins for ins in self.inserts if ins.target not in drop]
+        return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop])
+
+
 def new_claim() -> str:
     return secrets.token_hex(3)
 
 
 class Pass:
     def __init__(
-        self, vault: Vault, state: StateDB, clock: Clock = local_now, writer: NoteWriter | None = None
+        self,
+        vault: Vault,
+        state: StateDB,
+        clock: Clock = local_now,
+        writer: NoteWriter | None = None,
+        publisher: Publisher | None = None,
     ) -> None:
         self.vault = vault
         self.config = vault.config
         self.state = state
         self.clock = clock
         self.writer = writer or NoteWriter(vault)
+        self.publisher = publisher or Publisher.open(vault)
         self.report = PassReport()
         self.inbox = vault.inbox_rel
         self.next_settle: float | None = None  # seconds until the soonest settling request is ready
-        self.uncommitted: set[str] = set()  # paths an earlier pass wrote and could not commit
         self.unplaced: list[Insert] = []  # results whose request was not in the note as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
+        self.again = False  # this pass took a request over: a light check can run again right away
 
     # --- scan ---------------------------------------------------------------------------------
 
@@ -99,6 +131,9 @@ class Pass:
             return None
         if note.frontmatter_error:
             self.warn(f"{self.inbox}: {note.frontmatter_error}")
+        if note.conflict_line is not None:
+            self.warn(conflict_message(note))
+            return None
         return note
 
     def warn(self, line: str) -> None:
@@ -125,7 +160,7 @@ class Pass:
         note = self.read_inbox()
         if note is None:
             return
-        stale = stale_claims(note, self.vault.agent, self.vault.host)
+        stale = stale_claims(note, self.mine)
         if not stale:
             return
         now = self.clock()
@@ -139,10 +174,51 @@ class Pass:
 
     # --- decide -------------------------------------------------------------------------------
 
+    def mine(self, lock: Lock) -> bool:
+        """A claim made by this clone.  With a remote, other clones may share this host and agent name,
+        so only a claim this clone's state.db recorded counts."""
+        if lock.host != self.vault.host or lock.agent != self.vault.agent:
+            return False
+        return not self.publisher.shared or self.state.knows_claim(lock.claim)
+
+    def lease(self, lock: Lock) -> float:
+        """Seconds another machine's claim holds; locks from before leases get the longest any job here
+        could take."""
+        if lock.lease is not None:
+            return lock.lease
+        route = tuple(self.config.profiles)
+        return job_budget(self.config, route, None) + self.config.git.lease_margin
+
+    def takeovers(self, note: ParsedNote) -> list[_Planned]:
+        """Other machines' claims whose lease ran out, as this machine measures it: from when it first
+        saw the claim, never by comparing clocks across machines."""
+        now = self.clock().timestamp()
+        out = []
+        held = targets_of(
+            note.requests,
+            lambda r: r.state in HELD and r.lock is not None and not self.mine(r.lock),
+        )
+        for target, request in held:
+            lock = request.lock
+            assert lock is not None
+            seen = self.state.first_seen(note.rel, request.id, f"claim:{lock.claim}", now)
+            lease = self.lease(lock)
+            if now - seen <= lease:
+                continue
+            why = (
+                f"taken over: claim {lock.claim} ({lock.agent} on {lock.host}) gave no result within its "
+                f"lease ({lease:.0f} s); a light check runs again by itself, other work only after "
+                "`- retry: yes`"
+            )
+            out.append(_Planned(target, request, Action("takeover", _no_decision(), why)))
+        return out
+
     def plan(self, note: ParsedNote, wait: bool) -> tuple[list[_Planned], float]:
         now = time.time()
         mtime = self.vault.resolve(note.rel).stat().st_mtime
-        planned: list[_Planned] = []
+        # a takeover needs a fresh view of the remote: judged from a stale one, it could run work twice
+        fresh = not self.publisher.shared or self.publisher.through_remote
+        planned: list[_Planned] = self.takeovers(note) if fresh else []
         longest_wait = 0.0
         self.next_settle = None
         for target, request in targets_of(note.requests, may_start):
@@ -186,32 +262,35 @@ class Pass:
         applied = Applied()
         if not inserts:
             return None, applied
-        result = self.writer.apply(self.inbox, lambda note: edits_for(note, inserts, applied))
+        try:
+            result = self.writer.apply(self.inbox, lambda note: edits_for(note, inserts, applied))
+        except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
+            self.warn(exc.message)
+            applied.landed.clear()
+            self.unplaced += [ins for ins in inserts if ins.claim]  # results are tried again later
+            return None, applied
         if result.changed and self.inbox not in self.report.written:
             self.report.written.append(self.inbox)
+        late = []
         for ins, why in applied.dropped:
             if why == MISSING and ins.claim:
                 self.unplaced.append(ins)  # a result must not be lost: the caller tries it again later
+            elif why == CLAIM_LOST and late_result(ins.lines, ins.claim):
+                late.append(Insert(ins.target, tuple(late_result(ins.lines, ins.claim)), EVERY_STATE))
+                self.report.warnings.append(
+                    f"{ins.target.request_id}: claim {ins.claim} was taken over before its result arrived; "
+                    "the result is kept as a late result"
+                )
             else:
                 self.report.warnings.append(f"{ins.target.request_id}: not recorded, {why}")
+        if late:
+            self.write(late)
         return result, applied
 
     def run(self, wait_settle: bool = True) -> PassReport:
-        note = self.read_inbox()
-        if note is None:
-            return self.report
-        planned, wait = self.plan(note, wait_settle)
-        if wait > 0:
-            time.sleep(wait)
-            self.report.settling.clear()
-            note = self.read_inbox()
-            if note is None:
-                return self.report
-            planned, _ = self.plan(note, False)
-        if not planned:
-            return self.report
+        self.publisher.pull(self.report.warnings)
         daily = DailyWriter(self.vault, self.writer, self.report.warnings)
-        claimed = self.start(planned, daily)
+        claimed = self.take(daily, wait_settle)
         if claimed:
             dispatcher = self.dispatcher(claimed)
             with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
@@ -224,15 +303,92 @@ class Pass:
         self.finish(daily)
         return self.report
 
-    def start(self, planned: list[_Planned], daily: DailyWriter) -> list[tuple[_Planned, Job]]:
-        """The first write (errors, escalations, light results, claims); returns the heavy jobs claimed."""
-        first, heavy = self.first_batch(planned, daily)
-        _, applied = self.write(first)
-        claimed = {ins.target for ins in applied.landed if ins.target in heavy}
-        jobs = [heavy[t] for t in heavy if t in claimed]
+    def take(
+        self, daily: DailyWriter, wait_settle: bool = False, slots: int | None = None
+    ) -> list[tuple[_Planned, Job]]:
+        """Read, decide and make the first write; returns the jobs claimed.  With a remote, a claim that
+        another machine beat to the remote is dropped, and the pass follows the remote and looks again."""
+        for _ in range(CLAIM_ATTEMPTS):
+            note = self.read_inbox()
+            if note is None:
+                return []
+            planned, wait = self.plan(note, wait_settle)
+            if wait > 0:
+                time.sleep(wait)
+                self.report.settling.clear()
+                wait_settle = False
+                continue
+            planned = self.within(planned, slots)
+            if not planned:
+                return []
+            claimed = self.start(planned, daily, note)
+            if claimed is not None:
+                return claimed
+            self.publisher.pull(self.report.warnings)
+            if not self.publisher.through_remote:
+                return []
+        self.warn(f"the remote kept moving while claiming ({CLAIM_ATTEMPTS} tries); trying on the next pass")
+        return []
+
+    def within(self, planned: list[_Planned], slots: int | None) -> list[_Planned]:
+        """With a remote, claim no more than this machine can start now: a claim waiting in a queue would
+        use up its lease while other machines sit idle."""
+        if not self.publisher.shared:
+            return planned
+        free = self.config.limits.max_concurrent if slots is None else slots
+        out = []
+        for p in planned:
+            if p.action.kind in ("profile", "builtin"):
+                if free <= 0:
+                    continue
+                free -= 1
+            out.append(p)
+        return out
+
+    def start(
+        self, planned: list[_Planned], daily: DailyWriter, note: ParsedNote
+    ) -> list[tuple[_Planned, Job]] | None:
+        """The first write (errors, escalations, light results, claims); returns the jobs claimed, or None
+        when the remote moved before this pass's claims reached it (nothing was written)."""
+        publisher = self.publisher
+        batch = self.first_batch(planned, daily, claim_light=publisher.shared)
+        if (batch.claims or batch.takeovers) and not publisher.may_claim():
+            batch = batch.without_claims()
+        if publisher.through_remote:
+            raw, applied = with_inserts(note, batch.inserts)
+            if not applied.landed:
+                return []
+            message = render.commit_message(self.claim_outcomes(batch, applied))
+            pushed, head = publisher.swap(self.inbox, raw, message)
+            if pushed.kind == "behind" and not faults.enabled("claims.merge"):
+                return None
+            if pushed.kind == "failed":
+                self.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
+                return []
+            _, applied = self.write(applied.landed)
+            publisher.adopt(pushed, head, [self.inbox])
+            if pushed.kind == "behind":  # the control run's wrong way: merge the lost claim through
+                publisher.merge_through()
+            self.report.written = [w for w in self.report.written if w != self.inbox]  # committed already
+        else:
+            _, applied = self.write(batch.inserts)
+        landed = {ins.target for ins in applied.landed}
+        for target, effect in batch.effects:
+            if target in landed:
+                effect()
+        jobs = [batch.claims[t] for t in batch.claims if t in landed]
         for _, job in jobs:
             self.state.claimed(job.file, job.request_id, job.claim, job.handler, self.vault.host)
         return jobs
+
+    def claim_outcomes(self, batch: _Batch, applied: Applied) -> list[tuple[str, str, str]]:
+        """What a claim commit says: each request claimed, and the errors and escalations written with it."""
+        out = []
+        for ins in applied.landed:
+            if ins.target in batch.claims:
+                out.append((ins.target.request_id, "claimed", batch.claims[ins.target][1].handler))
+        landed = {ins.target.request_id for ins in applied.landed}
+        return out + [o for o in self.report.outcomes if o[0] in landed]
 
     def finish(self, daily: DailyWriter) -> None:
         for rel in daily.flush(self.clock()):
@@ -245,67 +401,94 @@ class Pass:
         notes = _vault_notes(self.vault) if any("[[" in job.text for _, job in jobs) else []
         return Dispatcher(self.vault, self.state, notes, cancel=cancel)
 
-    def first_batch(
-        self, planned: list[_Planned], daily: DailyWriter
-    ) -> tuple[list[Insert], dict[Target, tuple[_Planned, Job]]]:
-        """Errors, escalations, light results and the claims of heavy jobs: the pass's first write."""
-        inserts: list[Insert] = []
-        heavy: dict[Target, tuple[_Planned, Job]] = {}
+    def first_batch(self, planned: list[_Planned], daily: DailyWriter, *, claim_light: bool) -> _Batch:
+        """Errors, escalations, takeovers, light results and claims: the pass's first write.  With
+        ``claim_light`` light checks are claimed like heavy work and run after the claim has landed."""
+        batch = _Batch()
         light: list[tuple[_Planned, Job, datetime]] = []
         for p in planned:
             expect = frozenset({p.request.state})
             now = self.clock()
             kind = p.action.kind
+            if kind == "takeover":
+                self.take_over(batch, p, now)
+                continue
             if kind in ("error", "escalate", "wait"):
                 state = {"error": State.ERROR, "escalate": State.ESCALATED, "wait": State.WAITING}[kind]
-                inserts.append(
+                batch.inserts.append(
                     Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect)
                 )
-                self.report.outcomes.append((p.request.id, state.value, p.action.reason))
-                if kind == "error":
-                    self.state.event(INPUT_ERROR, p.request.file, p.request.id, reason=p.action.reason)
-                if kind == "escalate":
-                    daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
+                batch.effects.append((p.target, self._said(p, state, now, daily)))
                 continue
             job = Job(
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
                 new_claim(), p.action.profile, p.action.timeout, p.action.decision.route, p.action.tools,
                 _earlier(p.request),
+                job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
+                if kind != "builtin" else None,
             )  # fmt: skip
-            if kind == "builtin":
+            lease = (job.budget or job_budget(self.config, (), None)) + self.config.git.lease_margin
+            if kind == "builtin" and not claim_light:
                 light.append((p, job, now))
-            else:
-                claim = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, now)
-                self.claim_lines[job.claim] = tuple(claim)
-                inserts.append(Insert(p.target, tuple(claim), expect))
-                heavy[p.target] = (p, job)
+                continue
+            claim = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, now, lease)
+            self.claim_lines[job.claim] = tuple(claim)
+            batch.inserts.append(Insert(p.target, tuple(claim), expect))
+            batch.claims[p.target] = (p, job)
         for (p, job, _), result in zip(light, self.run_light(light), strict=True):
-            lines = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, result.started)
+            lease = job_budget(self.config, (), None) + self.config.git.lease_margin
+            lines = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, result.started, lease)
             lines += self.result_lines(p, result)
-            inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
-            self.finished(p, job, result, daily)
-        return inserts, heavy
+            batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
+            batch.effects.append((p.target, partial(self.finished, p, job, result, daily)))
+        return batch
+
+    def _said(self, p: _Planned, state: State, now: datetime, daily: DailyWriter) -> Callable[[], None]:
+        def effect() -> None:
+            self.report.outcomes.append((p.request.id, state.value, p.action.reason))
+            if state is State.ERROR:
+                self.state.event(INPUT_ERROR, p.request.file, p.request.id, reason=p.action.reason)
+            if state is State.ESCALATED:
+                daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
+
+        return effect
+
+    def take_over(self, batch: _Batch, p: _Planned, now: datetime) -> None:
+        """A new lock, so that the old claim's late result is fenced out, and ``interrupted``: heavy work
+        is not run twice by itself, and a light check runs again on the next pass."""
+        old = p.request.lock
+        lines = render.takeover(self.vault.agent, self.vault.host, new_claim(), now, p.action.reason)
+        batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
+        batch.takeovers.add(p.target)
+
+        def effect() -> None:
+            self.again = True
+            self.report.outcomes.append((p.request.id, State.INTERRUPTED.value, p.action.reason))
+            self.state.event("takeover", p.request.file, p.request.id, claim=old.claim if old else "")
+
+        batch.effects.append((p.target, effect))
 
     def run_light(self, light: list[tuple[_Planned, Job, datetime]]) -> list[RunResult]:
-        def one(item: tuple[_Planned, Job, datetime]) -> RunResult:
-            job = item[1]
-            run_id = self.state.run_started(
-                job.file, job.request_id, job.claim, 1, "direct", self.vault.host, os.getpid()
-            )
-            result = run_builtin(job, self.vault, self.clock())
-            self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration)
-            return result
-
         workers = max(1, min(8, self.config.limits.max_concurrent * 2))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, light))
+            return list(pool.map(lambda item: self.run_builtin(item[1]), light))
+
+    def run_builtin(self, job: Job) -> RunResult:
+        run_id = self.state.run_started(
+            job.file, job.request_id, job.claim, 1, "direct", self.vault.host, os.getpid()
+        )
+        result = run_builtin(job, self.vault, self.clock())
+        self.state.run_ended(run_id, result.state.value, result.exit_code, result.duration)
+        return result
 
     def budget(self) -> Budget:
         spent = self.state.cost_since(day_start(self.clock()))
         return Budget(self.config.limits.daily_budget_usd, spent)
 
     def run_one(self, job: Job, dispatcher: Dispatcher) -> RunResult:
-        """One claimed heavy job to its end (safe to call from a worker thread)."""
+        """One claimed job to its end (safe to call from a worker thread)."""
+        if job.handler == "direct":
+            return self.run_builtin(job)
         started = self.clock()
         with dispatcher.lock:
             budget = self.budget()
@@ -316,7 +499,9 @@ class Pass:
             return self.with_budget_warning(result)
 
     def record(self, done: list[tuple[tuple[_Planned, Job], RunResult]], daily: DailyWriter) -> list[Insert]:
-        """Heavy results, in request order, in one write; each only if its lock is still its claim."""
+        """Results, in request order, in one write; each only if its lock is still its claim (with a
+        remote, as the remote has it now: another machine may have taken the request over)."""
+        self.publisher.pull(self.report.warnings)
         inserts = []
         for (p, job), result in sorted(done, key=lambda d: d[0][0].request.start):
             if result.state is State.WAITING:
@@ -363,28 +548,17 @@ class Pass:
     # --- sync ---------------------------------------------------------------------------------
 
     def commit(self) -> None:
-        """Commit what this pass wrote, and what earlier ones could not commit (a git that crashed on a
-        note being rewritten, say); what still fails is left in ``uncommitted`` for the next pass."""
-        paths = sorted({*self.report.written, *self.uncommitted})
-        if not paths:
-            return
-        git = Git(self.vault.root)
-        if not git.is_repo():
-            if self.state.get("warned-no-git") is None:
+        """Commit (and, with a remote, push) what this pass wrote and what earlier ones could not."""
+        if not self.publisher.git.is_repo():
+            if self.report.written and self.state.get("warned-no-git") is None:
                 self.report.warnings.append(
                     f"{self.vault.root} is not a git repository; results are not committed"
                 )
                 self.state.set("warned-no-git", "1")
             return
-        outcomes = self.report.outcomes or [("vaultops", "recorded", "")]
-        try:
-            result = git.commit_paths(paths, render.commit_message(outcomes), self.vault.agent)
-        except GitError as exc:
-            self.report.warnings.append(f"could not commit: {exc}; it is tried again on the next pass")
-            self.uncommitted.update(paths)
-            return
-        self.uncommitted.clear()
-        self.report.commit = result.sha
+        self.report.commit = self.publisher.commit(
+            self.report.written, self.report.outcomes, self.report.warnings
+        )
 
 
 def _earlier(request: Request) -> tuple[str, ...]:

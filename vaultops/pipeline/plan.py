@@ -94,6 +94,7 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
 
 
 MISSING = "the request is no longer in the note"
+CLAIM_LOST = "the request's lock is no longer this claim"
 
 
 def _refusal(request: Request | None, ins: Insert) -> str:
@@ -102,7 +103,7 @@ def _refusal(request: Request | None, ins: Insert) -> str:
     if request.state not in ins.expect:
         return f"the request is now {request.state.value}"
     if ins.claim and (request.lock is None or request.lock.claim != ins.claim):
-        return "the request's lock is no longer this claim"
+        return CLAIM_LOST
     return ""
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 from datetime import datetime
 
-from vaultops.model import Request, State
+from vaultops.model import Lock, Request, State
 from vaultops.pipeline.plan import Target, targets_of
 from vaultops.record import render
 from vaultops.run.process import process_start_time
@@ -17,18 +18,12 @@ from vaultops.store.state import StateDB
 UNFINISHED = frozenset({State.RUNNING, State.LOCKED})
 
 
-def _mine_and_unfinished(agent: str, host: str):  # type: ignore[no-untyped-def]
-    def test(request: Request) -> bool:
-        lock = request.lock
-        return request.state in UNFINISHED and lock is not None and lock.host == host and lock.agent == agent
-
-    return test
-
-
-def stale_claims(note: ParsedNote, agent: str, host: str) -> list[tuple[Target, Request]]:
-    """This agent's claims on this host that have no final status.  Pure; the caller holds the vault lock,
-    so whoever made them has stopped."""
-    return targets_of(note.requests, _mine_and_unfinished(agent, host))
+def stale_claims(note: ParsedNote, mine: Callable[[Lock], bool]) -> list[tuple[Target, Request]]:
+    """This clone's claims that have no final status.  The caller holds the vault lock, so whoever made
+    them has stopped."""
+    return targets_of(
+        note.requests, lambda r: r.state in UNFINISHED and r.lock is not None and mine(r.lock)
+    )
 
 
 def interrupted_lines(request: Request, now: datetime) -> list[str]:

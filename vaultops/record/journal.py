@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from vaultops.errors import VaultopsError
 from vaultops.model import Request
 from vaultops.record import daily
 from vaultops.record.placement import Edit, at_note_end
@@ -45,7 +46,12 @@ class DailyWriter:
                 return [Edit(-1, (*template, *([""] if template else []), *lines))]
             return [at_note_end(note, lines)]
 
-        result = self.writer.apply(rel, plan, create=True, requests=False)
+        try:
+            result = self.writer.apply(rel, plan, create=True, requests=False)
+        except VaultopsError as exc:  # conflict markers, say: the vault is the record, the log says why
+            self.warnings.append(f"daily note not written: {exc.message}")
+            self.entries.clear()
+            return []
         self.entries.clear()
         return [rel] if result.changed else []
 

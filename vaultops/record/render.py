@@ -67,8 +67,18 @@ def cut(lines: list[str], max_lines: int) -> tuple[list[str], int]:
     return [*lines[:head], f"… {dropped} lines cut …", *lines[-tail:]], dropped
 
 
-def lock_and_start(agent: str, host: str, claim: str, started: datetime) -> list[str]:
-    return [fmt.lock_line(agent, iso(started), host, claim), fmt.status_line(State.RUNNING, iso(started))]
+def lock_and_start(
+    agent: str, host: str, claim: str, started: datetime, lease: float | None = None
+) -> list[str]:
+    return [
+        fmt.lock_line(agent, iso(started), host, claim, lease),
+        fmt.status_line(State.RUNNING, iso(started)),
+    ]
+
+
+def takeover(agent: str, host: str, claim: str, at: datetime, reason: str) -> list[str]:
+    """A new lock (so that the old claim's late result is fenced out) and ``interrupted``."""
+    return [fmt.lock_line(agent, iso(at), host, claim), fmt.status_line(State.INTERRUPTED, iso(at), reason)]
 
 
 def result_block(

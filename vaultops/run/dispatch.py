@@ -86,7 +86,12 @@ class Dispatcher:
         logs: list[str] = []
         name = first
         step = Step("done")
+        deadline = time.monotonic() + job.budget if job.budget else None
         while True:
+            left = deadline - time.monotonic() if deadline is not None else None
+            if left is not None and left <= 0 and attempts:
+                step = Step("give-up", name, reason=f"its time ran out ({job.budget:.0f} s for all attempts)")
+                break
             attempt_no = len(attempts) + 1
             with self.lock:
                 run_id = self.state.run_started(
@@ -100,7 +105,7 @@ class Dispatcher:
 
             prompt = self.prompt(job, name, attempts)
             attempt, log = run_attempt(
-                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel
+                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel, left
             )
             outcome = attempt.failure.value if attempt.failure else "done"
             with self.lock:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultops.config import ProfileConfig
+from vaultops.config import Config, ProfileConfig
 from vaultops.decide import targets
 from vaultops.model import State
 from vaultops.record.render import RunResult
@@ -36,6 +36,21 @@ class Job:
     route: tuple[str, ...] = ()
     tools: tuple[str, ...] | None = None  # narrowed by the request
     earlier: tuple[str, ...] = ()  # what earlier passes said of this request
+    budget: float | None = None  # seconds all its attempts together may take (its claim's lease is longer)
+
+
+LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this
+
+
+def job_budget(config: Config, route: tuple[str, ...], timeout: float | None) -> float:
+    """The longest a job may take, all attempts together: the retry table allows a timeout and one
+    fallback after it, plus the rate-limit waits.  The dispatcher stops the job when this runs out, so
+    that a claim's lease (this plus a margin) never expires while its job is still running."""
+    limits = [config.profiles[name].timeout for name in route if name in config.profiles]
+    if not limits:
+        return LIGHT_BUDGET
+    longest = max(min(timeout, t) if timeout else t for t in limits)
+    return 2 * longest + sum(config.retry.rate_limit_delays)
 
 
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
@@ -97,8 +112,10 @@ def run_attempt(
     attempt_no: int,
     on_start: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
+    limit: float | None = None,
 ) -> tuple[Attempt, str]:
-    """One run of one profile: (what it produced, the vault path of its full log)."""
+    """One run of one profile: (what it produced, the vault path of its full log).  ``limit``: the
+    seconds left of the job's budget, which cuts the profile's timeout short."""
     workdir = workdir_of(vault, profile)
     if not inside_any(workdir, vault.allowed_roots) or not workdir.is_dir():
         detail = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
@@ -115,6 +132,8 @@ def run_attempt(
     env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"} | dict(profile.env)
     env |= {"VAULTOPS_REQUEST": job.request_id, "VAULTOPS_CLAIM": job.claim}
     timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
+    if limit is not None:
+        timeout = max(0.1, min(timeout, limit))
     proc = run_process(
         argv_for(profile, values, job.tools),
         cwd=workdir,

@@ -22,6 +22,7 @@ class ParsedNote:
     frontmatter_error: str | None = None
     outline: Outline = field(default_factory=Outline)
     requests: list[Request] = field(default_factory=list)
+    conflict_line: int | None = None  # first line of a git conflict left in the note by another tool
 
     @property
     def digest(self) -> str:
@@ -79,4 +80,25 @@ def parse_note(rel: str, raw: bytes, *, requests: bool = True, full: bool = True
     body_start, meta, error = split_frontmatter(text.lines)
     outline = scan(text.lines, start=body_start)
     found = parse_requests(text.lines, outline, rel, full=full) if requests else []
-    return ParsedNote(rel, raw, text, body_start, meta, error, outline, found)
+    conflict = conflict_start(text.lines, outline) if b"<<<<<<<" in raw else None
+    return ParsedNote(rel, raw, text, body_start, meta, error, outline, found, conflict)
+
+
+def conflict_start(lines: list[str], outline: Outline) -> int | None:
+    """The first line of a git conflict (``<<<<<<<``, ``=======``, ``>>>>>>>`` in that order, outside code
+    blocks, where agent output may quote one), or None."""
+    stage = 0
+    start = 0
+    for n, line in enumerate(lines):
+        marker = line[:7]
+        if marker not in ("<<<<<<<", "=======", ">>>>>>>") or line[7:8] not in ("", " ", "\n", "\r"):
+            continue
+        if outline.closer_after(n - 1) is not None if n else False:
+            continue  # inside a fenced code or HTML block
+        if stage == 0 and marker == "<<<<<<<":
+            stage, start = 1, n
+        elif stage == 1 and marker == "=======":
+            stage = 2
+        elif stage == 2 and marker == ">>>>>>>":
+            return start
+    return None

@@ -44,6 +44,14 @@ class NoteTooLarge(VaultopsError):
     pass
 
 
+def conflict_message(note: ParsedNote) -> str:
+    line = (note.conflict_line or 0) + 1
+    return (
+        f"{note.rel}:{line} holds git conflict markers (<<<<<<< … >>>>>>>) left by another tool; vaultops "
+        "leaves the note alone until you resolve them"
+    )
+
+
 @dataclass(frozen=True)
 class WriteResult:
     rel: str
@@ -278,6 +286,8 @@ class NoteWriter:
             stamp = path.stat().st_mtime_ns if exists else None
             raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
             note = self.parse(rel, raw, requests=requests)
+            if note.conflict_line is not None:
+                raise VaultopsError(conflict_message(note))
             edits = plan(note)
             if not edits:
                 return WriteResult(rel, False, attempt, raw)

@@ -124,6 +124,10 @@ class StateDB:
             (file, request_id, claim, handler, host, now, now),
         )
 
+    def knows_claim(self, claim: str) -> bool:
+        """Whether this clone made ``claim`` (its runs are recorded here from the moment it was taken)."""
+        return self._exec("SELECT 1 FROM runs WHERE claim = ? LIMIT 1", (claim,)).fetchone() is not None
+
     def job_started(self, run_id: int, pid: int, start: int | None) -> None:
         self._exec("UPDATE runs SET job_pid = ?, job_start = ? WHERE id = ?", (pid, start, run_id))
 

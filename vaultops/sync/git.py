@@ -41,6 +41,14 @@ class GitError(Exception):
     pass
 
 
+AUTHOR_PREFIX = "vaultops ("
+
+
+def identity(agent: str) -> tuple[str, str]:
+    """The author of vaultops's commits: ``vaultops (<agent>)``; git log tells them from the person's."""
+    return f"{AUTHOR_PREFIX}{agent})", f"{agent}@vaultops.invalid"
+
+
 @dataclass(frozen=True)
 class CommitResult:
     sha: str | None  # None when there was nothing to commit
@@ -70,17 +78,81 @@ class Git:
         return proc
 
     def _run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-        full_env.pop("NOTIFY_SOCKET", None)
         return subprocess.run(
             ["git", "-c", "core.quotepath=off", *args],
             cwd=self.root,
-            env=full_env,
+            env=self._env(env),
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
             timeout=120,
         )
+
+    def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(extra or {})}
+        # a remote that wants a password must fail, not wait for someone to type it
+        env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+        env.pop("NOTIFY_SOCKET", None)
+        return env
+
+    # --- plumbing: objects and refs without touching the working tree ------------------------------
+
+    def rev(self, name: str) -> str | None:
+        proc = self.run("rev-parse", "--verify", "-q", f"{name}^{{commit}}", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.strip() or None
+
+    def blob(self, commit: str | None, path: str) -> bytes | None:
+        """The bytes of ``path`` at ``commit``, or None when it is not there."""
+        if commit is None:
+            return None
+        proc = subprocess.run(
+            ["git", "cat-file", "blob", f"{commit}:{path}"],
+            cwd=self.root, env=self._env(), capture_output=True, stdin=subprocess.DEVNULL, timeout=120,
+        )  # fmt: skip
+        return proc.stdout if proc.returncode == 0 else None
+
+    def hash_object(self, data: bytes) -> str:
+        proc = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=self.root, env=self._env(), input=data, capture_output=True, timeout=120, check=False,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            raise GitError(f"git hash-object failed: {proc.stderr.decode(errors='replace').strip()}")
+        return proc.stdout.decode().strip()
+
+    def commit_files(
+        self, parent: str | None, files: dict[str, bytes | None], message: str, author: tuple[str, str, str]
+    ) -> str:
+        """A commit on ``parent`` whose tree is the parent's with ``files`` replaced (None: removed), built
+        in a private index so that neither the working tree nor the real index is touched.
+        ``author``: (name, email, date or "")."""
+        index = self.root / ".git" / f"vaultops-index-{os.getpid()}"
+        env = {"GIT_INDEX_FILE": str(index)}
+        try:
+            if parent:
+                self.run("read-tree", parent, env=env)
+            else:
+                self.run("read-tree", "--empty", env=env)
+            for path, data in files.items():
+                if data is None:
+                    self.run("update-index", "--force-remove", "--", path, env=env)
+                else:
+                    blob = self.hash_object(data)
+                    self.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+            tree = self.run("write-tree", env=env).stdout.strip()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                index.unlink()
+        name, email, date = author
+        ident = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+        if date:
+            ident["GIT_AUTHOR_DATE"] = date
+        if not self.has_identity():
+            ident |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+        parents = ["-p", parent] if parent else []
+        return self.run("commit-tree", tree, *parents, "-m", message, env=ident).stdout.strip()
 
     def is_repo(self) -> bool:
         try:
@@ -101,8 +173,7 @@ class Git:
         """Stage exactly ``paths`` and commit only them, authored by ``vaultops (<agent>)``."""
         if not paths:
             return CommitResult(None, message)
-        name = f"vaultops ({agent})"
-        email = f"{agent}@vaultops.invalid"
+        name, email = identity(agent)
         env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
         if not self.has_identity():
             env |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}

@@ -15,10 +15,10 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import FrameType
-from typing import Any
 
 from vaultops import faults
 from vaultops.pipeline.passes import Pass, PassReport, local_now
+from vaultops.pipeline.publish import Publisher
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
@@ -33,6 +33,7 @@ from vaultops.watch.log import DaemonLog
 from vaultops.watch.memory import ClaimMemory
 
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
+FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
 UNPLACED_FOR = 3600.0  # seconds a result keeps looking for its request before it is given up
 
 
@@ -50,7 +51,8 @@ class Daemon:
         self.reconcile_at = 0.0
         self.unplaced: list[tuple[float, object]] = []  # (first tried, insert) of results not yet placed
         self.memory = ClaimMemory()
-        self.uncommitted: set[str] = set()
+        self.publisher: Publisher | None = None  # made once the vault lock is held
+        self.fetch_at = float("inf")
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -71,6 +73,7 @@ class Daemon:
         with vault_lock(state_dir, wait=self.config.limits.lock_wait, command="vaultops run"):
             self.state = StateDB(state_dir / "state.db")
             self.writer = NoteWriter(self.vault)
+            self.publisher = Publisher.open(self.vault)
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
             observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
             try:
@@ -91,6 +94,7 @@ class Daemon:
         for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
             remove_stale_temps(folder)
         first = self.new_pass()
+        first.publisher.pull(first.report.warnings)
         first.recover()
         first.finish(DailyWriter(self.vault, self.writer, first.report.warnings))
         self.report(first.report)
@@ -106,6 +110,9 @@ class Daemon:
                 self.record(done)
             now = time.monotonic()
             due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
+            if now >= self.fetch_at:  # requests pushed from other machines arrive by fetching
+                due = True
+                events.append("fetch")
             if events or due:
                 self.run_pass(", ".join(sorted(set(events)))[:200] if events else "timer")
             faults.reach("daemon.loop")
@@ -113,7 +120,7 @@ class Daemon:
 
     def sleep_for(self, ping: float | None) -> float:
         now = time.monotonic()
-        wake = [self.reconcile_at, now + TICK]
+        wake = [self.reconcile_at, self.fetch_at, now + TICK]
         if self.settle_at is not None:
             wake.append(self.settle_at)
         if ping:
@@ -146,9 +153,8 @@ class Daemon:
     # --- passes -------------------------------------------------------------------------------
 
     def new_pass(self) -> Pass:
-        p = Pass(self.vault, self.state, local_now, self.writer)
-        p.uncommitted = self.uncommitted  # shared: whatever a pass could not commit, a later one does
-        return p
+        # one publisher for the daemon's life: whatever a pass could not commit or push, a later one does
+        return Pass(self.vault, self.state, local_now, self.writer, self.publisher)
 
     def place_waiting_results(self, p: Pass) -> None:
         """Results whose request was missing from the note as read (caught mid-save): try them again, and
@@ -171,29 +177,31 @@ class Daemon:
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
+        if p.publisher.shared:
+            # a save here needs no fetch every time: a claim on a stale base is refused by the remote
+            p.publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
+            self.fetch_at = time.monotonic() + self.config.daemon.fetch
         note = p.read_inbox()
-        planned: list[Any] = []
         if note is not None:
             back = self.memory.restorations(note, set(self.inflight))
             if back:  # an editor saved over this daemon's lines: put them back before deciding anything
                 self.log.info("restoring", requests=",".join(sorted({ins.target.request_id for ins in back})))
                 p.write(back)
-                note = p.read_inbox()
-        if note is not None:
-            planned, _ = p.plan(note, wait=False)
         self.place_waiting_results(p)
+        daily = DailyWriter(self.vault, self.writer, p.report.warnings)
+        slots = self.config.limits.max_concurrent - len(self.inflight)
+        claimed = p.take(daily, slots=slots)
         self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
+        if p.again:  # a request taken over: a light check runs again right away
+            self.settle_at = time.monotonic()
         self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
-        if planned:
-            daily = DailyWriter(self.vault, self.writer, p.report.warnings)
-            claimed = p.start(planned, daily)
-            if claimed:
-                dispatcher = p.dispatcher(claimed, self.cancel)
-                for item in claimed:
-                    planned_item, job = item
-                    self.memory.claimed(planned_item.target, job.claim, p.claim_lines[job.claim])
-                    self.submit(p, item, dispatcher)
-            p.finish(daily)
+        if claimed:
+            dispatcher = p.dispatcher(claimed, self.cancel)
+            for item in claimed:
+                planned_item, job = item
+                self.memory.claimed(planned_item.target, job.claim, p.claim_lines[job.claim])
+                self.submit(p, item, dispatcher)
+        p.finish(daily)
         self.report(p.report, why)
 
     def submit(self, p: Pass, item: tuple[object, Job], dispatcher: Dispatcher) -> None:

@@ -54,11 +54,11 @@ class VaultEvents(FileSystemEventHandler):
         if p == self.daily_settings:
             return "daily-notes settings"
         if p.parent == self.git or self.git in p.parents:
-            return (
-                "git"
-                if p.name in ("HEAD", "ORIG_HEAD", "FETCH_HEAD", "packed-refs") or "refs" in p.parts
-                else None
-            )
+            # What moves this clone's branch (a pull by obsidian-git or the person) matters; fetches do
+            # not, and the daemon's own fetches would otherwise wake it for nothing.
+            parts = p.relative_to(self.git).parts
+            moved = p.name in ("HEAD", "ORIG_HEAD", "packed-refs") or parts[:2] == ("refs", "heads")
+            return "git" if moved else None
         if self.queue in p.parents and p.suffix == ".md":
             rel = p.relative_to(self.vault.root).as_posix()
             return None if is_ignored(rel) else "queue"
