@@ -52,8 +52,17 @@ class Fleet:
         self.log.touch()
         self.env = {"FAKE_AGENT_LOG": str(self.log)}
 
-    def tick(self, i: int, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return vaultops("--vault", str(self.clones[i]), "tick", "--no-wait", env={**self.env, **(env or {})}, timeout=timeout)
+    def tick(
+        self, i: int, env: dict[str, str] | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        return vaultops(
+            "--vault",
+            str(self.clones[i]),
+            "tick",
+            "--no-wait",
+            env={**self.env, **(env or {})},
+            timeout=timeout,
+        )
 
     def remote_inbox(self) -> str:
         return git(self.remote, "show", f"{self.branch}:{INBOX}")
@@ -86,14 +95,18 @@ def person_push(clone: Path, edit, attempts: int = 50) -> None:  # type: ignore[
         git(clone, "pull", "-q", "--rebase")
         path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
         git(clone, "commit", "-qam", "person: edit")
-        proc = subprocess.run(["git", "push", "-q"], cwd=clone, capture_output=True, text=True, env={**os.environ})
+        proc = subprocess.run(
+            ["git", "push", "-q"], cwd=clone, capture_output=True, text=True, env={**os.environ}
+        )
         if proc.returncode == 0:
             return
         git(clone, "reset", "-q", "--hard", "@{u}")
     raise AssertionError("the person's push never went through")
 
 
-def tick_until(fleet: Fleet, i: int, done, stop: threading.Event, deadline: float, env: dict[str, str] | None = None) -> list[str]:  # type: ignore[no-untyped-def]
+def tick_until(
+    fleet: Fleet, i: int, done, stop: threading.Event, deadline: float, env: dict[str, str] | None = None
+) -> list[str]:  # type: ignore[no-untyped-def]
     """Run ``tick`` on clone ``i`` until ``done()`` or the deadline; returns the errors it printed."""
     errors = []
     while not stop.is_set() and time.monotonic() < deadline and not done():

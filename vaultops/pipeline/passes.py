@@ -83,13 +83,15 @@ class _Batch:
     claims: dict[Target, tuple[_Planned, Job]] = field(default_factory=dict)
     effects: list[tuple[Target, Callable[[], None]]] = field(default_factory=list)
     takeovers: set[Target] = field(default_factory=set)  # claims too, on another machine's requests
+    said: dict[Target, tuple[str, str, str]] = field(default_factory=dict)  # for the commit message
 
     def without_claims(self) -> _Batch:
         """What may be written when this clone cannot claim (the remote is unreachable): a claim, or a
         takeover judged from a view of the remote that may be stale, could run something twice."""
         drop = {*self.claims, *self.takeovers}
         keep = [ins for ins in self.inserts if ins.target not in drop]
-        return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop])
+        said = {t: s for t, s in self.said.items() if t not in drop}
+        return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop], set(), said)
 
 
 def new_claim() -> str:
@@ -359,12 +361,20 @@ class Pass:
             if not applied.landed:
                 return []
             message = render.commit_message(self.claim_outcomes(batch, applied))
+            claims = [batch.claims[i.target][1] for i in applied.landed if i.target in batch.claims]
+            for job in claims:  # known before the push: a kill -9 after it leaves them in the note
+                self.state.claimed(
+                    job.file, job.request_id, job.claim, job.handler, self.vault.host, "claiming"
+                )
             pushed, head = publisher.swap(self.inbox, raw, message)
             if pushed.kind == "behind" and not faults.enabled("claims.merge"):
+                self.state.drop_claims([job.claim for job in claims])
                 return None
             if pushed.kind == "failed":
+                self.state.drop_claims([job.claim for job in claims])
                 self.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
                 return []
+            self.state.confirm_claims([job.claim for job in claims])
             _, applied = self.write(applied.landed)
             publisher.adopt(pushed, head, [self.inbox])
             if pushed.kind == "behind":  # the control run's wrong way: merge the lost claim through
@@ -377,18 +387,15 @@ class Pass:
             if target in landed:
                 effect()
         jobs = [batch.claims[t] for t in batch.claims if t in landed]
-        for _, job in jobs:
-            self.state.claimed(job.file, job.request_id, job.claim, job.handler, self.vault.host)
+        if not publisher.through_remote:
+            for _, job in jobs:
+                self.state.claimed(job.file, job.request_id, job.claim, job.handler, self.vault.host)
         return jobs
 
     def claim_outcomes(self, batch: _Batch, applied: Applied) -> list[tuple[str, str, str]]:
-        """What a claim commit says: each request claimed, and the errors and escalations written with it."""
-        out = []
-        for ins in applied.landed:
-            if ins.target in batch.claims:
-                out.append((ins.target.request_id, "claimed", batch.claims[ins.target][1].handler))
-        landed = {ins.target.request_id for ins in applied.landed}
-        return out + [o for o in self.report.outcomes if o[0] in landed]
+        """What a claim commit says: each request claimed, taken over, or answered with an error or an
+        escalation."""
+        return [batch.said[ins.target] for ins in applied.landed if ins.target in batch.said]
 
     def finish(self, daily: DailyWriter) -> None:
         for rel in daily.flush(self.clock()):
@@ -419,6 +426,7 @@ class Pass:
                     Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect)
                 )
                 batch.effects.append((p.target, self._said(p, state, now, daily)))
+                batch.said[p.target] = (p.request.id, state.value, p.action.reason)
                 continue
             job = Job(
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
@@ -435,6 +443,7 @@ class Pass:
             self.claim_lines[job.claim] = tuple(claim)
             batch.inserts.append(Insert(p.target, tuple(claim), expect))
             batch.claims[p.target] = (p, job)
+            batch.said[p.target] = (p.request.id, "claimed", job.handler)
         for (p, job, _), result in zip(light, self.run_light(light), strict=True):
             lease = job_budget(self.config, (), None) + self.config.git.lease_margin
             lines = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, result.started, lease)
@@ -460,6 +469,7 @@ class Pass:
         lines = render.takeover(self.vault.agent, self.vault.host, new_claim(), now, p.action.reason)
         batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
         batch.takeovers.add(p.target)
+        batch.said[p.target] = (p.request.id, "taken over", f"claim {old.claim if old else '?'}")
 
         def effect() -> None:
             self.again = True

@@ -100,10 +100,10 @@ CLAIM_LOST = "the request's lock is no longer this claim"
 def _refusal(request: Request | None, ins: Insert) -> str:
     if request is None:
         return MISSING
+    if ins.claim and (request.lock is None or request.lock.claim != ins.claim):
+        return CLAIM_LOST  # first: a result fenced out by a takeover is kept as a late result
     if request.state not in ins.expect:
         return f"the request is now {request.state.value}"
-    if ins.claim and (request.lock is None or request.lock.claim != ins.claim):
-        return CLAIM_LOST
     return ""
 
 

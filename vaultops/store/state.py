@@ -108,21 +108,35 @@ class StateDB:
         """The latest run of an executor profile for this request (built-in checks do not count)."""
         cur = self._exec(
             "SELECT * FROM runs WHERE file = ? AND request_id = ? AND handler != 'direct'"
-            " ORDER BY id DESC LIMIT 1",
+            " AND outcome IS NOT 'claiming' ORDER BY id DESC LIMIT 1",
             (file, request_id),
         )
         row = cur.fetchone()
         return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
 
-    def claimed(self, file: str, request_id: str, claim: str, handler: str, host: str) -> None:
+    def claimed(
+        self, file: str, request_id: str, claim: str, handler: str, host: str, outcome: str = "claimed"
+    ) -> None:
         """A claim that is on disk, before its job starts: if an editor then saves over the claim lines,
-        the next pass still knows this request was taken (attempt 0 stands for the claim itself)."""
+        the next pass still knows this request was taken (attempt 0 stands for the claim itself).
+        ``claiming``: about to be pushed; it counts as this clone's claim (a kill -9 right after the push
+        leaves it in the note) but not as a run until ``confirm_claims``."""
         now = time.time()
         self._exec(
             "INSERT INTO runs (file, request_id, claim, attempt, handler, host, started, ended, outcome)"
-            " VALUES (?, ?, ?, 0, ?, ?, ?, ?, 'claimed')",
-            (file, request_id, claim, handler, host, now, now),
+            " VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+            (file, request_id, claim, handler, host, now, now, outcome),
         )
+
+    def confirm_claims(self, claims: list[str]) -> None:
+        for claim in claims:
+            self._exec(
+                "UPDATE runs SET outcome = 'claimed' WHERE claim = ? AND outcome = 'claiming'", (claim,)
+            )
+
+    def drop_claims(self, claims: list[str]) -> None:
+        for claim in claims:
+            self._exec("DELETE FROM runs WHERE claim = ? AND outcome = 'claiming'", (claim,))
 
     def knows_claim(self, claim: str) -> bool:
         """Whether this clone made ``claim`` (its runs are recorded here from the moment it was taken)."""

@@ -1,0 +1,327 @@
+"""Many machines, one remote: real clones of a bare repository on disk, real `vaultops tick` processes
+racing, a person pushing edits from another clone, kill -9 at named points, a remote that goes away."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from clones import INBOX, Fleet, person_push, request_block, tick_until
+from helpers import git
+
+from vaultops import faults
+from vaultops.pipeline.tick import tick
+from vaultops.scan.note import parse_note
+from vaultops.vault import Vault
+
+MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
+
+
+def inbox_of(n: int, prefix: str = "REQ") -> str:
+    return "# Inbox\n" + "".join(request_block(f"{prefix}-{i:03d}", f"Summarise note {i}.") for i in range(n))
+
+
+def all_done(fleet: Fleet, n: int):  # type: ignore[no-untyped-def]
+    return lambda: sum(r.state.value == "done" for r in fleet.remote_requests().values()) >= n
+
+
+def race(
+    fleet: Fleet, machines: int, done, env: dict[str, str] | None = None, seconds: float = 240
+) -> list[str]:  # type: ignore[no-untyped-def]
+    stop = threading.Event()
+    errors: list[str] = []
+    deadline = time.monotonic() + seconds
+    threads = [
+        threading.Thread(target=lambda i=i: errors.extend(tick_until(fleet, i, done, stop, deadline, env)))
+        for i in range(machines)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def no_markers(text: str) -> bool:
+    return not any(line.startswith(MARKERS) for line in text.splitlines())
+
+
+@pytest.mark.slow
+def test_three_machines_racing_over_100_requests_run_each_exactly_once(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 3, inbox_of(100), extra="[limits]\nmax_concurrent = 3\n")
+    errors = race(fleet, 3, all_done(fleet, 100))
+    assert errors == []
+    runs = fleet.runs()
+    assert sorted(runs) == [f"REQ-{i:03d}" for i in range(100)]
+    assert [rid for rid, n in runs.items() if n > 1] == [], "a request ran twice"
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    assert set(states.values()) == {"done"}
+    assert no_markers(fleet.remote_inbox())
+    claimers = {
+        r.locks[0].agent for r in fleet.remote_requests().values()
+    }  # the work was shared, not taken by one machine
+    assert len(claimers) >= 2
+    fleet.fsck()
+
+
+@pytest.mark.slow
+def test_control_run_merging_lost_claims_through_is_caught_running_requests_twice(tmp_path: Path) -> None:
+    """The race test can fail: resolve rejected claims by pull-and-merge (the wrong way) and it sees
+    double runs."""
+    fleet = Fleet(tmp_path, 3, inbox_of(30), extra="[limits]\nmax_concurrent = 3\n")
+    race(fleet, 3, all_done(fleet, 30), env={"VAULTOPS_FAULT": "claims.merge"})
+    twice = [rid for rid, n in fleet.runs().items() if n > 1]
+    assert twice, "merging rejected claims through should have run some request twice"
+
+
+def test_a_claim_that_loses_the_race_leaves_nothing_behind(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        # machine 1 claims and finishes the request while machine 0 is between building its claim and
+        # pushing it
+        faults.on("claim.before_push", lambda: fleet.tick(1))
+        report = tick(Vault.open(fleet.clones[0]), wait_settle=False)
+    finally:
+        faults.on("claim.before_push", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    assert fleet.runs() == {"REQ-000": 1}
+    assert report.outcomes == []
+    remote_log = git(fleet.remote, "log", "--format=%an", fleet.branch)
+    assert "agent0" not in remote_log, "the losing claim reached the remote"
+    clone = fleet.clones[0]
+    assert git(clone, "rev-parse", "HEAD") == git(fleet.remote, "rev-parse", fleet.branch)
+    assert git(clone, "status", "--porcelain", "--", INBOX) == ""
+    assert (clone / INBOX).read_text() == fleet.remote_inbox()
+
+
+@pytest.mark.parametrize("point", ["claim.before_push", "claim.after_push", "push.before"])
+def test_kill_nine_around_the_claim_push_runs_nothing_twice(tmp_path: Path, point: str) -> None:
+    fleet = Fleet(tmp_path, 2, inbox_of(3))
+    killed = fleet.tick(0, {"VAULTOPS_FAULT": point})
+    assert killed.returncode == -signal.SIGKILL
+    for _ in range(3):
+        for i in (1, 0):
+            assert fleet.tick(i).returncode == 0
+    runs = fleet.runs()
+    assert all(n == 1 for n in runs.values()), runs
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    # a claim that reached the remote before the kill is interrupted (heavy work is not re-run by
+    # itself); anything else was done by one machine
+    assert set(states.values()) <= {"done", "interrupted"}
+    if point == "claim.after_push":
+        assert "interrupted" in states.values()
+    else:
+        assert set(states.values()) == {"done"}
+    for clone in fleet.clones:
+        assert (clone / INBOX).read_text() == fleet.remote_inbox()
+    fleet.fsck()
+
+
+@pytest.mark.slow
+def test_a_persons_edits_pushed_while_machines_work_are_never_lost(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 2, inbox_of(5), extra="[limits]\nmax_concurrent = 2\n")
+    person = fleet.person()
+    written: list[str] = []
+    added: list[str] = []
+    stop = threading.Event()
+    errors: list[str] = []
+    machines = [
+        threading.Thread(
+            target=lambda i=i: errors.extend(tick_until(fleet, i, stop.is_set, stop, time.monotonic() + 120))
+        )
+        for i in range(2)
+    ]
+    for t in machines:
+        t.start()
+    try:
+        for n in range(24):
+            kind = n % 3
+            if kind == 0:  # a new request
+                rid = f"REQ-new-{n:02d}"
+                line = f"Summarise new note {n}."
+                person_push(person, lambda text, rid=rid, line=line: text + request_block(rid, line))
+                added.append(rid)
+                written.append(line)
+            elif kind == 1:  # a line between blocks, under the title
+                line = f"A note of the person's, number {n}."
+                person_push(
+                    person, lambda text, line=line: text.replace("# Inbox\n", f"# Inbox\n{line}\n", 1)
+                )
+                written.append(line)
+            else:  # typing into a request that may already be claimed
+                line = f"More detail, typed later ({n})."
+                target = f"Summarise note {n % 5}.\n"
+                person_push(
+                    person,
+                    lambda text, line=line, target=target: text.replace(target, target + line + "\n", 1),
+                )
+                written.append(line)
+            time.sleep(0.1)
+        want = 5 + len(added)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not all_done(fleet, want)():
+            time.sleep(0.3)
+    finally:
+        stop.set()
+        for t in machines:
+            t.join()
+    assert errors == []
+    final = fleet.remote_inbox()
+    assert no_markers(final)
+    lines = final.splitlines()
+    missing = [w for w in written if w not in lines]
+    assert missing == [], f"the person's lines are gone: {missing}"
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    assert all(states[rid] == "done" for rid in added), states
+    assert all(n == 1 for n in fleet.runs().values()), fleet.runs()
+    fleet.fsck()
+
+
+def test_a_remote_that_cannot_be_reached_means_no_claims_until_it_is_back(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(2))
+    away = tmp_path / "remote-away.git"
+    fleet.remote.rename(away)
+    offline = fleet.tick(0)
+    assert offline.returncode == 0
+    assert fleet.runs() == {}
+    assert "cannot be reached" in offline.stderr and "nothing is claimed" in offline.stderr
+    assert "locked-by" not in (fleet.clones[0] / INBOX).read_text()
+    away.rename(fleet.remote)
+    assert fleet.tick(0).returncode == 0
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}
+
+
+def test_claim_offline_claims_locally_and_pushes_when_the_remote_is_back(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(2), extra="[git]\nclaim_offline = true\n")
+    away = tmp_path / "remote-away.git"
+    fleet.remote.rename(away)
+    assert fleet.tick(0).returncode == 0
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
+    away.rename(fleet.remote)
+    assert fleet.tick(0).returncode == 0
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
+
+
+def test_results_pushed_after_the_remote_moved_are_replayed_on_top(tmp_path: Path) -> None:
+    """Machine 0's results commit meets a remote where the person added a request and machine 1 wrote the
+    daily note: they are replayed, not merged, and nothing of either side is lost."""
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+
+    def meanwhile() -> None:
+        person_push(fleet.person(), lambda text: text + request_block("REQ-late", "Summarise the late note."))
+        fleet.tick(1)  # claims REQ-late, runs it, writes today's daily note, pushes
+
+    try:
+        faults.on("push.before", lambda: (faults.on("push.before", None), meanwhile()))
+        tick(Vault.open(fleet.clones[0]), wait_settle=False)
+    finally:
+        faults.on("push.before", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    requests = fleet.remote_requests()
+    assert {rid: r.state.value for rid, r in requests.items()} == {"REQ-000": "done", "REQ-late": "done"}
+    assert no_markers(fleet.remote_inbox())
+    daily = [
+        p
+        for p in git(fleet.remote, "ls-tree", "-r", "--name-only", fleet.branch).split()
+        if p.startswith("Daily/") and p.endswith(".md")
+    ]
+    assert len(daily) == 1
+    text = git(fleet.remote, "show", f"{fleet.branch}:{daily[0]}")
+    assert "REQ-000" in text and "REQ-late" in text and no_markers(text)
+    log = git(fleet.remote, "log", "--format=%P", fleet.branch).splitlines()
+    assert all(len(parents.split()) <= 1 for parents in log), "a merge commit"
+
+
+def test_a_note_with_conflict_markers_is_left_alone_and_reported(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    path = fleet.clones[0] / INBOX
+    broken = path.read_text() + "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> 1234567\n"
+    path.write_text(broken)
+    proc = fleet.tick(0)
+    assert proc.returncode == 0
+    assert "conflict markers" in proc.stderr and f"{INBOX}:" in proc.stderr
+    assert path.read_text() == broken
+    assert fleet.runs() == {}
+
+
+def test_sync_conflict_copies_are_never_taken_as_requests(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, "# Inbox\n")
+    copy = fleet.clones[0] / "_System" / "COO-Inbox.sync-conflict-20261129-101010-ABCDEF.md"
+    copy.write_text(inbox_of(1))
+    before = copy.read_bytes()
+    assert fleet.tick(0).returncode == 0
+    assert copy.read_bytes() == before
+    assert fleet.runs() == {}
+
+
+@pytest.mark.slow
+def test_a_daemon_paused_past_its_lease_is_taken_over_and_its_result_recorded_as_late(tmp_path: Path) -> None:
+    # a short lease: a 2 s timeout, one 0.1 s rate-limit wait, 0.5 s margin: 2 * 2 + 0.1 + 0.5 = 4.6 s
+    extra = (
+        "[retry]\nrate_limit_delays = [0.1]\n\n[git]\nlease_margin = 0.5\n\n"
+        "[daemon]\nfetch = 0.3\nreconcile = 1\n"
+    )
+    fleet = Fleet(tmp_path, 2, inbox_of(1), extra=extra, timeout=2)
+    env = {**os.environ, **fleet.env, "FAKE_AGENT_SLEEP": "1.5"}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "vaultops", "--vault", str(fleet.clones[0]), "run"],
+        env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    second = None
+    try:
+        deadline = time.monotonic() + 30
+        while "locked-by: agent0" not in fleet.remote_inbox():
+            assert time.monotonic() < deadline, "machine 0 never claimed"
+            time.sleep(0.05)
+        first.send_signal(signal.SIGSTOP)
+        second = subprocess.Popen(
+            [sys.executable, "-m", "vaultops", "--vault", str(fleet.clones[1]), "run"],
+            env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while "locked-by: agent1" not in fleet.remote_inbox():
+            assert time.monotonic() < deadline, "machine 1 never took over"
+            time.sleep(0.1)
+        taken = time.monotonic()
+        first.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + 30
+        while "### Late result" not in fleet.remote_inbox():
+            assert time.monotonic() < deadline, "machine 0's result never arrived"
+            time.sleep(0.1)
+        assert taken
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.terminate()
+                proc.wait(timeout=30)
+    request = fleet.remote_requests()["REQ-000"]
+    assert request.state.value == "interrupted", "a late result is never the outcome"
+    assert "taken over" in request.statuses[-1].reason
+    text = fleet.remote_inbox()
+    assert text.index("locked-by: agent1") < text.index("### Late result")
+    assert "(claim" in text.split("### Late result", 1)[1].splitlines()[0]
+    assert fleet.runs() == {"REQ-000": 1}, "heavy work is not run again by the machine that took over"
+    assert no_markers(text)
+    fleet.fsck()
+
+
+def test_lease_lines_round_trip_and_old_locks_still_parse() -> None:
+    text = (
+        "## REQ-a\nDo it.\n- locked-by: a @ 2026-05-04T08:31:02+10:00 (vps1, claim 7f3a9c, lease 1320 s)\n"
+        "- status: running @ 2026-05-04T08:31:02+10:00\n\n"
+        "## REQ-b\nDo it.\n- locked-by: a @ 2026-05-04T08:31:02+10:00 (vps1, claim 7f3a9d)\n"
+    )
+    a, b = parse_note(INBOX, text.encode()).requests
+    assert a.lock is not None and a.lock.lease == 1320 and a.lock.claim == "7f3a9c"
+    assert b.lock is not None and b.lock.lease is None and b.lock.claim == "7f3a9d"
