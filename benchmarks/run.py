@@ -76,8 +76,21 @@ def light_block(i: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--only", choices=["engine", "dispatch", "daemon", "claims"], help="one section")
     args = parser.parse_args()
     runs = 3 if args.quick else 7
+    sections = {
+        "engine": lambda: engine(args.quick, runs),
+        "dispatch": lambda: dispatch_section(args.quick),
+        "daemon": lambda: daemon_section(args.quick),
+        "claims": lambda: claims_section(args.quick),
+    }
+    for name, section in sections.items():
+        if args.only in (None, name):
+            section()
+
+
+def engine(quick: bool, runs: int) -> None:
 
     from markdown_it import MarkdownIt
 
@@ -133,9 +146,12 @@ def main() -> None:
         row("tick      1,000 light requests in one pass", took, baseline, "target <= 10 s")
         print(f"          {done} done, notes written once each: {', '.join(writes)}")
 
+
+
+def dispatch_section(quick: bool) -> None:
     import dispatch
 
-    total, child, bare = dispatch.overhead(make_vault, 100 if args.quick else 300)
+    total, child, bare = dispatch.overhead(make_vault, 100 if quick else 300)
     print()
     row("dispatch  bare subprocess.run(['true']) (baseline)", bare, bare)
     row("dispatch  one job through Dispatcher.run, no-op command", total, bare)
@@ -144,18 +160,37 @@ def main() -> None:
     took = dispatch.concurrency(make_vault)
     row("tick      100 jobs of 0.2 s, 3 at a time (ideal 6.67 s)", took, ideal, "target within 10 % of ideal")
 
+
+
+def daemon_section(quick: bool) -> None:
     import daemon
 
-    fast, slow = daemon.latency(make_vault, 20 if args.quick else 60)
+    fast, slow = daemon.latency(make_vault, 20 if quick else 60)
     base50, base95 = daemon.pct(slow, 50), daemon.pct(slow, 95)
     print()
     row("daemon    save -> lock line, polling every 0.5 s, p50 (baseline)", base50, base50)
     row("daemon    save -> lock line, polling every 0.5 s, p95", base95, base50)
     row("daemon    save -> lock line, `vaultops run`, p50", daemon.pct(fast, 50), base50, "target <= 25 ms")
     row("daemon    save -> lock line, `vaultops run`, p95", daemon.pct(fast, 95), base50, "target <= 60 ms")
-    cpu, rss = daemon.idle(make_vault, 15.0 if args.quick else 60.0)
-    print(f"daemon    idle over {15 if args.quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
+    cpu, rss = daemon.idle(make_vault, 15.0 if quick else 60.0)
+    print(f"daemon    idle over {15 if quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
           f"{rss:.0f} MB RSS (target <= 60 MB)")
+
+
+def claims_section(quick: bool) -> None:
+    import claims
+
+    raw = claims.raw_push_rate(make_vault, GIT_ENV, 20 if quick else 50)
+    requests = 30 if quick else 90
+    print()
+    print(f"claims    git commit + push to a bare remote (baseline)        {raw:6.1f} /s  (ratio  1.00)")
+    for machines in (1, 2, 3):
+        rate, retries = claims.claim_rate(make_vault, GIT_ENV, machines, requests)
+        who = f"{machines} machine{'s' if machines > 1 else ' '} competing"
+        print(
+            f"claims    {who}, {requests} requests claimed and done  {rate:6.1f} /s  "
+            f"(ratio {rate / raw:5.2f})  claim pushes that lost the race: {retries}"
+        )
 
 
 if __name__ == "__main__":
