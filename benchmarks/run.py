@@ -147,7 +147,6 @@ def engine(quick: bool, runs: int) -> None:
         print(f"          {done} done, notes written once each: {', '.join(writes)}")
 
 
-
 def dispatch_section(quick: bool) -> None:
     import dispatch
 
@@ -161,7 +160,6 @@ def dispatch_section(quick: bool) -> None:
     row("tick      100 jobs of 0.2 s, 3 at a time (ideal 6.67 s)", took, ideal, "target within 10 % of ideal")
 
 
-
 def daemon_section(quick: bool) -> None:
     import daemon
 
@@ -173,8 +171,10 @@ def daemon_section(quick: bool) -> None:
     row("daemon    save -> lock line, `vaultops run`, p50", daemon.pct(fast, 50), base50, "target <= 25 ms")
     row("daemon    save -> lock line, `vaultops run`, p95", daemon.pct(fast, 95), base50, "target <= 60 ms")
     cpu, rss = daemon.idle(make_vault, 15.0 if quick else 60.0)
-    print(f"daemon    idle over {15 if quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
-          f"{rss:.0f} MB RSS (target <= 60 MB)")
+    print(
+        f"daemon    idle over {15 if quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
+        f"{rss:.0f} MB RSS (target <= 60 MB)"
+    )
 
 
 def claims_section(quick: bool) -> None:

@@ -262,7 +262,9 @@ def test_replay_keeps_the_remote_and_places_our_lines_by_fencing(s: Scenario) ->
             claim = claims[-1] if claims else before.lock.claim if before.lock else ""
             expected = late_result(ours, claim)
             assert block[late : late + len(expected)] == expected
-            assert not any(line.strip() for line in block[late + len(expected) :])  # nothing of ours after it
+            # nothing of ours after it; the person's lines whose block the remote deleted land at the end
+            after = [line for line in block[late + len(expected) :] if line.strip()]
+            assert all(line in s.person_x for line in after), after
         else:
             assert mentioned and rid not in out.late
     assert set(out.late) <= set(s.inserted)

@@ -96,7 +96,9 @@ class Machines(RuleBasedStateMachine):
         db = self.fleet.clones[i] / ".vaultops" / "state" / "state.db"
         if db.exists():
             with sqlite3.connect(db) as conn:
-                conn.execute("UPDATE seen SET first_seen = first_seen - 86400 WHERE person_hash LIKE 'claim:%'")
+                conn.execute(
+                    "UPDATE seen SET first_seen = first_seen - 86400 WHERE person_hash LIKE 'claim:%'"
+                )
 
     # --- what must always hold --------------------------------------------------------------------
 
