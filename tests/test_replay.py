@@ -105,6 +105,8 @@ class Scenario:
     inserted: dict[str, list[str]] = field(default_factory=dict)  # our lines per request, in X
     with_result: set[str] = field(default_factory=set)
     person_x: list[str] = field(default_factory=list)  # lines typed on our clone, in X
+    person_new: str = ""  # the request the person appended at the end of X on our clone, if any
+    last: str = ""  # the last request of P
     taken: set[str] = field(default_factory=set)  # requests another machine acted on, in R
     deleted: set[str] = field(default_factory=set)
 
@@ -176,6 +178,14 @@ def ours_on(draw: st.DrawFn, base: bytes, blocks: list[list[str]], states: list[
     s.ours = splice(raw, note.text.newline, edits_for(note, inserts, applied))
     landed = {ins.target.request_id for ins in applied.landed}  # a claim inside an open fence is no claim
     s.inserted = {rid: lines for rid, lines in s.inserted.items() if rid in landed}
+    s.last = rid_of(blocks[-1])
+    if draw(st.booleans()):  # a request the person appended on this clone, as obsidian-git commits it
+        nl = note.text.newline.encode()
+        ends = s.ours.endswith((b"\n", b"\r"))
+        appended = s.ours + (b"" if ends else nl) + nl + b"## REQ-typed-here" + nl + b"typed here" + nl
+        if "REQ-typed-here" in [r.id for r in parse_note("i.md", appended).requests]:
+            s.ours, s.person_new = appended, "REQ-typed-here"
+            s.person_x.append("typed here")
     return s
 
 
@@ -236,7 +246,16 @@ def test_replay_keeps_the_remote_and_places_our_lines_by_fencing(s: Scenario) ->
     assert is_subsequence(theirs, result)
     assert not any(line.startswith(MARKERS) for line in result)
     note = parse_note("i.md", out.raw)
-    assert [r.id for r in note.requests] == [r.id for r in parse_note("i.md", s.theirs).requests]
+    ids = [r.id for r in note.requests]
+    if s.person_new:
+        # a new request stays whole, and after the block it was appended to, past what R added there
+        assert ids.count(s.person_new) == 1
+        at = ids.index(s.person_new)
+        assert [line for line in block_lines(note, s.person_new)[1:] if line.strip()] == ["typed here"]
+        if s.last in ids[:at] and s.last not in s.deleted:
+            assert ids[at - 1] == s.last
+        ids.remove(s.person_new)
+    assert ids == [r.id for r in parse_note("i.md", s.theirs).requests]
     for line in s.person_x:
         assert line in result
     for rid, ours in s.inserted.items():
@@ -479,3 +498,32 @@ def test_late_result_with_backtick_fences_several_sections_and_none() -> None:
     ]  # fmt: skip
     assert late_result(["- locked-by: a @ t (h, claim c)", "- status: running @ t"], "c") == []
     assert late_result([], "c") == []
+
+
+def test_a_request_appended_at_the_end_goes_after_what_the_remote_added_to_the_last_block() -> None:
+    """The commonest clash: the person appends a request at the end of the inbox (committed by
+    obsidian-git) while another machine appends a result to the last block.  git cannot merge that;
+    the replay keeps the result with its request and the new request whole after it."""
+    base = raw_of(BASE)
+    new_request = ["", "## REQ-c", "- ready: yes", "Summarise the week."]
+    ours = raw_of([*BASE, *new_request])
+    theirs = raw_of([*BASE, *result_lines("REQ-b", 1, agent=OTHER)])
+    out = replay("i.md", base, ours, theirs)
+    assert decode(out.raw) == decode(raw_of([*BASE, *result_lines("REQ-b", 1, agent=OTHER), *new_request]))
+    b, c = parse_note("i.md", out.raw).requests[1:]
+    assert (b.id, b.state, c.id, c.state) == ("REQ-b", State.DONE, "REQ-c", State.OPEN)
+
+
+def test_our_result_and_a_request_typed_after_it_are_split_when_the_claim_was_taken_over() -> None:
+    """On a shared clone our commit may carry the person's new request right after our result: when our
+    claim lost, the result becomes a late result and the person's request still lands whole."""
+    base = raw_of(BASE)
+    new_request = ["", "## REQ-c", "Summarise the week."]
+    ours = raw_of([*BASE, *result_lines("REQ-b", 1), *new_request])
+    theirs = raw_of([*BASE, *takeover_lines(1)])
+    out = replay("i.md", base, ours, theirs)
+    note = parse_note("i.md", out.raw)
+    assert [r.id for r in note.requests] == ["REQ-a", "REQ-b", "REQ-c"]
+    assert out.late == ("REQ-b",)
+    assert note.requests[1].state == State.INTERRUPTED
+    assert note.lines[note.requests[2].start :] == ["## REQ-c", "Summarise the week."]

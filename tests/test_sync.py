@@ -4,6 +4,7 @@ racing, a person pushing edits from another clone, kill -9 at named points, a re
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -121,6 +122,27 @@ def test_kill_nine_around_the_claim_push_runs_nothing_twice(tmp_path: Path, poin
         assert set(states.values()) == {"done"}
     for clone in fleet.clones:
         assert (clone / INBOX).read_text() == fleet.remote_inbox()
+    fleet.fsck()
+
+
+def test_kill_nine_while_following_the_remote_leaves_a_clone_that_follows_it_next_time(
+    tmp_path: Path,
+) -> None:
+    """Killed after the files moved and before HEAD did: the index lock is left behind and the files are
+    ahead of HEAD.  The next pass clears the lock (no git works behind it) and finishes the move."""
+    fleet = Fleet(tmp_path, 2, inbox_of(2))
+    assert fleet.tick(1).returncode == 0  # the remote moves: machine 0 must follow it
+    killed = fleet.tick(0, {"VAULTOPS_FAULT": "move.before_ref"})
+    assert killed.returncode == -signal.SIGKILL
+    clone = fleet.clones[0]
+    assert (clone / ".git" / "index.lock").exists()
+    person_push(fleet.person(), lambda text: text + request_block("REQ-after", "Summarise the last note."))
+    proc = fleet.tick(0)
+    assert proc.returncode == 0 and "cannot follow" not in proc.stderr, proc.stderr
+    assert not (clone / ".git" / "index.lock").exists()
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1, "REQ-after": 1}
+    assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
+    assert (clone / INBOX).read_text() == fleet.remote_inbox()
     fleet.fsck()
 
 
@@ -325,3 +347,208 @@ def test_lease_lines_round_trip_and_old_locks_still_parse() -> None:
     a, b = parse_note(INBOX, text.encode()).requests
     assert a.lock is not None and a.lock.lease == 1320 and a.lock.claim == "7f3a9c"
     assert b.lock is not None and b.lock.lease is None and b.lock.claim == "7f3a9d"
+
+
+def obsidian_git(clone: Path, stop: threading.Event, written: list[str], added: list[str]) -> list[str]:
+    """What obsidian-git's auto backup does on the clone vaultops works in: the person types, then
+    `git add -A`, commit, `git pull --rebase`, push, every few tenths of a second.  A git call that fails
+    (a held index.lock, a rejected push) is reported and tried again on the next round, as the plugin does."""
+    failures: list[str] = []
+    path = clone / INBOX
+    journal = clone / "Notes" / "journal.md"
+    journal.parent.mkdir(exist_ok=True)
+    n = 0
+    while not stop.is_set():
+        n += 1
+        # an editor's save: read, change, write in place (vaultops's writer notices a change under it)
+        if n % 3 == 0:
+            rid, line = f"REQ-og-{n:03d}", f"Summarise the plugin's note {n}."
+            path.write_text(path.read_text(encoding="utf-8") + request_block(rid, line), encoding="utf-8")
+            added.append(rid)
+        else:
+            line = f"Typed in Obsidian, round {n}."
+            with journal.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+        written.append(line)
+        failures += backup(clone, f"round {n}")
+        time.sleep(0.2)
+    return failures
+
+
+def backup(clone: Path, what: str) -> list[str]:
+    for step in (["add", "-A"], ["commit", "-q", "-m", f"vault backup: {what}"], ["pull", "-q", "--rebase"]):
+        proc = subprocess.run(["git", *step], cwd=clone, capture_output=True, text=True)
+        if proc.returncode != 0 and "nothing to commit" not in proc.stdout:
+            if step[0] == "pull":
+                subprocess.run(["git", "rebase", "--abort"], cwd=clone, capture_output=True)
+            return [f"{step[0]}: {(proc.stderr or proc.stdout).strip()}"]
+    proc = subprocess.run(["git", "push", "-q"], cwd=clone, capture_output=True, text=True)
+    return [] if proc.returncode == 0 else [f"push: {proc.stderr.strip()}"]
+
+
+def obsidian_git_once(clone: Path, stop: threading.Event) -> list[str]:
+    """Auto backups until one goes through to the remote (at most 20)."""
+    failures: list[str] = []
+    for _ in range(20):
+        failed = backup(clone, "final")
+        if not failed and not git(clone, "status", "--porcelain", "--untracked-files=no").strip():
+            branch = git(clone, "rev-parse", "HEAD").strip()
+            if branch == git(clone, "rev-parse", "@{u}").strip():
+                return failures
+        failures += failed
+        time.sleep(0.3)
+    return failures
+
+
+@pytest.mark.slow
+def test_sharing_a_clone_with_obsidian_git_loses_nothing_and_runs_nothing_twice(tmp_path: Path) -> None:
+    """Machine 0's clone is also the one Obsidian edits and obsidian-git commits, pulls and pushes; machine
+    1 works beside it.  Every line typed survives, every request runs once, no marker, no daemon error."""
+    fleet = Fleet(tmp_path, 2, inbox_of(6), extra="[limits]\nmax_concurrent = 2\n")
+    shared = fleet.clones[0]
+    git(shared, "config", "user.name", "Person")
+    git(shared, "config", "user.email", "person@example.invalid")
+    typing, stop = threading.Event(), threading.Event()
+    errors: list[str] = []
+    written: list[str] = []
+    added: list[str] = []
+    plugin_failures: list[str] = []
+    machines = [
+        threading.Thread(
+            target=lambda i=i: errors.extend(tick_until(fleet, i, stop.is_set, stop, time.monotonic() + 180))
+        )
+        for i in range(2)
+    ]
+    plugin = threading.Thread(
+        target=lambda: plugin_failures.extend(obsidian_git(shared, typing, written, added))
+    )
+    for t in [*machines, plugin]:
+        t.start()
+    try:
+        time.sleep(20)
+        typing.set()
+        plugin.join()
+        typing.clear()
+        # the plugin's last round, once more until it is through, as its next auto backup would
+        plugin_failures.extend(obsidian_git_once(shared, typing))
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not all_done(fleet, 6 + len(added))():
+            time.sleep(0.3)
+    finally:
+        typing.set()
+        stop.set()
+        for t in [*machines, plugin]:
+            t.join()
+    assert errors == []
+    final = fleet.remote_inbox()
+    assert no_markers(final)
+    tree = git(fleet.remote, "ls-tree", "-r", "--name-only", fleet.branch).split()
+    journal = (
+        git(fleet.remote, "show", f"{fleet.branch}:Notes/journal.md") if "Notes/journal.md" in tree else ""
+    )
+    lines = final.splitlines() + journal.splitlines()
+    missing = [w for w in written if w not in lines]
+    assert missing == [], f"typed lines are gone: {missing} (plugin failures: {plugin_failures})"
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    assert len(states) == 6 + len(added) and all(state == "done" for state in states.values()), states
+    assert all(n == 1 for n in fleet.runs().values()), fleet.runs()
+    assert not (shared / ".git" / "index.lock").exists()
+    fleet.fsck()
+
+
+def test_a_persons_commit_that_git_cannot_merge_is_replayed_when_it_only_adds_lines(tmp_path: Path) -> None:
+    """On machine 0's clone obsidian-git committed a new request at the end of the inbox; meanwhile machine
+    1 pushed a result onto the last block.  git's merge fails on that; vaultops replays the person's
+    insertions on top, under the person's name, and pushes them."""
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    shared = fleet.clones[0]
+    assert fleet.tick(1).returncode == 0  # machine 1 runs REQ-000: its result ends the inbox
+    path = shared / INBOX
+    path.write_text(path.read_text() + request_block("REQ-typed", "Summarise the typed note."))
+    git(
+        shared,
+        "-c",
+        "user.name=Person",
+        "-c",
+        "user.email=person@example.invalid",
+        "commit",
+        "-qam",
+        "backup",
+    )
+    proc = fleet.tick(0)
+    assert proc.returncode == 0, proc.stderr
+    assert "cannot follow" not in proc.stderr
+    requests = fleet.remote_requests()
+    assert [rid for rid in requests] == ["REQ-000", "REQ-typed"]
+    assert {r.state.value for r in requests.values()} == {"done"}
+    assert fleet.runs() == {"REQ-000": 1, "REQ-typed": 1}
+    authors = git(fleet.remote, "log", "--format=%an", fleet.branch).splitlines()
+    assert "Person" in authors
+    assert no_markers(fleet.remote_inbox())
+
+
+def test_a_persons_commit_that_changes_lines_and_does_not_merge_blocks_claims_and_says_so(
+    tmp_path: Path,
+) -> None:
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    shared = fleet.clones[0]
+    assert fleet.tick(1).returncode == 0
+    path = shared / INBOX
+    path.write_text(path.read_text().replace("Summarise note 0.", "Summarise note 0, briefly.") + "tail\n")
+    git(shared, "-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "-qam", "edit")
+    person_push(fleet.person(), lambda text: text + request_block("REQ-other", "Summarise another."))
+    proc = fleet.tick(0)
+    assert proc.returncode == 0
+    assert "do not merge" in proc.stderr and "nothing is claimed" in proc.stderr
+    assert fleet.runs() == {"REQ-000": 1}
+    assert "Summarise note 0, briefly." in path.read_text()  # the person's work is left as it is
+
+
+def test_a_rebase_under_way_in_the_clone_means_no_claims_and_no_commits_until_it_ends(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    shared = fleet.clones[0]
+    head = git(shared, "rev-parse", "HEAD").strip()
+    (git_dir := shared / ".git" / "rebase-merge").mkdir()
+    (git_dir / "head-name").write_text(f"refs/heads/{fleet.branch}\n")
+    git(shared, "checkout", "-q", "--detach")  # as a rebase leaves it
+    proc = fleet.tick(0)
+    assert proc.returncode == 0
+    assert "a rebase is in progress" in proc.stderr and "nothing is claimed" in proc.stderr
+    assert fleet.runs() == {}
+    assert git(shared, "rev-parse", "HEAD").strip() == head
+    shutil.rmtree(git_dir)
+    git(shared, "checkout", "-q", fleet.branch)  # the rebase ended
+    assert fleet.tick(0).returncode == 0
+    assert fleet.runs() == {"REQ-000": 1}
+    assert fleet.remote_requests()["REQ-000"].state.value == "done"
+
+
+def test_an_index_lock_held_by_a_working_git_is_waited_for_not_removed(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    shared = fleet.clones[0]
+    lock = shared / ".git" / "index.lock"
+    lock.write_text("")
+    # a git process working in the clone (it waits on stdin) stands for obsidian-git mid-commit
+    working = subprocess.Popen(["git", "cat-file", "--batch"], cwd=shared, stdin=subprocess.PIPE)
+    seen_while_working: list[bool] = []
+
+    def release() -> None:
+        time.sleep(1.5)
+        seen_while_working.append(lock.exists())
+        lock.unlink()
+        assert working.stdin is not None
+        working.stdin.close()
+        working.wait()
+
+    releaser = threading.Thread(target=release)
+    releaser.start()
+    started = time.monotonic()
+    try:
+        proc = fleet.tick(0)
+    finally:
+        releaser.join()
+    assert time.monotonic() - started >= 1.4, "the tick never met the lock"
+    assert seen_while_working == [True], "vaultops removed a lock that a working git held"
+    assert proc.returncode == 0, proc.stderr
+    assert fleet.runs() == {"REQ-000": 1}
+    assert fleet.remote_requests()["REQ-000"].state.value == "done"

@@ -115,6 +115,14 @@ class Publisher:
         rewritten, say), then push it; what still fails waits for the next pass."""
         paths = sorted({*written, *self.uncommitted})
         sha = None
+        busy = self.git.busy() if paths and self.git.is_repo() else ""
+        if busy:
+            # committing into someone else's rebase or merge would tangle their history with ours
+            self._say(
+                warnings, f"not committing yet: {busy}; the lines are in the notes and are committed later"
+            )
+            self.uncommitted.update(paths)
+            return None
         if paths:
             try:
                 sha = self.git.commit_paths(
@@ -126,7 +134,7 @@ class Publisher:
                 return None
             self.uncommitted.clear()
             self.ahead = self.ahead or sha is not None
-        if self.ahead and self.remote is not None and self.online:
+        if self.ahead and self.through_remote:
             self.push(warnings)
         return sha
 

@@ -34,6 +34,11 @@ class Outline:
 
     def closer_after(self, line: int) -> str | None:
         """A line to insert after ``line`` so that the next line is back at the top level, if needed."""
+        span = self.open_after(line)
+        return span.closer if span else None
+
+    def open_after(self, line: int) -> OpenSpan | None:
+        """The fenced code or HTML block still open after ``line``, if any."""
         if len(self._starts) != len(self.spans):
             self._starts = [s.start for s in self.spans]
         i = bisect_right(self._starts, line) - 1
@@ -41,5 +46,5 @@ class Outline:
             return None
         span = self.spans[i]  # top-level blocks do not overlap: only the last one that started can be open
         if line < span.last or (line == span.last and not span.closed):
-            return span.closer
+            return span
         return None

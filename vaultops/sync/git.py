@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from vaultops import faults
 
 LOCK_RETRIES = 6
 
@@ -41,6 +44,11 @@ class GitError(Exception):
     pass
 
 
+def last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else "no detail"
+
+
 AUTHOR_PREFIX = "vaultops ("
 
 
@@ -50,14 +58,52 @@ def identity(agent: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
+class Moved:
+    why: str = ""  # "" when moved; "busy" (another git is at work: try later) or "local changes"
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class CommitResult:
     sha: str | None  # None when there was nothing to commit
     message: str
 
 
+# What another git (obsidian-git, a person) may be in the middle of; vaultops waits for it to end.
+_IN_PROGRESS = (
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("MERGE_HEAD", "a merge"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+
+
 class Git:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._git_dir: Path | None = None
+
+    @property
+    def git_dir(self) -> Path:
+        """The repository's folder (``.git`` may be a file pointing elsewhere, as in a worktree)."""
+        if self._git_dir is None:
+            proc = self._run("rev-parse", "--absolute-git-dir")
+            found = proc.stdout.strip()
+            if proc.returncode != 0 or not found:
+                return self.root / ".git"
+            self._git_dir = Path(found)
+        return self._git_dir
+
+    def busy(self) -> str:
+        """What another git is in the middle of in this repository ("" when nothing): a rebase or merge
+        that obsidian-git or the person started and has not finished or aborted."""
+        for name, what in _IN_PROGRESS:
+            if (self.git_dir / name).exists():
+                return f"{what} is in progress in this clone (obsidian-git's or the person's)"
+        if self._run("symbolic-ref", "-q", "HEAD").returncode != 0:
+            return "HEAD is not on a branch (detached)"
+        return ""
 
     def run(
         self, *args: str, env: dict[str, str] | None = None, check: bool = True
@@ -70,7 +116,7 @@ class Git:
                 break
             if attempt >= 2 and not git_processes_in(self.root):
                 with contextlib.suppress(FileNotFoundError):
-                    (self.root / ".git" / "index.lock").unlink()
+                    (self.git_dir / "index.lock").unlink()
             time.sleep(0.2 * (attempt + 1))
         if check and proc.returncode != 0:
             detail = (proc.stderr or proc.stdout).strip().splitlines()
@@ -128,7 +174,7 @@ class Git:
         """A commit on ``parent`` whose tree is the parent's with ``files`` replaced (None: removed), built
         in a private index so that neither the working tree nor the real index is touched.
         ``author``: (name, email, date or "")."""
-        index = self.root / ".git" / f"vaultops-index-{os.getpid()}"
+        index = self.git_dir / f"vaultops-index-{os.getpid()}"
         env = {"GIT_INDEX_FILE": str(index)}
         try:
             if parent:
@@ -153,6 +199,79 @@ class Git:
             ident |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         parents = ["-p", parent] if parent else []
         return self.run("commit-tree", tree, *parents, "-m", message, env=ident).stdout.strip()
+
+    def move_head(self, old: str, new: str) -> Moved:
+        """Bring HEAD, the index and the working tree from ``old`` to ``new`` as ``git reset --keep``
+        would, keeping uncommitted changes.  When it cannot, nothing is changed.
+
+        Another git in the same clone (obsidian-git committing) must not slip in between: the index
+        lock is held throughout, as git itself holds it, and HEAD moves only if it is still ``old``
+        (a commit made meanwhile is never thrown away)."""
+        lock = self.git_dir / "index.lock"
+        fd = self._take_index_lock(lock)
+        if fd is None:
+            return Moved("busy", "another git holds the index lock")
+        private = self.git_dir / f"vaultops-move-{os.getpid()}"
+        env = {"GIT_INDEX_FILE": str(private)}
+        try:
+            # With the lock held no other git can start changing files; one that was already under way
+            # (a rebase between its steps) shows in HEAD or in its own state folder.
+            busy = self.busy()
+            if busy:
+                return Moved("busy", busy)
+            if self._run("rev-parse", "-q", "--verify", "HEAD").stdout.strip() != old:
+                return Moved("busy", "HEAD moved meanwhile (a commit by another tool)")
+            index = self.git_dir / "index"
+            if index.exists():
+                shutil.copyfile(index, private)
+            self._journal.write_text(f"{old} {new}\n")  # files may move before HEAD does
+            proc = self._run("read-tree", "-m", "-u", old, new, env=env)
+            if proc.returncode != 0:
+                return Moved("local changes", last_line(proc.stderr))
+            faults.reach("move.before_ref")
+            ref = self._run("update-ref", "-m", "vaultops: follow the remote", "HEAD", new, old)
+            if ref.returncode != 0:
+                self._run("read-tree", "-m", "-u", new, old, env=env)  # the files as they were
+                return Moved("busy", "HEAD moved meanwhile (a commit by another tool)")
+            os.write(fd, private.read_bytes())
+            os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            os.replace(lock, index)  # git's own way to write the index
+            return Moved()
+        finally:
+            if fd >= 0:
+                os.close(fd)
+                lock.unlink(missing_ok=True)
+            private.unlink(missing_ok=True)
+            self._journal.unlink(missing_ok=True)
+
+    @property
+    def _journal(self) -> Path:
+        return self.git_dir / "vaultops-moving"
+
+    def unfinished_move(self) -> tuple[str, str] | None:
+        """(from, to) of a ``move_head`` that was killed after it began to change files."""
+        try:
+            old, new = self._journal.read_text().split()
+        except (OSError, ValueError):
+            return None
+        return old, new
+
+    def forget_move(self) -> None:
+        self._journal.unlink(missing_ok=True)
+
+    def _take_index_lock(self, lock: Path) -> int | None:
+        """Create the index lock as git does; a lock that no git process works behind (one left by a
+        process killed mid-move, ours included) is removed first."""
+        for attempt in range(LOCK_RETRIES):
+            try:
+                return os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if attempt >= 2 and not git_processes_in(self.root):
+                    lock.unlink(missing_ok=True)
+                time.sleep(0.2 * (attempt + 1))
+        return None
 
     def is_repo(self) -> bool:
         try:

@@ -20,8 +20,8 @@ import subprocess
 from dataclasses import dataclass, field
 
 from vaultops import faults
-from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, identity
-from vaultops.sync.replay import replay
+from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, Moved, identity, last_line
+from vaultops.sync.replay import is_insertion, replay
 
 FETCH_TIMEOUT = 60  # seconds: a remote that has not answered by then is unreachable for this pass
 
@@ -49,15 +49,18 @@ class Remote:
         self.git = git
         self.name = name
         self.branch = branch
-        self.tracking = f"refs/remotes/{name}/{branch}"
+
+    @property
+    def tracking(self) -> str:
+        return f"refs/remotes/{self.name}/{self.branch}"
 
     @classmethod
     def of(cls, git: Git, name: str) -> Remote | None:
-        """The remote this clone syncs through, or None (no such remote, or no branch checked out)."""
+        """The remote this clone syncs through, or None when there is no such remote.  With no branch
+        checked out (a rebase under way, say) it still is one: nothing is claimed until there is."""
         if git.run("remote", "get-url", name, check=False).returncode != 0:
             return None
-        branch = git.run("symbolic-ref", "--short", "-q", "HEAD", check=False).stdout.strip()
-        return cls(git, name, branch) if branch else None
+        return cls(git, name, _branch_of(git))
 
     # --- reading the remote ---------------------------------------------------------------------
 
@@ -70,7 +73,7 @@ class Remote:
             return f"{self.name} did not answer a fetch"
         if proc.returncode == 0:
             return ""
-        detail = _last_line(proc.stderr)
+        detail = last_line(proc.stderr)
         if "couldn't find remote ref" in proc.stderr:
             with contextlib.suppress(GitError):
                 self.git.run("update-ref", "-d", self.tracking)
@@ -89,6 +92,10 @@ class Remote:
     # --- following it ---------------------------------------------------------------------------
 
     def pull(self) -> Pulled:
+        busy = self.git.busy()
+        if busy:
+            return Pulled(True, blocked=f"{busy}; vaultops waits until it is finished or aborted")
+        self.branch = _branch_of(self.git) or self.branch
         why = self.fetch()
         if why:
             return Pulled(False, reason=why, ahead=self._ahead())
@@ -96,7 +103,7 @@ class Remote:
         if remote is None or remote == head:
             return Pulled(True, ahead=remote is None and head is not None)
         if head is None or self.is_ancestor(head, remote):
-            blocked = self.keep_to(remote)
+            blocked = self.keep_to(remote, head)
             return Pulled(True, blocked=blocked, moved=not blocked)
         if self.is_ancestor(remote, head):
             return Pulled(True, ahead=True)
@@ -108,7 +115,7 @@ class Remote:
             return pulled
         if rebuilt is None:
             return pulled
-        pulled.blocked = self.keep_to(rebuilt)
+        pulled.blocked = self.keep_to(rebuilt, head)
         pulled.moved = not pulled.blocked
         return pulled
 
@@ -116,21 +123,44 @@ class Remote:
         remote, head = self.tip(), self.head()
         return head is not None and head != remote
 
-    def keep_to(self, sha: str) -> str:
-        """Move this clone to ``sha``, updating the files that differ and keeping the person's uncommitted
-        changes; "" when done, else why not (those changes touch the same files)."""
-        proc = self.git.run("reset", "-q", "--keep", sha, check=False)
-        if proc.returncode != 0:
-            # A move cut short (kill -9) leaves files already at `sha` that look like local changes.
-            self._stage_files_already_at(sha)
+    def keep_to(self, sha: str, head: str | None) -> str:
+        """Move this clone from ``head`` to ``sha``, updating the files that differ and keeping the
+        person's uncommitted changes; "" when done, else why not."""
+        if head is None:  # a clone with no commit yet
             proc = self.git.run("reset", "-q", "--keep", sha, check=False)
-        if proc.returncode == 0:
-            return ""
-        why = _last_line(proc.stderr)
-        return (
-            f"this clone has uncommitted changes in files the remote changed too ({why}); "
-            "commit them (obsidian-git does) and vaultops follows the remote again"
-        )
+            moved = Moved() if proc.returncode == 0 else Moved("local changes", last_line(proc.stderr))
+        else:
+            head = self._finish_unfinished_move(head)
+            moved = self.git.move_head(head, sha)
+            if moved.why == "local changes":
+                # A move cut short (kill -9) leaves files already at `sha` that look like local changes.
+                self._stage_files_already_at(sha)
+                moved = self.git.move_head(head, sha)
+        if moved.why == "busy":
+            return f"{moved.detail}; vaultops follows the remote on its next pass"
+        if moved.why:
+            return (
+                f"this clone has uncommitted changes in files the remote changed too ({moved.detail}); "
+                "commit them (obsidian-git does) and vaultops follows the remote again"
+            )
+        return ""
+
+    def _finish_unfinished_move(self, head: str) -> str:
+        """A move killed half-way left files at its target while HEAD stayed: finish it first (the
+        files already there are staged, so that they do not count as the person's changes)."""
+        unfinished = self.git.unfinished_move()
+        if unfinished is None:
+            return head
+        old, new = unfinished
+        if old == head:
+            self._stage_files_already_at(new)
+            moved = self.git.move_head(old, new)
+            if not moved.why:
+                return new
+            if moved.why == "busy":
+                return head  # tried again on the next pass
+        self.git.forget_move()
+        return head
 
     def _stage_files_already_at(self, sha: str) -> None:
         changed = self.git.run("diff", "--name-only", "-z", "--no-renames", "HEAD", sha, check=False)
@@ -188,6 +218,8 @@ class Remote:
                 pulled.dropped += list(replayed.dropped)
             else:
                 merged = self._merge_file(now, before, after) if before and after and now else None
+                if merged is None and before is not None and after is not None and now is not None:
+                    merged = _replayed_insertions(path, before, after, now, pulled)
                 if merged is None:
                     pulled.blocked = (
                         f"{path}: this clone's commit {commit[:8]} and the remote changed it in ways that "
@@ -199,7 +231,7 @@ class Remote:
         return self.git.commit_files(base, files, message.rstrip("\n") + "\n", (name, email, date))
 
     def _merge_file(self, current: bytes, base: bytes, other: bytes) -> bytes | None:
-        folder = self.git.root / ".git"
+        folder = self.git.git_dir
         token = f"{os.getpid()}-{secrets.token_hex(4)}"
         paths = [folder / f"vaultops-merge-{token}-{part}" for part in ("current", "base", "other")]
         try:
@@ -254,7 +286,7 @@ class Remote:
             return Pushed("pushed", sha=sha)
         if "[rejected]" in out and any(w in out for w in ("fetch first", "non-fast-forward", "stale info")):
             return Pushed("behind", "someone pushed first", sha)
-        why = _last_line(out)
+        why = last_line(out)
         return Pushed("failed", f"{self.name} refused the push or cannot be reached ({why})", sha)
 
     def merge_through(self) -> Pushed:
@@ -264,9 +296,28 @@ class Remote:
         return self.push()
 
 
-def _last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "no detail"
+def _replayed_insertions(path: str, before: bytes, after: bytes, now: bytes, pulled: Pulled) -> bytes | None:
+    """A person's commit that only added lines to a note (the commonest clash: a request appended at the
+    end of the inbox while another machine wrote a result there), replayed onto the remote's version the
+    way vaultops's own commits are; None when it changed or removed lines, which only the person can
+    weigh."""
+    if not path.endswith(".md") or not is_insertion(before, after):
+        return None
+    replayed = replay(path, before, after, now)
+    pulled.late += list(replayed.late)
+    pulled.dropped += list(replayed.dropped)
+    return replayed.raw
+
+
+def _branch_of(git: Git) -> str:
+    """The branch checked out, or the one a rebase under way works on; "" when neither."""
+    branch = git.run("symbolic-ref", "--short", "-q", "HEAD", check=False).stdout.strip()
+    if branch:
+        return branch
+    for folder in ("rebase-merge", "rebase-apply"):
+        with contextlib.suppress(OSError):
+            return (git.git_dir / folder / "head-name").read_text().strip().removeprefix("refs/heads/")
+    return ""
 
 
 def _common_head(a: bytes, b: bytes) -> bytes:

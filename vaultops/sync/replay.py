@@ -46,13 +46,23 @@ def replay(rel: str, base: bytes, ours: bytes, theirs: bytes, *, requests: bool 
         return Replayed(theirs, (), ())
     p = parse_note(rel, base, requests=requests)
     r = parse_note(rel, theirs, requests=requests)
-    x = NoteText.from_bytes(ours).lines
-    return _Replay(rel, p, r).apply(insertion_runs(p.lines, x))
+    x = parse_note(rel, ours, requests=False)
+    return _Replay(rel, p, r, x).apply(_runs(p.lines, x.lines))
+
+
+def is_insertion(old: bytes, new: bytes) -> bool:
+    """``new`` is ``old`` with whole lines inserted, and nothing changed or removed."""
+    return _is_subsequence(NoteText.from_bytes(old).lines, NoteText.from_bytes(new).lines)
 
 
 def insertion_runs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, list[str]]]:
     """The runs of lines ``new`` inserted into ``old``: (the ``old`` index they go before, the lines).
     What ``new`` deleted or changed is ignored: lines are never removed from the remote version."""
+    return [(i, lines) for i, _, lines in _runs(old, new)]
+
+
+def _runs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int, list[str]]]:
+    """``insertion_runs`` with, for each run, the ``new`` index it starts at."""
     # SequenceMatcher without autojunk takes quadratic time on a long inbox full of equal lines (blank
     # ones, "- type: env-check"), so it only aligns the gaps between the lines that pin the alignment:
     # the common ends, and lines found exactly once on each side, in the same order (as patience diff
@@ -65,24 +75,24 @@ def insertion_runs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, li
     while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
     a, b = old[head : len(old) - tail], new[head : len(new) - tail]
-    runs: list[tuple[int, list[str]]] = []
+    runs: list[tuple[int, int, list[str]]] = []
     i0 = j0 = 0
     for i1, j1 in [*_unique_matches(a, b), (len(a), len(b))]:
         if j0 < j1:
-            runs += [(head + i0 + i, lines) for i, lines in _gap_runs(a[i0:i1], b[j0:j1])]
+            runs += [(head + i0 + i, head + j0 + j, lines) for i, j, lines in _gap_runs(a[i0:i1], b[j0:j1])]
         i0, j0 = i1 + 1, j1 + 1
     return runs
 
 
-def _gap_runs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, list[str]]]:
+def _gap_runs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, list[str]]]:
     if not a:
-        return [(0, list(b))]
+        return [(0, 0, list(b))]
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     # Longest-block matching can pair equal lines so that some are "replaced" although b only inserted
     # into a: replaying that would put a line of R in twice.  Then align by insertions only.
     if any(tag in ("replace", "delete") for tag, *_ in ops) and _is_subsequence(a, b):
         return _insertions_only(a, b)
-    return [(i1, list(b[j1:j2])) for tag, i1, _, j1, j2 in ops if tag in ("insert", "replace")]
+    return [(i1, j1, list(b[j1:j2])) for tag, i1, _, j1, j2 in ops if tag in ("insert", "replace")]
 
 
 def _is_subsequence(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -93,7 +103,7 @@ def _is_subsequence(a: Sequence[str], b: Sequence[str]) -> bool:
 _SMALL = 40_000  # len(a) * len(b) up to which the fewest runs are worked out exactly
 
 
-def _insertions_only(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, list[str]]]:
+def _insertions_only(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, list[str]]]:
     """The runs when ``a`` is a subsequence of ``b``: as few as possible (what vaultops inserted at one
     place stays one run), or, in a gap too long to work that out, each line of a matched as soon as it can."""
     n, m = len(a), len(b)
@@ -119,15 +129,15 @@ def _insertions_only(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, list
         for line in b:
             matched.append(i < n and line == a[i])
             i += matched[-1]
-    runs: list[tuple[int, list[str]]] = []
+    runs: list[tuple[int, int, list[str]]] = []
     i = 0
-    for line, take in zip(b, matched, strict=True):
+    for j, (line, take) in enumerate(zip(b, matched, strict=True)):
         if take:
             i += 1
         elif runs and runs[-1][0] == i:  # i moves on at every match: the same i is the same run
-            runs[-1][1].append(line)
+            runs[-1][2].append(line)
         else:
-            runs.append((i, [line]))
+            runs.append((i, j, [line]))
     return runs
 
 
@@ -173,8 +183,9 @@ def _fence_key(request: Request) -> tuple[State, str | None]:
 
 
 class _Replay:
-    def __init__(self, rel: str, p: ParsedNote, r: ParsedNote) -> None:
-        self.rel, self.p, self.r = rel, p, r
+    def __init__(self, rel: str, p: ParsedNote, r: ParsedNote, x: ParsedNote) -> None:
+        self.rel, self.p, self.r, self.x = rel, p, r, x
+        self.x_sections = sorted(h.line for h in x.outline.headings if h.level <= 2)
         self.starts = [q.start for q in p.requests]
         self.targets = [t for t, _ in targets_of(p.requests, lambda _: True)]
         self.r_index = index_by_id(r)
@@ -182,27 +193,33 @@ class _Replay:
         self.r_at = _positions(r.lines)
         self.late: list[str] = []
         self.dropped: list[str] = []
+        self.sections: set[int] = set()  # ids of the edits that start new sections (see _closed)
 
-    def apply(self, runs: list[tuple[int, list[str]]]) -> Replayed:
+    def apply(self, runs: list[tuple[int, int, list[str]]]) -> Replayed:
         # Our end-of-block lines are gathered per request (fencing is decided once per request) and
         # placed where the request's first run stood among the others, so X's order is kept.
         order: list[Edit | int] = []
         ours: dict[int, list[str]] = {}
-        for i, lines in runs:
+        for i, j, run in runs:
             n = self._request_at(i - 1)
-            core = self._own_core(n, i, lines) if n is not None else None
-            if n is None or core is None:
+            lines, section = self._split(j, run)
+            core = self._own_core(n, i, lines) if n is not None and lines else None
+            if lines and (n is None or core is None):
                 order.append(self._after_anchor(i, lines, n))
-            else:
+            elif core is not None and n is not None:
                 if n not in ours:
                     order.append(n)
                 ours.setdefault(n, []).extend(core)
+            if section:
+                order.append(self._new_section(i, section, n))
         edits: list[Edit] = []
         for item in order:
             edit = self._fenced(item, ours[item]) if isinstance(item, int) else item
             if edit is not None:
                 edits.append(edit)
-        return Replayed(self._spliced(edits), tuple(dict.fromkeys(self.late)), tuple(self.dropped))
+        return Replayed(
+            self._spliced(self._closed_once(edits)), tuple(dict.fromkeys(self.late)), tuple(self.dropped)
+        )
 
     def _request_at(self, line: int) -> int | None:
         """The index in P of the request whose block holds ``line``."""
@@ -278,6 +295,56 @@ class _Replay:
         if q_r is not None:
             return at_block_end(self.r, q_r, lines)
         return at_note_end(self.r, lines, separate=False)
+
+    def _split(self, j: int, run: list[str]) -> tuple[list[str], list[str]]:
+        """Lines inserted at X's line ``j``, cut where a heading of level 1 or 2 (which ends a request's
+        block) begins a new section in X, with the blank lines before it: (before, section).  A fence
+        closer that only led up to the section is left out: ``_closed`` closes what is open where the
+        section lands in R."""
+        k = bisect_left(self.x_sections, j)
+        if k == len(self.x_sections) or self.x_sections[k] >= j + len(run):
+            return run, []
+        cut = self.x_sections[k] - j
+        while cut > 0 and not run[cut - 1].strip():
+            cut -= 1
+        if all(not line.strip() for line in run[1:cut]) and self.x.outline.closer_after(j - 1) == run[0]:
+            return [], run[cut:]
+        return run[:cut], run[cut:]
+
+    def _new_section(self, i: int, lines: list[str], n: int | None) -> Edit:
+        """Lines that start a new section (a request heading, say) after P's line ``i - 1``.  Appended at
+        the end of a request's block, they go after what the remote added to that block (a result), so
+        that those lines stay with their request rather than fall under the new heading."""
+        if n is not None:
+            q = self.p.requests[n]
+            q_r = self.targets[n].find(self.r_index)
+            if q_r is None:  # its block is gone: a line like its last could stand inside another block
+                return at_note_end(self.r, lines, separate=False)
+            if i - 1 >= q.last_line:
+                edit = Edit(min(q_r.last_line + (i - 1 - q.last_line), q_r.end - 1), tuple(lines))
+                self.sections.add(id(edit))
+                return edit
+        return self._after_anchor(i, lines, n)
+
+    def _closed_once(self, edits: list[Edit]) -> list[Edit]:
+        """A fence or HTML block left open in R is closed by the first of our edits that lands in it
+        and needs it closed (placed lines, or a new section), and by no other: a second closer would
+        open a new fence that swallows the rest of the note."""
+        out = list(edits)
+        closed: set[int] = set()  # the starts of R's open blocks that an edit before has closed
+        for k in sorted(range(len(edits)), key=lambda k: edits[k].after):  # the order splice writes them
+            e = edits[k]
+            span = self.r.outline.open_after(e.after) if e.after >= self.r.body_start else None
+            if span is None:
+                continue
+            closes = e.lines[:1] == (span.closer,)
+            if span.start in closed:
+                if closes:
+                    out[k] = Edit(e.after, e.lines[1:])
+            elif closes or id(e) in self.sections:
+                out[k] = e if closes else Edit(e.after, (span.closer, *e.lines))
+                closed.add(span.start)
+        return [e for e in out if e.lines]
 
     def _spliced(self, edits: list[Edit]) -> bytes:
         # Lines for the very start are added here rather than by splice, which would put them before a
