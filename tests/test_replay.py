@@ -527,3 +527,15 @@ def test_our_result_and_a_request_typed_after_it_are_split_when_the_claim_was_ta
     assert out.late == ("REQ-b",)
     assert note.requests[1].state == State.INTERRUPTED
     assert note.lines[note.requests[2].start :] == ["## REQ-c", "Summarise the week."]
+
+
+def test_our_result_counts_when_the_remote_holds_our_claim_although_our_parent_did_not() -> None:
+    """obsidian-git committed on our clone between our claim's push and the clone following it, so our
+    result commit's parent lacks the claim the remote has: the result is ours, not a late one."""
+    base = raw_of(BASE)
+    mine = claim_lines(1, "mine01")
+    ours = raw_of([*BASE, *mine, *result_lines("REQ-b", 1)])
+    theirs = raw_of([*BASE, *mine])
+    out = replay("i.md", base, ours, theirs)
+    assert out.raw == ours
+    assert out.late == out.dropped == ()

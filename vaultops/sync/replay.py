@@ -178,6 +178,9 @@ def is_own_first_line(line: str) -> bool:
     return False
 
 
+_HELD = (State.LOCKED, State.RUNNING)  # a claim that has not finished
+
+
 def _fence_key(request: Request) -> tuple[State, str | None]:
     return request.state, request.lock.claim if request.lock else None
 
@@ -259,8 +262,16 @@ class _Replay:
             return None
         if _fence_key(q_r) == _fence_key(q):
             return at_block_end(self.r, q_r, lines)
-        # Someone else acted on the request meanwhile: our lock and status lines would undo that.
         claims = [c for line in lines if (c := _claim_of(line))]
+        if claims and q_r.lock and q_r.lock.claim == claims[-1] and q_r.state in _HELD:
+            # R already holds our claim: P did not (obsidian-git committed between our claim's push and
+            # this clone following it).  Our lines still count; those R already has are not repeated.
+            block = set(self.r.lines[q_r.start : q_r.end])
+            k = 0
+            while k < len(lines) and lines[k] in block and fmt.item_field(lines[k]) is not None:
+                k += 1
+            return at_block_end(self.r, q_r, lines[k:]) if lines[k:] else None
+        # Someone else acted on the request meanwhile: our lock and status lines would undo that.
         claim = claims[-1] if claims else (q.lock.claim if q.lock else "unknown")
         now = q_r.state.value + (f", claim {q_r.lock.claim}" if q_r.lock else "")
         late = late_result(lines, claim)
