@@ -456,6 +456,27 @@ def test_sharing_a_clone_with_obsidian_git_loses_nothing_and_runs_nothing_twice(
     fleet.fsck()
 
 
+def test_claims_pulled_in_by_obsidian_git_before_our_own_write_still_run(tmp_path: Path) -> None:
+    """obsidian-git's pull brings our pushed claim commit into the note before vaultops writes the same
+    lines there: the claims exist all the same (they are on the remote), and each job runs once."""
+    fleet = Fleet(tmp_path, 1, inbox_of(2))
+    clone = fleet.clones[0]
+    git(clone, "config", "user.name", "Person")
+    git(clone, "config", "user.email", "person@example.invalid")
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        faults.on("claim.after_push", lambda: git(clone, "pull", "-q", "--rebase"))
+        report = tick(Vault.open(clone), wait_settle=False)
+    finally:
+        faults.on("claim.after_push", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    assert not [w for w in report.warnings if "not recorded" in w], report.warnings
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}
+    text = fleet.remote_inbox()
+    assert text.count("- locked-by:") == 2  # each claim once, not written again over the pulled one
+
+
 def test_a_persons_commit_that_git_cannot_merge_is_replayed_when_it_only_adds_lines(tmp_path: Path) -> None:
     """On machine 0's clone obsidian-git committed a new request at the end of the inbox; meanwhile machine
     1 pushed a result onto the last block.  git's merge fails on that; vaultops replays the person's

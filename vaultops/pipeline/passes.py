@@ -375,7 +375,9 @@ class Pass:
                 self.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
                 return []
             self.state.confirm_claims([job.claim for job in claims])
-            _, applied = self.write(applied.landed)
+            # The claims exist now, on the remote, whatever this write finds: the note on disk may hold
+            # them already (obsidian-git's pull brought the pushed commit in first).
+            self.write(applied.landed)
             publisher.adopt(pushed, head, [self.inbox])
             if pushed.kind == "behind":  # the control run's wrong way: merge the lost claim through
                 publisher.merge_through()

@@ -80,6 +80,11 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
         request = target.find(index)
         lines: list[str] = []
         for ins in group:
+            if request is not None and _already_there(note, request, ins.lines):
+                # written by an earlier try, or brought in by a pull of the commit that carried them
+                if applied is not None:
+                    applied.landed.append(ins)
+                continue
             why = _refusal(request, ins)
             if why:
                 if applied is not None:
@@ -91,6 +96,15 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
         if lines and request is not None:
             edits.append(at_block_end(note, request, lines))
     return edits
+
+
+def _already_there(note: ParsedNote, request: Request, lines: Sequence[str]) -> bool:
+    """The block holds ``lines`` together, in order (they carry a claim id or a time: no coincidence)."""
+    if not lines:
+        return False
+    block = note.lines[request.start : request.end]
+    first = lines[0]
+    return any(block[k : k + len(lines)] == list(lines) for k, line in enumerate(block) if line == first)
 
 
 MISSING = "the request is no longer in the note"
