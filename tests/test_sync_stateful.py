@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -43,6 +44,7 @@ class Machines(RuleBasedStateMachine):
         hook.chmod(0o755)
         self.person = self.fleet.person()
         self.person_lines: list[str] = []
+        self.typed_on: list[tuple[int, str]] = []  # lines the person typed on a machine's own clone
         self.count = 0
         self.away: set[int] = set()
         self.saved_env = os.environ.get("FAKE_AGENT_LOG")
@@ -83,6 +85,23 @@ class Machines(RuleBasedStateMachine):
             person_push(self.person, lambda text: text.replace("# Inbox\n", f"# Inbox\n{line}\n", 1))
         self.person_lines.append(line)
 
+    @rule(i=st.integers(0, MACHINES - 1), kind=st.sampled_from(["request", "title"]))
+    def obsidian_git_commits_on_a_machines_clone(self, i: int, kind: str) -> None:
+        """The person types in the vault on machine ``i`` itself and obsidian-git commits it there, without
+        pushing: that machine's vaultops must carry it to the remote."""
+        clone = self.fleet.clones[i]
+        path = clone / INBOX
+        n = len(self.typed_on)
+        if kind == "request":
+            line = f"Summarise the note typed on machine {i} ({n})."
+            path.write_text(path.read_text() + request_block(f"REQ-on{i}-{n:03d}", line))
+        else:
+            line = f"Typed on machine {i} ({n})."
+            path.write_text(path.read_text().replace("# Inbox\n", f"# Inbox\n{line}\n", 1))
+        backup = ["git", "-c", "user.name=Person", "-c", "user.email=person@example.invalid"]
+        subprocess.run([*backup, "commit", "-qam", "vault backup"], cwd=clone, capture_output=True)
+        self.typed_on.append((i, line))
+
     @rule(i=st.integers(0, MACHINES - 1))
     def remote_unreachable_or_back(self, i: int) -> None:
         clone = self.fleet.clones[i]
@@ -112,6 +131,13 @@ class Machines(RuleBasedStateMachine):
         lines = self.fleet.remote_inbox().splitlines()
         missing = [line for line in self.person_lines if line not in lines]
         assert missing == [], f"lost from the remote: {missing}"
+
+    @invariant()
+    def no_line_typed_on_a_machines_clone_is_lost(self) -> None:
+        remote = set(self.fleet.remote_inbox().splitlines())
+        for i, line in self.typed_on:
+            here = (self.fleet.clones[i] / INBOX).read_text().splitlines()
+            assert line in remote or line in here, f"lost from machine {i} and the remote: {line}"
 
     @invariant()
     def every_note_parses_without_conflict_markers(self) -> None:
