@@ -26,6 +26,7 @@ class Action:
     profile: str = ""
     timeout: float | None = None
     tools: tuple[str, ...] | None = None  # the request's narrower tool list, if it gave one
+    approved: str = ""  # the person's approval this run stands on ("" when none was needed)
 
 
 def parse_duration(text: str) -> float | None:
@@ -66,16 +67,18 @@ def decide(request: Request, config: Config) -> Action:
         return Action("escalate", decision, f"unknown: {unsure}; add a `- type:` line to say what it is")
     if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
         return Action("builtin", decision, "", DIRECT, _duration(fields))
-    return _to_profile(decision, fields, config)
+    return to_profile(decision, fields, config)
 
 
 def _duration(fields: Mapping[str, str]) -> float | None:
     return parse_duration(fields["timeout"]) if "timeout" in fields else None
 
 
-def _to_profile(decision: Decision, fields: Mapping[str, str], config: Config) -> Action:
+def to_profile(
+    decision: Decision, fields: Mapping[str, str], config: Config, route: tuple[str, ...] | None = None
+) -> Action:
     """The first profile of the route (or the one the request names from it), narrowed, never widened."""
-    route = config.route_for(decision.type)
+    route = config.route_for(decision.type) if route is None else route
     wanted = fields.get("profile", "").strip()
     if wanted:
         if wanted not in route:

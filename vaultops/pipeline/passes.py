@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from vaultops import faults
+from vaultops.decide.answers import answered
 from vaultops.decide.route import Action, decide
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
@@ -92,6 +93,16 @@ class _Batch:
         keep = [ins for ins in self.inserts if ins.target not in drop]
         said = {t: s for t, s in self.said.items() if t not in drop}
         return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop], set(), said)
+
+
+# Actions that only write a status line.
+_STATUS_ONLY = {
+    "error": State.ERROR,
+    "escalate": State.ESCALATED,
+    "wait": State.WAITING,
+    "deny": State.DENIED,
+    "cancel": State.CANCELLED,
+}
 
 
 def new_claim() -> str:
@@ -235,6 +246,8 @@ class Pass:
             ran = self.state.last_heavy_run(note.rel, request.id) if unclaimed else None
             if request.problems:
                 action = Action("error", _no_decision(), request.problems[0])
+            elif (said := answered(request, self.config)) is not None:
+                action = said
             elif ran is not None:
                 # Its lines were removed from the note (an editor that saved an old copy, say): the work was
                 # done once and is not done again; the note is told, and `- retry: yes` still runs it.
@@ -245,9 +258,15 @@ class Pass:
                 action = Action("error", _no_decision(), why)
             else:
                 action = decide(request, self.config)
-            if request.state is State.INTERRUPTED and not retry_asked(request) and action.kind != "builtin":
+            if (
+                request.state is State.INTERRUPTED
+                and not retry_asked(request)
+                and action.kind not in ("builtin", "cancel")
+            ):
                 continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
             if action.kind == "profile" and self.budget().exhausted:
+                if action.approved:
+                    continue  # a status line now would close the approval: it runs once the budget allows
                 action = Action("wait", action.decision, self.budget().waiting_reason())
             if (
                 action.kind in ("error", "wait")
@@ -422,8 +441,8 @@ class Pass:
             if kind == "takeover":
                 self.take_over(batch, p, now)
                 continue
-            if kind in ("error", "escalate", "wait"):
-                state = {"error": State.ERROR, "escalate": State.ESCALATED, "wait": State.WAITING}[kind]
+            if kind in _STATUS_ONLY:
+                state = _STATUS_ONLY[kind]
                 batch.inserts.append(
                     Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect)
                 )
@@ -442,6 +461,8 @@ class Pass:
                 light.append((p, job, now))
                 continue
             claim = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, now, lease)
+            if p.action.approved:  # acknowledged in the same write that claims it: it runs once
+                claim = [*render.status_only(State.APPROVED, now, p.action.approved), *claim]
             self.claim_lines[job.claim] = tuple(claim)
             batch.inserts.append(Insert(p.target, tuple(claim), expect))
             batch.claims[p.target] = (p, job)
@@ -461,6 +482,8 @@ class Pass:
                 self.state.event(INPUT_ERROR, p.request.file, p.request.id, reason=p.action.reason)
             if state is State.ESCALATED:
                 daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
+            elif state in (State.DENIED, State.CANCELLED):
+                daily.add(p.request, now, f"{state.value} by the person")
 
         return effect
 

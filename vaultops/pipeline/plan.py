@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from vaultops.decide.answers import standing_answer
 from vaultops.model import Request, State
 from vaultops.record.placement import Edit, at_block_end
 from vaultops.scan.note import ParsedNote
@@ -137,10 +138,12 @@ def input_error_shaped(request: Request) -> bool:
 
 def may_start(request: Request) -> bool:
     """Whether a pass should look at a request at all: open or waiting; an input error (looked at again,
-    and acted on if the answer changed); one the person asked to retry; or an interrupted one (a light
-    check runs again by itself)."""
+    and acted on if the answer changed); one the person answered (retry, cancel, or a decision on an
+    escalation); or an interrupted one (a light check runs again by itself)."""
+    if request.text is None:
+        return False
     if request.state in STARTABLE or request.state is State.INTERRUPTED:
-        return request.text is not None
-    if request.state is State.ERROR and request.text is not None:
-        return retry_asked(request) or input_error_shaped(request)
-    return False
+        return True
+    if request.state is State.ERROR:
+        return retry_asked(request) or input_error_shaped(request) or standing_answer(request) is not None
+    return request.state is State.ESCALATED and standing_answer(request) is not None

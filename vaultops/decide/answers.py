@@ -1,0 +1,72 @@
+"""The person's answers under a request: which one counts, and what it asks vaultops to do.  Pure.
+
+Only an answer written after the request's last status line counts: an answer from before an escalation
+was not an answer to it, and each answer is acknowledged with a status line, which closes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from vaultops.config import Config
+from vaultops.decide.route import Action, decide_text, to_profile
+from vaultops.model import Answer, Decision, Request, State
+
+# A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
+_NOT_CANCELLABLE = frozenset({State.LOCKED, State.RUNNING, State.DONE, State.DENIED, State.CANCELLED})
+
+
+def standing_answer(request: Request) -> Answer | None:
+    """The person's latest answer after the request's last status, if any."""
+    last = request.statuses[-1].line if request.statuses else request.start
+    after = [a for a in request.answers if a.line > last]
+    return after[-1] if after else None
+
+
+def answered(request: Request, config: Config) -> Action | None:
+    """What the person's standing answer asks for: cancel, deny, or run an escalated request once.
+    None when there is no such answer (``- retry: yes`` is read where runs are planned)."""
+    answer = standing_answer(request)
+    if answer is None:
+        return None
+    said = f" — {answer.comment}" if answer.comment else ""
+    if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
+        return Action("cancel", _decision(request, config), f"cancelled by the person{said}")
+    if answer.key != "decision" or request.state is not State.ESCALATED:
+        return None
+    if answer.value == "deny":
+        return Action("deny", _decision(request, config), f"denied by the person{said}")
+    return _approved(request, config, answer)
+
+
+def _decision(request: Request, config: Config) -> Decision:
+    explicit = request.fields.get("type", "").strip().lower() or None
+    return decide_text(request.text or "", explicit, config)
+
+
+def _approved(request: Request, config: Config, answer: Answer) -> Action:
+    """An approved request runs once: on the profile the answer names, else the one its `- profile:` field
+    names, else its type's route.  It is not classified again: the person has seen why it stopped."""
+    decision = _decision(request, config)
+    named = [w for w in re.split(r"[\s,;:()]+", answer.comment) if w in config.profiles]
+    fields = dict(request.fields)
+    if named:
+        route: tuple[str, ...] = (named[0],)
+        fields.pop("profile", None)
+    elif fields.get("profile", "").strip() in config.profiles:
+        route = (fields["profile"].strip(),)
+    else:
+        route = config.route_for(decision.type)
+    if not route:
+        names = ", ".join(config.profiles) or "none is configured"
+        why = (
+            f"approved, but no profile runs type {decision.type}; name one in the answer "
+            f"(`- decision: approve — <profile>`; profiles: {names})"
+        )
+        return Action("error", decision, why)
+    action = to_profile(replace(decision, route=route), fields, config, route)
+    if action.kind != "profile":
+        return action  # a timeout or tool list the profile does not allow: an error, said in the note
+    said = f" — {answer.comment}" if answer.comment else ""
+    return replace(action, approved=f"approved by the person{said}; runs once on {action.profile}")
