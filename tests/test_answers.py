@@ -160,3 +160,19 @@ def test_answers_through_the_command_line_tick(tmp_path: Path, runs: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert requests(vault)["REQ-rotate"].state is State.DONE
     assert ran(runs) == ["REQ-rotate"]
+
+
+def test_retry_under_an_escalation_classifies_the_edited_text_again(tmp_path: Path, runs: Path) -> None:
+    vault = make_vault(tmp_path / "v", f"# Inbox\n\n{ROTATE}")
+    pass_over(vault)
+    path = vault / INBOX
+    path.write_text(
+        path.read_text().replace(
+            "Rotate the Stripe secret key and update the production env file.",
+            "- type: research\nSummarise what the Stripe docs say about key rotation.",
+        )
+    )
+    answer(vault, "REQ-rotate", "- retry: yes")
+    pass_over(vault)
+    assert requests(vault)["REQ-rotate"].state is State.DONE
+    assert ran(runs) == ["REQ-rotate"]
