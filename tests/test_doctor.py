@@ -164,3 +164,58 @@ def test_a_notify_url_in_local_toml_is_fine_and_a_malformed_one_is_not(tmp_path:
     code, problems, _ = _doctor(vault, tmp_path)
     assert code == 1
     assert problems == ["[notify] urls: 'not a url' is not an apprise URL (scheme://…) — fix it"]
+
+
+def test_a_url_apprise_cannot_use_is_one_problem_each(tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    _set_urls(vault, ["nosuch://host/path", "tgram://only-one-part", "json://localhost/hook"], local=True)
+    code, problems, fine = _doctor(vault, tmp_path)
+    assert code == 1 and problems == [
+        "[notify] urls: nosuch://… cannot be used: apprise has no nosuch:// service — fix it as apprise "
+        "documents it",
+        "[notify] urls: tgram://… cannot be used: apprise cannot read it: a part a tgram:// URL needs is "
+        "missing or malformed — fix it as apprise documents it",
+    ]
+    assert "notify: json://… looks like an apprise URL (nothing was sent)" in fine
+
+
+TELEGRAM_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+
+
+def test_telegram_without_a_token_or_with_one_in_config_toml_is_one_problem(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, HEALTHY_PROFILES + "[notify.telegram]\nchat_ids = [4242]\n")
+    code, problems, _ = _doctor(vault, tmp_path)
+    assert code == 1 and problems == [
+        '[notify.telegram] has no token — put token = "<from @BotFather>" under [notify.telegram] in '
+        ".vaultops/local.toml, or set VAULTOPS_TELEGRAM_TOKEN"
+    ]
+    config = vault / ".vaultops" / "config.toml"
+    config.write_text(
+        config.read_text()
+        + f'\n[notify.telegram]\ntoken = "{TELEGRAM_TOKEN}"\napi_base = "http://127.0.0.1:1"\n'
+    )
+    code, problems, _ = _doctor(vault, tmp_path)
+    assert code == 1 and problems[0].startswith(
+        ".vaultops/config.toml: [notify.telegram] token is a secret in a committed file — move it to "
+        ".vaultops/local.toml or VAULTOPS_TELEGRAM_TOKEN"
+    )
+    assert all(TELEGRAM_TOKEN.split(":")[1] not in line for line in problems)
+
+
+def test_a_telegram_bot_is_asked_who_it_is(tmp_path: Path) -> None:
+    from fake_servers import FakeBotAPI
+
+    with FakeBotAPI(TELEGRAM_TOKEN) as api:
+        telegram = f'[notify.telegram]\nchat_ids = [4242]\napi_base = "{api.base}"\n'
+        vault = _vault(tmp_path, HEALTHY_PROFILES + telegram + f'token = "{TELEGRAM_TOKEN}"\n')
+        code, problems, fine = _doctor(vault, tmp_path)
+        assert (code, problems) == (0, [])
+        assert "notify: Telegram bot @vaultops_test_bot answers; 1 chat(s) told (nothing was sent)" in fine
+        assert api.sent == []
+
+        wrong = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDxxx"
+        (vault / ".vaultops" / "local.toml").write_text(HEALTHY_PROFILES + telegram + f'token = "{wrong}"\n')
+        code, problems, _ = _doctor(vault, tmp_path)
+        assert code == 1 and len(problems) == 1
+        assert problems[0].startswith(f"[notify.telegram] {api.base} did not accept the bot (getMe: HTTP 401")
+        assert wrong.split(":")[1] not in problems[0]

@@ -13,13 +13,22 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from vaultops.errors import ConfigError
 
 CONFIG_FILE = ".vaultops/config.toml"
 LOCAL_FILE = ".vaultops/local.toml"
 ENV_PREFIX = "VAULTOPS_"
+TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
 
 
 class _Section(BaseModel):
@@ -71,8 +80,24 @@ class ProfileConfig(_Section):
         return None
 
 
+class TelegramConfig(_Section):
+    """``[notify.telegram]``: escalations sent by a bot, and ``approve``/``deny`` replies read back."""
+
+    # A secret: local.toml or VAULTOPS_TELEGRAM_TOKEN, never the committed config.toml.  SecretStr keeps it
+    # out of reprs and error messages.
+    token: SecretStr = SecretStr("")
+    chat_ids: tuple[int, ...] = ()  # where notices go, and the only chats whose replies count
+    api_base: str = Field("https://api.telegram.org", pattern=r"^https?://[^\s/]+(/\S*)?$")
+    poll_timeout: float = Field(25.0, ge=0, le=50)  # seconds getUpdates waits for a reply (Telegram: ≤ 50)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.token.get_secret_value() or self.chat_ids)
+
+
 class NotifyConfig(_Section):
     urls: tuple[str, ...] = ()
+    telegram: TelegramConfig = TelegramConfig()
 
 
 class GitConfig(_Section):
@@ -169,6 +194,10 @@ def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[s
     for var, raw in environ.items():
         if not var.startswith(ENV_PREFIX):
             continue
+        if var == TELEGRAM_TOKEN_ENV:  # named as secrets usually are, not VAULTOPS_<SECTION>_<KEY>
+            if raw:
+                layer.setdefault("notify", {}).setdefault("telegram", {})["token"] = raw  # any text is valid
+            continue
         rest = var[len(ENV_PREFIX) :].lower()
         section, _, key = rest.partition("_")
         if section not in _SECTIONS or not key:
@@ -209,6 +238,8 @@ def _describe(loc: tuple[str | int, ...]) -> str:
     parts = [str(p) for p in loc]
     if len(parts) >= 3 and parts[0] == "profiles":
         return f"[profiles.{parts[1]}] {'.'.join(parts[2:])}"
+    if len(parts) >= 3 and parts[:2] == ["notify", "telegram"]:
+        return f"[notify.telegram] {'.'.join(parts[2:])}"
     if len(parts) >= 2:
         return f"[{parts[0]}] {'.'.join(parts[1:])}"
     return f"[{parts[0]}]" if parts else "the file"

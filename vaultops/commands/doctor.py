@@ -21,6 +21,7 @@ from pathlib import Path
 
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.errors import VaultopsError
+from vaultops.notify.check import apprise_refuses, telegram_findings
 from vaultops.record import daily
 from vaultops.run import health
 from vaultops.run.process import run_process
@@ -200,10 +201,20 @@ def _committed_urls(root: Path) -> list[str]:
     return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
 
 
+def _committed_telegram_token(root: Path) -> bool:
+    try:
+        with (root / CONFIG_FILE).open("rb") as fh:
+            telegram = tomllib.load(fh).get("notify", {}).get("telegram", {})
+    except (OSError, tomllib.TOMLDecodeError, AttributeError):
+        return False
+    return isinstance(telegram, dict) and bool(telegram.get("token"))
+
+
 def _notify(vault: Vault) -> Iterator[Finding]:
     urls = list(vault.config.notify.urls)
     committed = _committed_urls(vault.root)
-    if not urls and not committed:
+    telegram = vault.config.notify.telegram
+    if not urls and not committed and not telegram.enabled:
         yield _ok("notify: no [notify] urls; results are only written to the vault")
     for url in dict.fromkeys([*urls, *committed]):  # each once, in order
         scheme = url.split("://", 1)[0]
@@ -214,8 +225,11 @@ def _notify(vault: Vault) -> Iterator[Finding]:
                 f"{CONFIG_FILE}: [notify] url {scheme}://… holds what looks like a secret in a committed file"
                 " — move it to .vaultops/local.toml"
             )
+        elif url in urls and (why := apprise_refuses(url)):
+            yield _bad(f"[notify] urls: {scheme}://… cannot be used: {why} — fix it as apprise documents it")
         elif url in urls:
             yield _ok(f"notify: {scheme}://… looks like an apprise URL (nothing was sent)")
+    yield from telegram_findings(telegram, _committed_telegram_token(vault.root), REMOTE_TIMEOUT)
 
 
 def _daily(vault: Vault) -> Iterator[Finding]:

@@ -53,6 +53,19 @@ CREATE TABLE IF NOT EXISTS health (
     duration REAL NOT NULL,
     detail TEXT NOT NULL
 );
+-- Notices to the person (vaultops.notify.outbox): a row per key, kept after it is sent so that a key is
+-- never sent twice; ``reached`` lists the targets that already have it, so a retry skips them.
+CREATE TABLE IF NOT EXISTS outbox (
+    key TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    queued REAL NOT NULL,
+    sent REAL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    retry_at REAL NOT NULL DEFAULT 0,
+    last_error TEXT,
+    reached TEXT NOT NULL DEFAULT '[]'
+);
 """
 
 

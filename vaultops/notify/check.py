@@ -1,0 +1,78 @@
+"""What ``vaultops doctor`` asks of the notifiers: can apprise use each URL, and is the Telegram bot set up.
+
+Nothing is sent.  Apprise is asked to parse each URL (offline); the bot is asked ``getMe``, which checks the
+token without writing to anyone.  Each problem is one line that says how to fix it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+
+from vaultops.config import CONFIG_FILE, LOCAL_FILE, TELEGRAM_TOKEN_ENV, TelegramConfig
+from vaultops.notify.telegram import Bot, TelegramError
+
+Finding = tuple[bool, str]  # (fine, line), as doctor's checks yield them
+_BOT_TOKEN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{20,}")
+
+
+def apprise_refuses(url: str) -> str | None:
+    """Why apprise cannot use ``url`` (an unknown scheme, a missing part), or None when it can."""
+    import apprise  # here: a CLI that never checks notifiers does not pay for importing it
+
+    scheme = url.split("://", 1)[0].lower()
+    # Its log lines quote the URL, secrets and all: captured, and dropped.
+    with apprise.LogCapture(level=logging.ERROR):  # type: ignore[no-untyped-call]
+        if apprise.Apprise().add(url):
+            return None
+    try:
+        from apprise.manager_plugins import NotificationManager
+    except ImportError:  # an apprise without this module: say what is true either way
+        return f"apprise cannot read it (an unknown scheme, or a part a {scheme}:// URL needs is missing)"
+    if scheme not in NotificationManager().schemas():  # type: ignore[no-untyped-call]
+        return f"apprise has no {scheme}:// service"
+    return f"apprise cannot read it: a part a {scheme}:// URL needs is missing or malformed"
+
+
+def telegram_findings(settings: TelegramConfig, token_committed: bool, timeout: float) -> Iterator[Finding]:
+    """``[notify.telegram]``: a token where it belongs and of the right shape, chats to tell, a bot that
+    answers.  ``token_committed``: config.toml (shared through git) holds a token."""
+    if token_committed:
+        yield (
+            False,
+            f"{CONFIG_FILE}: [notify.telegram] token is a secret in a committed file — move it to "
+            f"{LOCAL_FILE} or {TELEGRAM_TOKEN_ENV}, and have @BotFather issue a new one",
+        )
+    if not settings.enabled:
+        return
+    token = settings.token.get_secret_value()
+    if not token:
+        yield (
+            False,
+            f'[notify.telegram] has no token — put token = "<from @BotFather>" under [notify.telegram] in '
+            f"{LOCAL_FILE}, or set {TELEGRAM_TOKEN_ENV}",
+        )
+        return
+    if not _BOT_TOKEN.fullmatch(token):
+        yield False, "[notify.telegram] token does not look like a bot token (digits:letters) — copy it again"
+        return
+    if not settings.chat_ids:
+        yield (
+            False,
+            "[notify.telegram] has no chat_ids, so no one is told and no reply counts — send the bot a "
+            "message, find your chat id in the Bot API's getUpdates answer, and list it in chat_ids",
+        )
+    bot = Bot(token, settings.api_base, timeout=timeout)
+    try:
+        me = bot.call("getMe", {})
+    except TelegramError as exc:
+        yield (
+            False,
+            f"[notify.telegram] {settings.api_base} did not accept the bot ({exc}) — check the token with "
+            "@BotFather, the network, or api_base",
+        )
+        return
+    name = me.get("username") if isinstance(me, dict) else None
+    chats = len(settings.chat_ids)
+    yield True, f"notify: Telegram bot @{name or bot.id} answers; {chats} chat(s) told (nothing was sent)"

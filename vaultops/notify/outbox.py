@@ -1,0 +1,119 @@
+"""The outbox: notices waiting to go out, in state.db, so that none is sent twice and none is lost.
+
+A notice is queued once per key, ever: queuing a key already queued or sent does nothing, so the pipeline
+may queue on every pass without keeping its own memory of what it told.  A notice stays pending until
+every target has it; each target that took it is remembered (``reached``), so a retry after a partial
+failure goes only to the ones that missed it.  A failure is counted and the notice waits a little longer
+before each retry, so a dead notifier does not slow every pass.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from vaultops.notify.message import Notice
+from vaultops.run.redact import redact
+from vaultops.store.state import StateDB
+
+RETRY_BASE = 10.0  # seconds before the first retry; doubled after each further failure
+RETRY_MAX = 600.0  # ...up to this: a notifier that is back is used again within ten minutes
+ERROR_LIMIT = 500  # characters of the last error kept
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    notice: Notice
+    queued: float
+    sent: float | None
+    attempts: int  # failed attempts so far
+    retry_at: float  # not tried again before this (0: at once)
+    last_error: str | None  # redacted
+    reached: frozenset[str]  # targets that already have it
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failure in a row."""
+    return float(min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_MAX))
+
+
+def _text(value: str) -> str:
+    # A note's undecodable bytes arrive as surrogate escapes, which SQLite cannot store: U+FFFD instead.
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+_COLUMNS = "key, title, body, queued, sent, attempts, retry_at, last_error, reached"
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    key, title, body, queued, sent, attempts, retry_at, last_error, reached = row
+    return Entry(
+        notice=Notice(key=key, title=title, body=body),
+        queued=float(queued),
+        sent=None if sent is None else float(sent),
+        attempts=int(attempts),
+        retry_at=float(retry_at),
+        last_error=last_error,
+        reached=frozenset(json.loads(reached)),
+    )
+
+
+class Outbox:
+    """The outbox table of one state.db.  Callers serialise access (the vault lock does), as for the
+    rest of state.db."""
+
+    def __init__(self, state: StateDB) -> None:
+        self.db = state.db
+
+    def queue(self, notice: Notice, now: float | None = None) -> bool:
+        """Keep ``notice`` to be sent; False when its key was queued before (sent or not)."""
+        at = time.time() if now is None else now
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO outbox (key, title, body, queued) VALUES (?, ?, ?, ?)",
+            (_text(notice.key), _text(notice.title), _text(notice.body), at),
+        )
+        return cur.rowcount == 1
+
+    def pending(self, now: float | None = None) -> list[Entry]:
+        """Notices not sent yet, oldest first; with ``now``, only those whose retry time has come."""
+        sql = f"SELECT {_COLUMNS} FROM outbox WHERE sent IS NULL"
+        args: tuple[float, ...] = ()
+        if now is not None:
+            sql += " AND retry_at <= ?"
+            args = (now,)
+        return [_entry(row) for row in self.db.execute(sql + " ORDER BY queued, rowid", args)]
+
+    def entry(self, key: str) -> Entry | None:
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM outbox WHERE key = ?", (_text(key),)).fetchone()
+        return None if row is None else _entry(row)
+
+    def reached(self, key: str, target: str) -> None:
+        """``target`` has the notice: a retry will not send it there again."""
+        entry = self.entry(key)
+        if entry is None or target in entry.reached:
+            return
+        targets = json.dumps(sorted(entry.reached | {target}))
+        self.db.execute("UPDATE outbox SET reached = ? WHERE key = ?", (targets, _text(key)))
+
+    def sent(self, key: str, now: float | None = None) -> None:
+        """Every target has it: never sent again."""
+        at = time.time() if now is None else now
+        self.db.execute(
+            "UPDATE outbox SET sent = ?, last_error = NULL WHERE key = ? AND sent IS NULL", (at, _text(key))
+        )
+
+    def failed(self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = ()) -> None:
+        """A try that did not reach every target: it stays pending, and waits longer before the next."""
+        at = time.time() if now is None else now
+        entry = self.entry(key)
+        if entry is None or entry.sent is not None:
+            return
+        attempts = entry.attempts + 1
+        shown = redact(error, secrets)[:ERROR_LIMIT]
+        self.db.execute(
+            "UPDATE outbox SET attempts = ?, retry_at = ?, last_error = ? WHERE key = ?",
+            (attempts, at + retry_delay(attempts), _text(shown), _text(key)),
+        )

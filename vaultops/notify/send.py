@@ -1,0 +1,182 @@
+"""Sending what the outbox holds: every apprise URL of ``[notify] urls``, and the Telegram bot's chats.
+
+At least once, deliberately.  A target is marked as reached right after it accepted a notice; a crash
+between its acceptance and that mark sends it to that one target again on the next pass.  The other
+order (mark first, then send) would lose the notice in the same window, and a lost escalation leaves a
+risky request waiting with nobody told, while a duplicate costs one extra message.  The window is one
+send to one target wide, since each target is marked on its own.
+
+A target that fails is not tried again for the other notices of the same round (a dead server would
+otherwise cost its timeout once per notice, on every pass); the outbox backs off before the next try.
+Errors are logged and stored redacted: apprise URLs and the bot token hold secrets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+from vaultops.config import TelegramConfig
+from vaultops.notify.logs import Log
+from vaultops.notify.message import Notice
+from vaultops.notify.outbox import Outbox, retry_delay
+from vaultops.notify.telegram import Bot
+from vaultops.run.redact import redact
+from vaultops.store.state import StateDB
+
+
+class NotifyError(Exception):
+    """A target did not take a notice."""
+
+
+class Target(Protocol):
+    @property
+    def id(self) -> str:
+        """Stable and free of secrets: state.db remembers which targets have each notice by it."""
+
+    @property
+    def label(self) -> str:
+        """How logs name it, without secrets."""
+
+    def send(self, notice: Notice) -> None:
+        """Raise when the notice was not accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    sent: int  # notices that every target now has
+    failed: list[str] = field(default_factory=list)  # keys still pending after this round
+
+
+@dataclass(frozen=True, slots=True)
+class AppriseTarget:
+    url: str
+    index: int = 0
+
+    @property
+    def id(self) -> str:
+        return "apprise:" + hashlib.sha256(self.url.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+    @property
+    def label(self) -> str:
+        return f"[notify] urls[{self.index}] ({self.url.split('://', 1)[0]}://…)"
+
+    def send(self, notice: Notice) -> None:
+        import apprise  # here: importing it costs a CLI that never notifies a noticeable fraction of a second
+
+        # apprise says why it failed only in its log; capturing it also keeps its lines (which may quote
+        # the URL) off stderr, where Python's last-resort handler would print them unredacted.
+        sender = apprise.Apprise()
+        capture = apprise.LogCapture(level=logging.WARNING, fmt="%(message)s")  # type: ignore[no-untyped-call]
+        with capture as captured:
+            usable = sender.add(self.url)
+            ok = usable and sender.notify(
+                body=notice.body, title=notice.title, body_format=apprise.NotifyFormat.TEXT
+            )
+        if not ok:
+            said = [line for line in captured.getvalue().splitlines() if line.strip()]
+            why = said[-1] if said else "apprise reported a failure"
+            raise NotifyError(why if usable else f"not a URL apprise can use: {why}")
+
+
+@dataclass(frozen=True, slots=True)
+class TelegramTarget:
+    bot: Bot
+    chat_id: int
+
+    @property
+    def id(self) -> str:
+        return f"telegram:{self.chat_id}"
+
+    @property
+    def label(self) -> str:
+        return f"telegram chat {self.chat_id}"
+
+    def send(self, notice: Notice) -> None:
+        self.bot.send_notice(self.chat_id, notice)
+
+
+# A URL part that looks generated (a webhook or bot token): redacted wherever it shows up in an error.
+_GENERATED = re.compile(r"(?=[^/@]*[A-Za-z])(?=[^/@]*[0-9])[^/@?#]{16,}")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The URL and the parts of it that may be secret: its password, query values and generated-looking
+    path parts.  Apprise's messages quote URLs and hosts; these keep the tokens in them out of logs."""
+    found = [url]
+    try:
+        parts = urlsplit(url)
+        found += [parts.password or "", *(value for _, value in parse_qsl(parts.query))]
+    except ValueError:  # a malformed URL (a bad port, say): the whole of it is all there is to hide
+        return found
+    found += [m.group() for m in _GENERATED.finditer(parts.netloc.rpartition("@")[2] + "/" + parts.path)]
+    return [s for s in found if s]
+
+
+def targets(urls: Sequence[str], telegram: TelegramConfig | None = None) -> list[Target]:
+    """Where notices go: each apprise URL, and each Telegram chat when the bot has a token."""
+    found: list[Target] = [AppriseTarget(url, i) for i, url in enumerate(urls)]
+    token = telegram.token.get_secret_value() if telegram is not None else ""
+    if telegram is not None and token:
+        bot = Bot(token, telegram.api_base)
+        found += [TelegramTarget(bot, chat) for chat in telegram.chat_ids]
+    return found
+
+
+def deliver(
+    state: StateDB,
+    urls: Sequence[str],
+    log: Log,
+    *,
+    telegram: TelegramConfig | None = None,
+    now: float | None = None,
+) -> Delivered:
+    """Send every pending notice whose retry time has come to every target that lacks it.
+
+    With no target configured nothing is tried and the notices wait: they are kept, not dropped.
+    """
+    at = time.time() if now is None else now
+    to = targets(urls, telegram)
+    if not to:
+        return Delivered(0, [])
+    secrets = [s for url in urls for s in url_secrets(url)]
+    if telegram is not None:
+        secrets.append(telegram.token.get_secret_value())
+    outbox = Outbox(state)
+    down: dict[str, str] = {}  # target id -> why it failed earlier in this round
+    sent = 0
+    failed: list[str] = []
+    for entry in outbox.pending(now=at):
+        key = entry.notice.key
+        errors: list[str] = []
+        for target in to:
+            if target.id in entry.reached:
+                continue
+            if target.id in down:
+                errors.append(f"{target.label}: not tried, it failed earlier in this round")
+                continue
+            try:
+                target.send(entry.notice)
+            except Exception as exc:  # any failure of a notifier, its bugs too: logged, retried later
+                why = redact(f"{target.label}: {exc}", secrets)
+                down[target.id] = why
+                errors.append(why)
+                continue
+            outbox.reached(key, target.id)  # at once: a crash after this does not resend it here
+        if errors:
+            error = redact("; ".join(errors), secrets)
+            outbox.failed(key, error, now=at, secrets=secrets)
+            wait = retry_delay(entry.attempts + 1)
+            log.warn(f"notify: {key} not delivered, retried in {wait:g} s: {error}")
+            failed.append(key)
+        else:
+            outbox.sent(key, now=at)
+            log.info("notified", key=key)
+            sent += 1
+    return Delivered(sent, failed)
