@@ -26,11 +26,29 @@ def _vault(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def cmd_init(args: argparse.Namespace) -> int:
     from vaultops.commands.scaffold import init_vault
 
-    root = Path(args.dir or args.vault or ".").expanduser()
-    done = init_vault(root)
-    for line in done or ["nothing to do: the vault is already set up"]:
+    named = args.dir or args.vault
+    done: list[str] = []
+    if args.claude is None or named:  # `init --claude DIR` alone wires the hook and scaffolds no vault
+        done = init_vault(Path(named or ".").expanduser())
+    if args.claude is not None:
+        from vaultops.commands.hook import MATCHER, hook_command
+        from vaultops.commands.scaffold import wire_claude_hook
+
+        project = Path(args.claude).expanduser()
+        if not project.is_dir():
+            raise VaultopsError(f"{project}: no such folder; pass the working directory Claude Code runs in")
+        vault_text = named or os.environ.get("VAULTOPS_VAULT")
+        vault = Path(vault_text).expanduser() if vault_text else None
+        done += wire_claude_hook(project, hook_command(vault), MATCHER)
+    for line in done or ["nothing to do: everything is already set up"]:
         print(line)
     return 0
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    from vaultops.commands.hook import main as hook_main
+
+    return hook_main(args.vault)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -143,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="scaffold a vault (idempotent)")
     p.add_argument("dir", nargs="?", help="the vault folder")
+    p.add_argument(
+        "--claude", metavar="DIR", help="wire `vaultops hook` into DIR/.claude/settings.json (Claude Code)"
+    )
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("submit", help="append a new request to the inbox")
@@ -167,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_classify)
+
+    p = sub.add_parser("hook", help="Claude Code hook: read a PreToolUse event on stdin, print the decision")
+    p.set_defaults(func=cmd_hook)
 
     p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
     p.set_defaults(func=cmd_doctor)

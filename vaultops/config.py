@@ -143,6 +143,19 @@ class Config(_Section):
     health: HealthConfig = HealthConfig()
     retry: RetryConfig = RetryConfig()
     daemon: DaemonConfig = DaemonConfig()
+    # action -> verdict over the approval table's defaults (vaultops.policy.table); never from VAULTOPS_*
+    # variables, so that a process's environment cannot loosen what guards it
+    policy: dict[str, Literal["approve", "escalate", "deny"]] = Field(default_factory=dict)
+
+    @field_validator("policy")
+    @classmethod
+    def _policy_actions(cls, value: dict[str, str]) -> dict[str, str]:
+        from vaultops.policy.table import check_overrides
+
+        problems = check_overrides(value)[1]
+        if problems:
+            raise ValueError(problems[0])
+        return value
 
     @field_validator("profiles")
     @classmethod

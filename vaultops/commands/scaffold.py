@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
+from typing import Any
 
 from vaultops.config import CONFIG_FILE
+from vaultops.errors import VaultopsError
 from vaultops.sync.git import Git
 
 IGNORE_LINES = (".vaultops/state/", ".vaultops/local.toml", "*.vaultops.tmp")
@@ -108,3 +112,47 @@ def init_vault(root: Path, inbox: str = "_System/COO-Inbox.md", queue: str = "ex
         git.init()
         done.append("initialised a git repository")
     return done
+
+
+CLAUDE_SETTINGS = ".claude/settings.json"
+HOOK_TIMEOUT = 30  # seconds; the hook answers in well under one, and denies by itself after five
+
+
+def _is_our_hook(entry: Any) -> bool:
+    hooks = entry.get("hooks") if isinstance(entry, dict) else None
+    if not isinstance(hooks, list):
+        return False
+    commands = [str(h.get("command", "")) for h in hooks if isinstance(h, dict)]
+    return any("vaultops" in c and " hook" in c for c in commands)
+
+
+def wire_claude_hook(project: Path, command: str, matcher: str) -> list[str]:
+    """Add (or update) vaultops's PreToolUse hook in ``project/.claude/settings.json``, keeping every other
+    setting; running it twice changes nothing.  Returns a line per thing done."""
+    path = project / CLAUDE_SETTINGS
+    settings: Any = {}
+    if path.exists():
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (ValueError, OSError) as exc:
+            raise VaultopsError(f"{path}: not valid JSON ({exc}); fix it and run this again") from None
+    if not isinstance(settings, dict) or not isinstance(settings.setdefault("hooks", {}), dict):
+        raise VaultopsError(f"{path}: expected a JSON object whose hooks are an object; fix it and retry")
+    pre = settings["hooks"].setdefault("PreToolUse", [])
+    if not isinstance(pre, list):
+        raise VaultopsError(f"{path}: hooks.PreToolUse is not a list; fix it and run this again")
+    wanted = {"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
+    ours = [i for i, entry in enumerate(pre) if _is_our_hook(entry)]
+    if ours and pre[ours[0]] == wanted and len(ours) == 1:
+        return []
+    for i in reversed(ours[1:]):
+        del pre[i]
+    if ours:
+        pre[ours[0]] = wanted
+    else:
+        pre.append(wanted)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".vaultops.tmp")
+    tmp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return [f"{'updated' if ours else 'added'} the vaultops hook in {path} (PreToolUse: {matcher})"]

@@ -1,0 +1,811 @@
+"""Split a shell command into the simple commands it would run, the way bash would read it.
+
+The policy judges each simple command on its own, so everything that can start a command must be found:
+``&&``, ``||``, ``;``, ``&``, ``|``, newlines, ``( … )`` and ``{ …; }``, ``$( … )`` and backticks (also inside
+double quotes and here-documents), ``<( … )``, ``bash -c '…'``, ``eval``, and the wrappers that run another
+command (``sudo``, ``env X=1``, ``xargs``, ``find -exec``, ``timeout``, ``nohup``, …).  Quoting follows the
+shell: quotes are removed, ``'$(x)'`` is text, ``"$(x)"`` runs.  What cannot be read (an unclosed quote, a
+``case`` statement, nesting past a depth) is reported in ``problems``: the caller must then never allow the
+command, whatever else it found.  ``split_command`` never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+MAX_TEXT = 100_000  # longer than any real command; refused rather than parsed
+MAX_DEPTH = 12  # nested substitutions and `bash -c` levels
+UNKNOWN_DIR = "\x00?"  # a `cd` whose target is not known before the command runs
+
+
+@dataclass(frozen=True)
+class Word:
+    """One argument after quote removal.  ``dynamic``: its value depends on an expansion ($VAR, $(…), …);
+    ``glob``: it holds an unquoted ``*``, ``?`` or ``[`` and names whatever files match."""
+
+    text: str
+    dynamic: bool = False
+    glob: bool = False
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """``op`` is one of ``> >> >| &> &>> < <> << <<< >& <&``; ``target`` the file (or fd, or delimiter);
+    ``body`` the text of a here-document or here-string."""
+
+    op: str
+    target: Word
+    fd: str = ""
+    body: str = ""
+
+    @property
+    def writes(self) -> bool:
+        if self.op in (">&", "<&"):  # 2>&1, >&2, <&0: duplicating a descriptor names no file
+            return not re.fullmatch(r"\d+-?|-", self.target.text) and self.op == ">&"
+        return self.op in (">", ">>", ">|", "&>", "&>>", "<>")
+
+    @property
+    def reads(self) -> bool:
+        return self.op in ("<", "<>")
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One command that would run.  ``cwds``: the ``cd`` targets before it in its scope, in order (the command
+    may run in any of them, as a ``cd`` can fail); ``via``: the wrappers it runs under (``sudo``, ``bash -c``,
+    ``xargs``, ``find -exec``, …); ``stdin_args``: more arguments arrive on its input (``xargs``)."""
+
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...] = ()
+    assigns: tuple[str, ...] = ()
+    cwds: tuple[str, ...] = ()
+    via: tuple[str, ...] = ()
+    piped_in: bool = False
+    stdin_args: bool = False
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return tuple(w.text for w in self.words)
+
+    @property
+    def name(self) -> str:
+        """The program's name: its basename, without a leading backslash (``\\rm``, ``/bin/rm`` → ``rm``)."""
+        if not self.words:
+            return ""
+        return self.words[0].text.rsplit("/", 1)[-1]
+
+    def __str__(self) -> str:
+        return " ".join(self.argv)
+
+
+@dataclass(frozen=True)
+class Split:
+    commands: tuple[SimpleCommand, ...]
+    problems: tuple[str, ...] = ()
+
+
+# --- lexing ------------------------------------------------------------------------------------------------
+
+_OPERATORS = (
+    "&&", "||", ";;&", ";;", ";&", "|&", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<>", ">&", "<&", ">|",
+    ";", "&", "|", "(", ")", "<", ">", "\n",
+)  # fmt: skip
+_REDIRECTS = frozenset({"&>>", "&>", ">>", "<<<", "<<-", "<<", "<>", ">&", "<&", ">|", "<", ">"})
+_SEPARATORS = frozenset({"&&", "||", ";;&", ";;", ";&", "|&", ";", "&", "|", "\n"})
+_BRACE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
+         "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}  # fmt: skip
+
+
+@dataclass
+class _Tok:
+    """A lexed token: a word (``op`` empty) or an operator.  A word carries the token lists of the command
+    substitutions inside it; a here-document operator carries its body (and the body's substitutions)."""
+
+    op: str = ""
+    text: str = ""
+    dynamic: bool = False
+    glob: bool = False
+    brace: bool = False
+    subs: list[list[_Tok]] = field(default_factory=list)
+    body: str | None = None
+    fd: str = ""
+    quoted: bool = False  # some part was quoted: not a reserved word, no brace expansion
+
+
+class _Lexer:
+    def __init__(self, text: str, depth: int, problems: list[str]) -> None:
+        self.s = text
+        self.depth = depth
+        self.problems = problems
+        self.heredocs: list[tuple[_Tok, str, bool, bool]] = []  # (operator token, delimiter, quoted, strip)
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+    # -- the token stream; stops at an unmatched ")" when ``closing`` (the end of a substitution) --
+    def tokens(self, i: int, closing: bool) -> tuple[list[_Tok], int]:
+        s, n = self.s, len(self.s)
+        out: list[_Tok] = []
+        parens = 0
+        expect_delim = False
+        while i < n:
+            c = s[i]
+            if c in " \t":
+                i += 1
+                continue
+            if s.startswith("\\\n", i):
+                i += 2
+                continue
+            if c == "#":
+                while i < n and s[i] != "\n":
+                    i += 1
+                continue
+            if c == "\n":
+                out.append(_Tok(op="\n"))
+                i = self.read_heredocs(i + 1)
+                continue
+            if c in "<>" and s.startswith("(", i + 1):  # process substitution: a word
+                word, i = self.word(i)
+                out.append(word)
+                continue
+            op = next((o for o in _OPERATORS if s.startswith(o, i)), None)
+            if op is not None:
+                if op == ")" and closing and parens == 0:
+                    return out, i + 1
+                parens += op == "("
+                parens -= op == ")"
+                tok = _Tok(op=op)
+                # "2>" lexes as a word "2" then ">": the number is the descriptor, if it touched the ">"
+                touching = i > 0 and s[i - 1].isdigit()
+                if op in _REDIRECTS and touching and out and not out[-1].op and out[-1].text.isdigit():
+                    tok.fd = out.pop().text
+                out.append(tok)
+                i += len(op)
+                expect_delim = op in ("<<", "<<-")
+                continue
+            word, i = self.word(i)
+            if expect_delim:
+                tok_op = out[-1]
+                self.heredocs.append((tok_op, word.text, word.quoted, tok_op.op == "<<-"))
+                expect_delim = False
+            out.append(word)
+        if closing:
+            self.problem("a $( … ) or ( … ) is not closed")
+        return out, i
+
+    def read_heredocs(self, i: int) -> int:
+        """After a newline: the bodies of the here-documents opened on the line just ended."""
+        s = self.s
+        for tok, delim, quoted, strip in self.heredocs:
+            lines: list[str] = []
+            while True:
+                if i >= len(s):
+                    self.problem(f"the here-document ending with {delim!r} is not closed")
+                    break
+                end = s.find("\n", i)
+                line = s[i:] if end < 0 else s[i:end]
+                i = len(s) if end < 0 else end + 1
+                if (line.lstrip("\t") if strip else line) == delim:
+                    break
+                lines.append(line.lstrip("\t") if strip else line)
+            tok.body = "\n".join(lines) + "\n"
+            if not quoted:  # an unquoted delimiter: $( … ) and backticks in the body run
+                tok.subs.extend(self.substitutions_in(tok.body))
+        self.heredocs = []
+        return i
+
+    def substitutions_in(self, text: str) -> list[list[_Tok]]:
+        """The command substitutions of a text read as if inside double quotes (a here-document body)."""
+        sub = _Lexer(text + '"', self.depth, self.problems)
+        tok = _Tok()
+        sub.double(0, tok, [])
+        return tok.subs
+
+    # -- one word, with its quoting and expansions --
+    def word(self, i: int) -> tuple[_Tok, int]:
+        s, n = self.s, len(self.s)
+        tok = _Tok()
+        text: list[str] = []
+        quoted = False
+        while i < n:
+            c = s[i]
+            if c in " \t\n;&|()":
+                break
+            if c in "<>":
+                if s.startswith("(", i + 1):  # <( … ) or >( … ): runs a command, names a pipe
+                    inner, i = self.sub_tokens(i + 2)
+                    tok.subs.append(inner)
+                    tok.dynamic = True
+                    text.append("/dev/fd/63")
+                    continue
+                break
+            if s.startswith("\\\n", i):
+                i += 2
+            elif c == "\\":
+                text.append(s[i + 1] if i + 1 < n else "")
+                quoted = True
+                i += 2
+            elif c == "'":
+                end = s.find("'", i + 1)
+                if end < 0:
+                    self.problem("a single quote is not closed")
+                    end = n
+                text.append(s[i + 1 : end])
+                quoted = True
+                i = end + 1
+            elif c == '"':
+                i = self.double(i + 1, tok, text)
+                quoted = True
+            elif c == "$":
+                i = self.dollar(i, tok, text)
+            elif c == "`":
+                i = self.backtick(i + 1, tok, text)
+            else:
+                if c in "*?[":
+                    tok.glob = True
+                if c == "{" and _BRACE.match(s, i):
+                    tok.brace = True
+                text.append(c)
+                i += 1
+        tok.text = "".join(text)
+        tok.quoted = quoted
+        return tok, i
+
+    def double(self, i: int, tok: _Tok, text: list[str]) -> int:
+        """Inside double quotes from ``i``; returns the index after the closing quote."""
+        s, n = self.s, len(self.s)
+        while i < n:
+            c = s[i]
+            if c == '"':
+                return i + 1
+            if c == "\\" and i + 1 < n:
+                nxt = s[i + 1]
+                if nxt == "\n":
+                    i += 2
+                    continue
+                text.append(nxt if nxt in '"\\$`' else "\\" + nxt)
+                i += 2
+            elif c == "$":
+                i = self.dollar(i, tok, text)
+            elif c == "`":
+                i = self.backtick(i + 1, tok, text)
+            else:
+                text.append(c)
+                i += 1
+        self.problem("a double quote is not closed")
+        return n
+
+    def dollar(self, i: int, tok: _Tok, text: list[str]) -> int:
+        s, n = self.s, len(self.s)
+        nxt = s[i + 1] if i + 1 < n else ""
+        if s.startswith("$((", i):  # arithmetic: no command, unless a substitution hides inside
+            end = _matching(s, i + 3, "(", ")", 2)
+            if end < 0:
+                self.problem("a $(( … )) is not closed")
+                return n
+            tok.subs.extend(self.substitutions_in(s[i + 3 : end - 2]))
+            tok.dynamic = True
+            text.append(s[i:end])
+            return end
+        if nxt == "(":
+            inner, end = self.sub_tokens(i + 2)
+            tok.subs.append(inner)
+            tok.dynamic = True
+            text.append("$(…)")
+            return end
+        if nxt == "{":
+            end = _matching(s, i + 2, "{", "}", 1)
+            if end < 0:
+                self.problem("a ${ … } is not closed")
+                return n
+            tok.subs.extend(self.substitutions_in(s[i + 2 : end - 1]))
+            tok.dynamic = True
+            text.append(s[i:end])
+            return end
+        if nxt == "'":  # $'…': ANSI-C quoting, a literal after its escapes
+            j = i + 2
+            out: list[str] = []
+            while j < n and s[j] != "'":
+                if s[j] == "\\" and j + 1 < n:
+                    out.append(_ANSI.get(s[j + 1], "\\" + s[j + 1]))
+                    j += 2
+                else:
+                    out.append(s[j])
+                    j += 1
+            if j >= n:
+                self.problem("a $'…' quote is not closed")
+            text.append("".join(out))
+            return j + 1
+        if nxt == '"':
+            return self.double(i + 2, tok, text)
+        m = _NAME.match(s, i + 1)
+        if m:
+            tok.dynamic = True
+            text.append(s[i : m.end()])
+            return m.end()
+        if nxt and nxt in "@*#?$!-0123456789":
+            tok.dynamic = True
+            text.append(s[i : i + 2])
+            return i + 2
+        text.append("$")
+        return i + 1
+
+    def backtick(self, i: int, tok: _Tok, text: list[str]) -> int:
+        s, n = self.s, len(self.s)
+        body: list[str] = []
+        while i < n and s[i] != "`":
+            if s[i] == "\\" and i + 1 < n and s[i + 1] in "`\\$":
+                body.append(s[i + 1])
+                i += 2
+            else:
+                body.append(s[i])
+                i += 1
+        if i >= n:
+            self.problem("a backtick substitution is not closed")
+        tok.subs.append(self.nested("".join(body)))
+        tok.dynamic = True
+        text.append("`…`")
+        return i + 1
+
+    def sub_tokens(self, i: int) -> tuple[list[_Tok], int]:
+        if self.depth >= MAX_DEPTH:
+            self.problem(f"substitutions are nested more than {MAX_DEPTH} deep")
+        saved = self.heredocs
+        self.heredocs = []
+        self.depth += 1
+        inner, end = self.tokens(i, closing=True)
+        self.depth -= 1
+        self.heredocs = saved
+        return inner, end
+
+    def nested(self, text: str) -> list[_Tok]:
+        if self.depth >= MAX_DEPTH:
+            self.problem(f"substitutions are nested more than {MAX_DEPTH} deep")
+            return []
+        sub = _Lexer(text, self.depth + 1, self.problems)
+        toks, _ = sub.tokens(0, closing=False)
+        return toks
+
+
+def _matching(s: str, i: int, open_: str, close: str, need: int) -> int:
+    """Index after the ``need`` closing characters that balance an opening already consumed; -1 if none.
+    Quotes are skipped so that ``${x:-")"}`` is read right."""
+    depth = need
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = s.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+# --- from tokens to simple commands ------------------------------------------------------------------------
+
+_OPENERS = frozenset({"if", "then", "elif", "else", "do", "while", "until", "!", "{", "time"})
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox sh"})
+
+# Wrappers that run the rest of their arguments as a command:
+# name -> (options that take a value, positional arguments before the command)
+_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
+    "sudo": (
+        frozenset(
+            [
+                "-u",
+                "-g",
+                "-p",
+                "-C",
+                "-D",
+                "-h",
+                "-r",
+                "-t",
+                "-T",
+                "-U",
+                "--user",
+                "--group",
+                "--prompt",
+                "--chdir",
+            ]
+        ),
+        0,
+    ),
+    "doas": (frozenset({"-u", "-C"}), 0),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), 0),
+    "nohup": (frozenset(), 0),
+    "time": (frozenset({"-f", "-o", "--format", "--output"}), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "ionice": (frozenset({"-c", "-n", "--class", "--classdata"}), 0),
+    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), 1),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
+    "setsid": (frozenset(), 0),
+    "exec": (frozenset({"-a"}), 0),
+    "command": (frozenset(), 0),
+    "builtin": (frozenset(), 0),
+    "xargs": (
+        frozenset(
+            [
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "-d",
+                "-E",
+                "-a",
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+            ]
+        ),
+        0,
+    ),
+    "flock": (frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}), 1),
+    "caffeinate": (frozenset({"-t", "-w"}), 0),
+    "unbuffer": (frozenset(), 0),
+    "chronic": (frozenset(), 0),
+    "torsocks": (frozenset(), 0),
+    "proxychains": (frozenset({"-f"}), 0),
+    "proxychains4": (frozenset({"-f"}), 0),
+    "chrt": (frozenset(), 1),
+    "taskset": (frozenset(), 1),
+    "watch": (frozenset({"-n", "-d", "--interval"}), 0),
+    "pkexec": (frozenset({"--user"}), 0),
+    "runuser": (frozenset({"-u", "-g", "--user", "--group"}), 0),
+}
+_PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "runuser", "su"})
+
+
+class _Builder:
+    def __init__(self, problems: list[str], depth: int) -> None:
+        self.problems = problems
+        self.depth = depth
+        self.out: list[SimpleCommand] = []
+
+    def problem(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+    def run(self, toks: Sequence[_Tok], cwds: tuple[str, ...], via: tuple[str, ...]) -> None:
+        scopes: list[list[str]] = [list(cwds)]
+        words: list[_Tok] = []
+        redirects: list[tuple[_Tok, _Tok | None]] = []
+        piped = False
+        pending: _Tok | None = None  # a redirect operator waiting for its target
+        in_test = False  # inside [[ … ]], where && < > ( ) are not the shell's
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            i += 1
+            if in_test:
+                if not tok.op and tok.text == "]]":
+                    in_test = False
+                words.append(tok if not tok.op else _Tok(text=tok.op))
+                continue
+            if not tok.op:
+                if pending is not None:
+                    redirects.append((pending, tok))
+                    pending = None
+                else:
+                    if not words and tok.text == "[[" and not tok.quoted:
+                        in_test = True
+                    words.append(tok)
+                continue
+            if pending is not None:
+                self.problem(f"a redirection {pending.op} has no target")
+                redirects.append((pending, None))
+                pending = None
+            if tok.op in _REDIRECTS:
+                pending = tok
+                continue
+            if tok.op == "(":
+                if words and i < len(toks) and toks[i].op == ")":  # name() { …; }: a function definition
+                    words = []
+                    i += 1
+                    continue
+                if words:
+                    self.problem("a ( in the middle of a command cannot be read")
+                self.finish(words, redirects, scopes[-1], via, piped)
+                words, redirects, piped = [], [], False
+                scopes.append(list(scopes[-1]))
+                continue
+            if tok.op == ")":
+                self.finish(words, redirects, scopes[-1], via, piped)
+                words, redirects, piped = [], [], False
+                if len(scopes) > 1:
+                    scopes.pop()
+                else:
+                    self.problem("a ) has no matching (")
+                continue
+            if tok.op in (";;", ";&", ";;&"):
+                self.problem("a case statement is not read by the policy")
+            # a separator ends the command; after a pipe, the next one reads the pipe
+            self.finish(words, redirects, scopes[-1], via, piped)
+            words, redirects = [], []
+            piped = tok.op in ("|", "|&")
+        if pending is not None:
+            self.problem(f"a redirection {pending.op} has no target")
+            redirects.append((pending, None))
+        if in_test:
+            self.problem("a [[ is not closed")
+        self.finish(words, redirects, scopes[-1], via, piped)
+        if len(scopes) > 1:
+            self.problem("a ( is not closed")
+
+    # -- one simple command: substitutions first, then the command (and what it wraps) --
+    def finish(
+        self,
+        toks: list[_Tok],
+        redirects: list[tuple[_Tok, _Tok | None]],
+        scope: list[str],
+        via: tuple[str, ...],
+        piped: bool,
+    ) -> None:
+        for tok in toks:
+            for sub in tok.subs:
+                self.nested_tokens(sub, tuple(scope), via)
+        for op, target in redirects:
+            for sub in op.subs + (target.subs if target else []):
+                self.nested_tokens(sub, tuple(scope), via)
+        while toks and not toks[0].quoted and toks[0].text in _CLOSERS:
+            toks = toks[1:]
+        while toks and not toks[0].quoted and toks[0].text in _OPENERS:
+            toks = toks[1:]
+        if toks and not toks[0].quoted and toks[0].text in ("for", "select", "case", "function"):
+            if toks[0].text == "case":
+                self.problem("a case statement is not read by the policy")
+            return  # `for x in …` / `function f` name no command; the loop's body comes as its own commands
+        assigns: list[str] = []
+        while toks and not toks[0].quoted and _ASSIGN.match(toks[0].text):
+            assigns.append(toks[0].text)
+            toks = toks[1:]
+        words: list[Word] = []
+        for tok in toks:
+            words.extend(_words(tok))
+        reds = tuple(
+            Redirect(op.op, _words(t)[0] if t else Word("", dynamic=True), op.fd, op.body or "")
+            for op, t in redirects
+        )
+        if not words and not reds:
+            return
+        cmd = SimpleCommand(tuple(words), reds, tuple(assigns), tuple(scope), via, piped)
+        if words and not words[0].dynamic and words[0].text in ("cd", "pushd", "popd"):
+            scope.append(_cd_target(words))
+        self.emit(cmd)
+
+    def nested_tokens(self, toks: list[_Tok], cwds: tuple[str, ...], via: tuple[str, ...]) -> None:
+        sub = _Builder(self.problems, self.depth + 1)
+        sub.run(toks, cwds, via)
+        self.out.extend(sub.out)
+
+    def nested_text(self, text: str, cmd: SimpleCommand, via: tuple[str, ...]) -> None:
+        if self.depth >= MAX_DEPTH:
+            self.problem(f"commands are nested more than {MAX_DEPTH} deep")
+            return
+        inner = _split(text, self.depth + 1, self.problems, cmd.cwds, via)
+        self.out.extend(inner)
+
+    def emit(self, cmd: SimpleCommand) -> None:
+        """Record ``cmd``, or what it really runs when it only wraps another command."""
+        words = cmd.words
+        if not words or words[0].dynamic:
+            self.out.append(cmd)
+            return
+        name = cmd.name
+        rest = list(words[1:])
+        if name in _SHELLS:
+            self.shell(cmd, rest)
+            return
+        if name == "eval":
+            self.out.append(replace(cmd, words=words[:1]))
+            self.nested_text(" ".join(w.text for w in rest), cmd, (*cmd.via, "eval"))
+            return
+        if name == "su":
+            self.su(cmd, rest)
+            return
+        if name == "find":
+            self.find(cmd)
+            return
+        if name in ("command", "builtin") and rest and rest[0].text in ("-v", "-V"):
+            self.out.append(cmd)  # `command -v x` only looks x up
+            return
+        if name == "busybox" and rest:
+            self.emit(replace(cmd, words=tuple(rest)))
+            return
+        if name not in _WRAPPERS:
+            self.out.append(cmd)
+            return
+        value_opts, positional = _WRAPPERS[name]
+        j = 0
+        cwd_change: str | None = None
+        env_string: str | None = None
+        flock_string: str | None = None
+        while j < len(rest) and rest[j].text.startswith("-") and rest[j].text != "-":
+            opt = rest[j].text
+            if opt == "--":
+                j += 1
+                break
+            if name == "env" and opt in ("-S", "--split-string") and j + 1 < len(rest):
+                env_string = rest[j + 1].text
+                j += 2
+                break
+            if name == "env" and opt.startswith("--split-string="):
+                env_string = opt.partition("=")[2]
+                j += 1
+                break
+            if name == "env" and (opt in ("-C", "--chdir") or opt.startswith("--chdir=")):
+                cwd_change = opt.partition("=")[2] or (rest[j + 1].text if j + 1 < len(rest) else "")
+            if name == "flock" and opt in ("-c", "--command") and j + 1 < len(rest):
+                flock_string = rest[j + 1].text
+            if name == "timeout" and opt[1:].isdigit():  # `timeout -9`-style is not an option
+                break
+            j += 2 if (opt in value_opts or (name == "flock" and opt in ("-c", "--command"))) else 1
+            if name == "nice" and re.fullmatch(r"-\d+", opt):
+                continue
+        if name == "env":
+            while j < len(rest) and _ASSIGN.match(rest[j].text):
+                j += 1
+        j += positional
+        inner = rest[j:] if j <= len(rest) else []
+        wrapper = replace(cmd, words=words[: 1 + min(j, len(rest))])
+        via = (*cmd.via, name)
+        cwds = cmd.cwds + ((cwd_change,) if cwd_change else ())
+        if env_string is not None or flock_string is not None:
+            self.out.append(wrapper)
+            self.nested_text(env_string or flock_string or "", replace(cmd, cwds=cwds), via)
+            if not inner:
+                return
+        if not inner:
+            self.out.append(cmd)  # `sudo -i`, `xargs` alone (echo), `env` alone (prints the environment)
+            return
+        if name in _PRIVILEGED or name == "watch":
+            self.out.append(wrapper)  # the wrapper is an action of its own (privileged)
+        if name == "watch" and len(inner) == 1:
+            self.nested_text(inner[0].text, replace(cmd, cwds=cwds), via)
+            return
+        self.emit(
+            replace(cmd, words=tuple(inner), via=via, cwds=cwds, stdin_args=cmd.stdin_args or name == "xargs")
+        )
+
+    def shell(self, cmd: SimpleCommand, rest: list[Word]) -> None:
+        """``bash -c 'script'``, ``bash script.sh``, ``bash`` reading a here-document, a pipe, or nothing."""
+        via = (*cmd.via, cmd.name)
+        j = 0
+        script: str | None = None
+        while j < len(rest) and rest[j].text.startswith(("-", "+")) and rest[j].text not in ("-", "--"):
+            opt = rest[j].text
+            if opt in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                j += 2
+                continue
+            if not opt.startswith("--") and "c" in opt[1:]:
+                script = rest[j + 1].text if j + 1 < len(rest) else ""
+                if j + 1 < len(rest) and rest[j + 1].dynamic:
+                    self.problem(f"{cmd.name} -c runs a script whose text is only known when it runs")
+                j += 2
+                break
+            j += 1
+        if script is not None:
+            self.out.append(replace(cmd, words=cmd.words[:1] + tuple(rest[:j])))
+            self.nested_text(script, cmd, via)
+            return
+        for red in cmd.redirects:
+            if red.op in ("<<", "<<-", "<<<"):
+                body = red.body if red.op != "<<<" else red.target.text
+                self.out.append(cmd)
+                self.nested_text(body, replace(cmd, redirects=()), via)
+                return
+        self.out.append(cmd)  # a script file, or a script read from its input: judged as such
+
+    def su(self, cmd: SimpleCommand, rest: list[Word]) -> None:
+        self.out.append(cmd if not rest else replace(cmd, words=cmd.words[:1]))
+        for j, w in enumerate(rest):
+            if w.text in ("-c", "--command") and j + 1 < len(rest):
+                self.nested_text(rest[j + 1].text, cmd, (*cmd.via, "su"))
+            elif w.text.startswith("--command="):
+                self.nested_text(w.text.partition("=")[2], cmd, (*cmd.via, "su"))
+
+    def find(self, cmd: SimpleCommand) -> None:
+        """``find ROOTS… -exec CMD {} ;``: CMD runs on files under ROOTS, so ``{}`` stands for each root."""
+        self.out.append(cmd)
+        words = list(cmd.words[1:])
+        j = 0
+        while (j < len(words) and words[j].text in ("-H", "-L", "-P")) or (
+            j < len(words) and words[j].text.startswith(("-O", "-D"))
+        ):
+            j += 1
+        roots: list[Word] = []
+        while j < len(words) and not words[j].text.startswith(("-", "(", "!", ")")):
+            roots.append(words[j])
+            j += 1
+        roots = roots or [Word(".")]
+        while j < len(words):
+            if words[j].text in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = j + 1
+                while end < len(words) and words[end].text not in (";", "+"):
+                    end += 1
+                inner = words[j + 1 : end]
+                if inner:
+                    for root in roots:
+                        argv = tuple(root if w.text == "{}" else w for w in inner)
+                        self.emit(replace(cmd, words=argv, via=(*cmd.via, "find " + words[j].text)))
+                j = end + 1
+                continue
+            j += 1
+
+
+def _cd_target(words: Sequence[Word]) -> str:
+    args = [w for w in words[1:] if not w.text.startswith("-") or w.text == "-"]
+    if words[0].text == "popd" or (args and (args[0].dynamic or args[0].text == "-")):
+        return UNKNOWN_DIR
+    return args[0].text if args else "~"
+
+
+def _words(tok: _Tok) -> list[Word]:
+    """A token's words: one, or several when an unquoted ``{a,b}`` expands."""
+    texts = _expand_braces(tok.text) if tok.brace else [tok.text]
+    return [Word(t, dynamic=tok.dynamic, glob=tok.glob) for t in texts]
+
+
+def _expand_braces(text: str, limit: int = 64) -> list[str]:
+    """``a{b,c}d`` → ``abd acd`` (nested too, at most ``limit`` results); ``{1..3}`` is left as it is."""
+    m = re.search(r"\{([^{}]*,[^{}]*)\}", text)
+    if m is None:
+        return [text]
+    out: list[str] = []
+    for alt in m.group(1).split(","):
+        for expanded in _expand_braces(text[: m.start()] + alt + text[m.end() :], limit):
+            out.append(expanded)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _split(
+    text: str, depth: int, problems: list[str], cwds: tuple[str, ...], via: tuple[str, ...]
+) -> list[SimpleCommand]:
+    if len(text) > MAX_TEXT:
+        problems.append(f"the command is longer than {MAX_TEXT} characters")
+        return []
+    lexer = _Lexer(text, depth, problems)
+    toks, _ = lexer.tokens(0, closing=False)
+    if lexer.heredocs:
+        lexer.read_heredocs(len(text))
+    builder = _Builder(problems, depth)
+    builder.run(toks, cwds, via)
+    return builder.out
+
+
+def split_command(text: str) -> Split:
+    """Every simple command ``text`` would run, and what could not be read.  Never raises."""
+    problems: list[str] = []
+    try:
+        commands = _split(text, 0, problems, (), ())
+    except RecursionError:
+        return Split((), ("the command is nested too deeply to read",))
+    except Exception as exc:  # a bug here must not let a command through: report it as unreadable
+        return Split((), (f"internal error while reading the command: {exc!r}",))
+    return Split(tuple(commands), tuple(problems))
