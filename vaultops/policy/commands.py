@@ -22,6 +22,7 @@ from vaultops.policy.paths import (
     is_policy,
     is_protected,
     is_secret,
+    locate,
     place,
 )
 from vaultops.policy.table import Action
@@ -95,6 +96,15 @@ _SPAWNS = re.compile(
     r"httpx|fetch\s*\(|XMLHttpRequest|Net::HTTP|LWP::|IO::Socket|smtplib|ctypes|__import__|importlib|eval\s*\(|"
     r"FileUtils\.rm|File\.delete|shutil\.(move|rmtree)|open3|Open3|\.kill\(|signal\."
 )
+
+_WRITES = re.compile(
+    r"\bopen\s*\(|write|unlink|remove|rename|replace|chmod|chown|truncate|mkdir|copy|move|dump\s*\("
+)
+_PATH_LITERAL = re.compile(r"""["'](~?/[^"'\s]*)["']""")
+# Variables that hold credentials: printing them puts the secret into the transcript.
+_SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL)\w*", re.I)
+# What makes a program's work land in the folder it runs in: run there, outside the worktree, it leaves scope.
+_RUNS_HERE = frozenset({"run_build", "run_tests", "run_local", "git_local", "create_worktree", "delete_tree"})
 
 Handler = Callable[["Judge", list[Word]], None]
 
@@ -238,12 +248,18 @@ class Judge:
             self.add("unknown", f"runs {word.text}, a program outside the worktree the policy does not know")
 
     def inline_code(self, code: str, language: str) -> None:
-        if _SPAWNS.search(code):
+        if _SPAWNS.search(code) or language == "AppleScript":  # AppleScript drives other applications
             self.add(
                 "unknown", f"inline {language} code that starts programs, deletes files or uses the network"
             )
-        else:
-            self.add("run_local", f"runs inline {language} code")
+            return
+        if _WRITES.search(code):  # a file it writes is named in the code: judge the ones spelled out
+            for literal in _PATH_LITERAL.findall(code):
+                if any(p.where not in ("inside", "temp", "device") for p in self.places(Word(literal))):
+                    self.add(
+                        "unknown", f"inline {language} code that may write {literal}, outside the worktree"
+                    )
+        self.add("run_local", f"runs inline {language} code")
 
     # --- the command --------------------------------------------------------------------------------------
     def judge(self) -> list[Action]:
@@ -271,7 +287,27 @@ class Judge:
             handler(self, args)
         if cmd.stdin_args and cmd.name in _PATH_TAKERS:
             self.add("unknown", "takes more files to work on from its input (xargs)")
+        if cmd.name in ("echo", "printf", "printenv") and any(_SECRET_VARIABLE.search(w.text) for w in args):
+            self.add("read_secrets", "prints a variable that holds a credential")
+        if cmd.name == "printenv" and any(_SECRET_VARIABLE.search("$" + w.text) for w in args):
+            self.add("read_secrets", "prints a variable that holds a credential")
+        if any(a.name in _RUNS_HERE for a in self.actions):
+            for where in self.run_dirs_outside():
+                self.add("unknown", f"runs in {where}, outside the worktree")
+                break
         return self.actions or [Action("read", f"`{self.text}`")]
+
+    def run_dirs_outside(self) -> list[str]:
+        """The folders (other than the worktree and temp folders) the command may run in."""
+        out = []
+        for cwd in self.cwds:
+            if cwd is None:
+                out.append("a folder only known when it runs (after a `cd` to a variable)")
+                continue
+            found = locate(cwd, self.scope)
+            if found.where not in ("inside", "temp"):
+                out.append(found.path)
+        return out
 
 
 def command_actions(cmd: SimpleCommand, scope: Scope, base_cwd: str) -> list[Action]:
@@ -1521,6 +1557,11 @@ def _git(j: Judge, args: list[Word]) -> None:
     if sub not in _GIT_LOCAL:
         j.add("unknown", f"`git {sub}` is not a git command the policy knows (an alias?)")
         return
+    elsewhere = j.run_dirs_outside()
+    if elsewhere and sub not in ("push", "fetch", "clone", "ls-remote", "lfs"):
+        j.add("modify_outside_worktree", f"git {sub} in {elsewhere[0]}, a repository outside the worktree")
+    elif elsewhere and sub == "push":
+        j.add("push_other_branch", f"pushes from {elsewhere[0]}, a repository outside the worktree")
     if sub == "push":
         _git_push(j, rest)
     elif sub == "clone":

@@ -213,6 +213,8 @@ def is_policy(path: str) -> bool:
     parts = [p for p in path.split("/") if p]
     if any(p in _POLICY_DIRS for p in parts[:-1]) or (parts and parts[-1] in _POLICY_FILES):
         return True
+    if len(parts) >= 2 and parts[-2:] == [".git", "config"]:
+        return True  # core.hooksPath, core.fsmonitor, aliases: settings that run programs
     return any(a == ".git" and b == "hooks" for a, b in itertools.pairwise(parts))
 
 
