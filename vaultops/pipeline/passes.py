@@ -37,6 +37,7 @@ from vaultops.pipeline.plan import (
     targets_of,
 )
 from vaultops.pipeline.publish import Publisher, with_inserts
+from vaultops.pipeline.tell import Teller, reply_inserts
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.late import late_result
@@ -129,6 +130,7 @@ class Pass:
         self.next_settle: float | None = None  # seconds until the soonest settling request is ready
         self.unplaced: list[Insert] = []  # results whose request was not in the note as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
+        self.teller = Teller(vault, state, self.report.warnings)
         self.again = False  # this pass took a request over: a light check can run again right away
 
     # --- scan ---------------------------------------------------------------------------------
@@ -325,10 +327,18 @@ class Pass:
         return self.report
 
     def take(
-        self, daily: DailyWriter, wait_settle: bool = False, slots: int | None = None
+        self,
+        daily: DailyWriter,
+        wait_settle: bool = False,
+        slots: int | None = None,
+        *,
+        replies: bool = True,
     ) -> list[tuple[_Planned, Job]]:
         """Read, decide and make the first write; returns the jobs claimed.  With a remote, a claim that
-        another machine beat to the remote is dropped, and the pass follows the remote and looks again."""
+        another machine beat to the remote is dropped, and the pass follows the remote and looks again.
+        ``replies``: first write the person's answers waiting in chat under their requests."""
+        if replies:
+            self.take_replies()
         for _ in range(CLAIM_ATTEMPTS):
             note = self.read_inbox()
             if note is None:
@@ -350,6 +360,28 @@ class Pass:
                 return []
         self.warn(f"the remote kept moving while claiming ({CLAIM_ATTEMPTS} tries); trying on the next pass")
         return []
+
+    def take_replies(self) -> None:
+        """Answers from Telegram become ``- decision:`` lines under their requests, committed (and pushed)
+        before anything is claimed; the bot is told they were read only once they are in the note."""
+        replies, offset = self.teller.replies()
+        if not replies:
+            if offset is not None:
+                self.teller.acknowledge(offset)
+            return
+        note = self.read_inbox()
+        if note is None:
+            return
+        inserts, refused = reply_inserts(note, replies)
+        self.report.warnings.extend(refused)
+        _, applied = self.write(inserts)
+        if len(applied.landed) + len(applied.dropped) < len(inserts):
+            return  # the note could not be written: the replies are read again next time
+        answered = [(i.target.request_id, "answered", "via Telegram") for i in applied.landed]
+        if answered and self.publisher.git.is_repo():
+            self.publisher.commit([self.inbox], answered, self.report.warnings)
+            self.report.written = [w for w in self.report.written if w != self.inbox]
+        self.teller.acknowledge(offset)
 
     def within(self, planned: list[_Planned], slots: int | None) -> list[_Planned]:
         """With a remote, claim no more than this machine can start now: a claim waiting in a queue would
@@ -422,6 +454,7 @@ class Pass:
         for rel in daily.flush(self.clock()):
             self.report.written.append(rel)
         self.commit()
+        self.teller.deliver()  # after the commit: a notice links to lines that are in the vault
 
     def dispatcher(
         self, jobs: list[tuple[_Planned, Job]], cancel: threading.Event | None = None
@@ -482,6 +515,7 @@ class Pass:
                 self.state.event(INPUT_ERROR, p.request.file, p.request.id, reason=p.action.reason)
             if state is State.ESCALATED:
                 daily.add(p.request, now, f"escalated · {p.action.decision.safety_class}")
+                self.teller.waiting(p.request, state, now, p.action.reason, p.action.decision)
             elif state in (State.DENIED, State.CANCELLED):
                 daily.add(p.request, now, f"{state.value} by the person")
 
@@ -499,6 +533,7 @@ class Pass:
         def effect() -> None:
             self.again = True
             self.report.outcomes.append((p.request.id, State.INTERRUPTED.value, p.action.reason))
+            self.teller.waiting(p.request, State.INTERRUPTED, now, p.action.reason, p.action.decision)
             self.state.event("takeover", p.request.file, p.request.id, claim=old.claim if old else "")
 
         batch.effects.append((p.target, effect))
@@ -557,6 +592,7 @@ class Pass:
             return result
         self.state.set(f"budget-warned:{day}", "1")
         self.state.event("budget-warning", spent=budget.spent, limit=budget.limit)
+        self.teller.budget(self.clock(), budget.spent, budget.limit)
         return replace(
             result, reason=f"{result.reason}; {budget.warning()}" if result.reason else budget.warning()
         )
@@ -579,6 +615,8 @@ class Pass:
             f"{result.state.value} · {job.type} · {render.seconds(result.duration)}",
         )
         self.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
+        if result.state in (State.ESCALATED, State.INTERRUPTED):
+            self.teller.waiting(p.request, result.state, result.started, result.reason, p.action.decision)
 
     # --- sync ---------------------------------------------------------------------------------
 

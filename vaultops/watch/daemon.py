@@ -177,9 +177,12 @@ class Daemon:
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
+        telegram = self.config.notify.telegram
+        chat = bool(telegram.token.get_secret_value() and telegram.chat_ids)
         if p.publisher.shared:
             # a save here needs no fetch every time: a claim on a stale base is refused by the remote
             p.publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
+        if p.publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
         note = p.read_inbox()
         if note is not None:
@@ -190,7 +193,7 @@ class Daemon:
         self.place_waiting_results(p)
         daily = DailyWriter(self.vault, self.writer, p.report.warnings)
         slots = self.config.limits.max_concurrent - len(self.inflight)
-        claimed = p.take(daily, slots=slots)
+        claimed = p.take(daily, slots=slots, replies=chat and ("fetch" in why or why == "timer"))
         self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
         if p.again:  # a request taken over: a light check runs again right away
             self.settle_at = time.monotonic()

@@ -1,0 +1,111 @@
+"""Escalation end to end: a blocked request is told to the person once, through apprise and a Telegram bot
+(both real HTTP servers on loopback); the person's reply in Telegram becomes their decision in the note,
+signed with the chat's name, and the approved request runs once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fake_servers import FakeBotAPI, JsonSink
+from helpers import make_vault
+
+from vaultops.model import State
+from vaultops.pipeline.tick import tick
+from vaultops.scan.note import parse_note
+from vaultops.store.state import StateDB
+from vaultops.vault import Vault
+
+INBOX = "_System/COO-Inbox.md"
+TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+ME = 4242
+ROTATE = "## REQ-rotate\n- ready: yes\nRotate the Stripe secret key and update the production env file.\n"
+
+
+def vault_with(tmp_path: Path, sink: JsonSink, api: FakeBotAPI, inbox: str = ROTATE) -> Path:
+    vault = make_vault(tmp_path / "Work vault", f"# Inbox\n\n{inbox}")
+    with (vault / ".vaultops" / "local.toml").open("a") as fh:
+        fh.write(
+            f'[notify]\nurls = ["{sink.url()}"]\n\n'
+            f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\n'
+            f'api_base = "{api.base}"\npoll_timeout = 0\n'
+        )
+    return vault
+
+
+def state_of(vault: Path, rid: str) -> State:
+    [request] = [r for r in parse_note(INBOX, (vault / INBOX).read_bytes()).requests if r.id == rid]
+    return request.state
+
+
+@pytest.fixture
+def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    log = tmp_path / "agent-runs.log"
+    log.touch()
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    return log
+
+
+def test_an_escalation_is_told_once_and_a_telegram_approval_runs_it_once(tmp_path: Path, runs: Path) -> None:
+    with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
+        vault = vault_with(tmp_path, sink, api)
+        tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault, "REQ-rotate") is State.ESCALATED
+        [message] = sink.messages()
+        assert "REQ-rotate" in message and "blocked" in message and "key or token rotation" in message
+        assert "obsidian://open?vault=Work%20vault&file=_System%2FCOO-Inbox" in message
+        assert [m["chat_id"] for m in api.sent] == [ME]
+        tick(Vault.open(vault), wait_settle=False)
+        assert len(sink.messages()) == 1 and len(api.sent) == 1, "one message per request and state"
+
+        api.say(-99, "approve REQ-rotate", first_name="Mallory", date=int(time.time()) + 1)  # not allowed
+        api.say(ME, "approve REQ-rotate", first_name="Ann", date=int(time.time()) + 1)
+        tick(Vault.open(vault), wait_settle=False)
+        text = (vault / INBOX).read_text()
+        assert "- decision: approve — via Telegram (Ann)" in text
+        assert "Mallory" not in text
+        assert state_of(vault, "REQ-rotate") is State.DONE
+        assert runs.read_text().split() == ["REQ-rotate"]
+        tick(Vault.open(vault), wait_settle=False)
+        assert runs.read_text().split() == ["REQ-rotate"], "the reply is read once"
+
+
+def test_a_telegram_denial_with_a_reason_is_the_persons_decision(tmp_path: Path, runs: Path) -> None:
+    with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
+        vault = vault_with(tmp_path, sink, api)
+        tick(Vault.open(vault), wait_settle=False)
+        api.say(ME, "deny REQ-rotate not before the audit", date=int(time.time()) + 1)
+        tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault, "REQ-rotate") is State.DENIED
+        assert "- decision: deny — via Telegram (Ann): not before the audit" in (vault / INBOX).read_text()
+        assert runs.read_text() == ""
+
+
+def test_a_reply_written_before_the_escalation_does_not_count(tmp_path: Path, runs: Path) -> None:
+    with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
+        vault = vault_with(tmp_path, sink, api)
+        tick(Vault.open(vault), wait_settle=False)
+        api.say(ME, "approve REQ-rotate", date=int(time.time()) - 3600)
+        report = tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault, "REQ-rotate") is State.ESCALATED
+        assert any("predates its escalation" in w for w in report.warnings), report.warnings
+        assert runs.read_text() == ""
+
+
+def test_a_notifier_that_fails_is_retried_on_a_later_pass_and_never_sends_twice(
+    tmp_path: Path, runs: Path
+) -> None:
+    with JsonSink(codes=[500]) as sink, FakeBotAPI(TOKEN) as api:
+        vault = vault_with(tmp_path, sink, api)
+        report = tick(Vault.open(vault), wait_settle=False)
+        assert len(sink.messages()) == 1 and len(api.sent) == 1  # the first post was refused (500)
+        assert any("500" in w or "fail" in w.lower() for w in report.warnings), report.warnings
+        assert TOKEN not in " ".join(report.warnings)
+        db = StateDB(vault / ".vaultops" / "state" / "state.db")
+        db.db.execute("UPDATE outbox SET retry_at = 0")  # the retry's time has come
+        db.close()
+        tick(Vault.open(vault), wait_settle=False)
+        assert len(sink.messages()) == 2 and len(api.sent) == 1, "retried where it failed, only there"
+        tick(Vault.open(vault), wait_settle=False)
+        assert len(sink.messages()) == 2 and len(api.sent) == 1, "and never again"
