@@ -61,7 +61,8 @@ def test_an_escalation_is_told_once_and_a_telegram_approval_runs_it_once(tmp_pat
 
         api.say(-99, "approve REQ-rotate", first_name="Mallory", date=int(time.time()) + 1)  # not allowed
         api.say(ME, "approve REQ-rotate", first_name="Ann", date=int(time.time()) + 1)
-        tick(Vault.open(vault), wait_settle=False)
+        report = tick(Vault.open(vault), wait_settle=False)
+        assert any("ignored a message from chat -99 (Mallory)" in w for w in report.warnings), report.warnings
         text = (vault / INBOX).read_text()
         assert "- decision: approve — via Telegram (Ann)" in text
         assert "Mallory" not in text

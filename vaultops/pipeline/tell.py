@@ -31,7 +31,11 @@ class _Warnings:
         self.warnings = warnings
 
     def info(self, event: str, **fields: Any) -> None:
-        pass
+        if event == "telegram-ignored":  # the person may be looking for their chat id here
+            self.warnings.append(
+                f"Telegram: ignored a message from chat {fields.get('chat_id')} ({fields.get('who')}): "
+                f"{fields.get('why')}"
+            )
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
