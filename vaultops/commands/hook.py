@@ -103,11 +103,16 @@ def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
 
 
 def escalation_for(
-    call: ToolCall, verdict: Verdict, event: Mapping[str, Any] | None = None, scope: Scope | None = None
+    call: ToolCall,
+    verdict: Verdict,
+    event: Mapping[str, Any] | None = None,
+    scope: Scope | None = None,
+    request: str | None = None,
 ) -> dict[str, Any]:
     """The record of an escalated (or denied-and-told) call, as the pipeline reads it from
     ``escalations.jsonl``: enough to tell the person, and to resume the session (``claude --resume
-    <session_id>``) with a one-time allowance for exactly this call (``grant_allowance``)."""
+    <session_id>``) with a one-time allowance for exactly this call (``grant_allowance``).  ``request`` is the
+    vault request the job runs for (the dispatcher's ``VAULTOPS_REQUEST``)."""
     event = event or {}
     return {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -120,7 +125,7 @@ def escalation_for(
         "fingerprint": fingerprint(call.tool_name, call.tool_input),
         "cwd": call.cwd,
         "workdir": scope.workdir if scope else call.cwd,
-        "request": os.environ.get("VAULTOPS_REQUEST") or None,
+        "request": request or None,
         "session_id": event.get("session_id"),
         "tool_use_id": event.get("tool_use_id"),
         "transcript_path": event.get("transcript_path"),
@@ -284,7 +289,8 @@ def _decide(event: dict[str, Any], name: str, environ: Mapping[str, str], vault:
     asked = "the person has NOT been told (no vault is set for the hook); tell them yourself"
     if vault is not None:
         try:
-            record_escalation(vault, escalation_for(call, verdict, event, scope))
+            record = escalation_for(call, verdict, event, scope, environ.get("VAULTOPS_REQUEST"))
+            record_escalation(vault, record)
             asked = "the person has been asked" if escalated else "the person has been told"
         except OSError as exc:
             asked = f"recording it for the person failed ({exc.strerror}); tell them yourself"
