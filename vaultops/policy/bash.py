@@ -42,8 +42,8 @@ class Redirect:
 
     @property
     def writes(self) -> bool:
-        if self.op in (">&", "<&"):  # 2>&1, >&2, <&0: duplicating a descriptor names no file
-            return not re.fullmatch(r"\d+-?|-", self.target.text) and self.op == ">&"
+        if self.op == ">&":  # 2>&1, >&2, >&-: duplicating a descriptor names no file; `>& file` writes it
+            return not re.fullmatch(r"\d+-?|-", self.target.text)
         return self.op in (">", ">>", ">|", "&>", "&>>", "<>")
 
     @property
@@ -407,7 +407,7 @@ def _matching(s: str, i: int, open_: str, close: str, need: int) -> int:
 
 _OPENERS = frozenset({"if", "then", "elif", "else", "do", "while", "until", "!", "{", "time"})
 _CLOSERS = frozenset({"fi", "done", "esac", "}"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox sh"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
 
 # Wrappers that run the rest of their arguments as a command:
 # name -> (options that take a value, positional arguments before the command)
@@ -661,11 +661,7 @@ class _Builder:
                 cwd_change = opt.partition("=")[2] or (rest[j + 1].text if j + 1 < len(rest) else "")
             if name == "flock" and opt in ("-c", "--command") and j + 1 < len(rest):
                 flock_string = rest[j + 1].text
-            if name == "timeout" and opt[1:].isdigit():  # `timeout -9`-style is not an option
-                break
             j += 2 if (opt in value_opts or (name == "flock" and opt in ("-c", "--command"))) else 1
-            if name == "nice" and re.fullmatch(r"-\d+", opt):
-                continue
         if name == "env":
             while j < len(rest) and _ASSIGN.match(rest[j].text):
                 j += 1
