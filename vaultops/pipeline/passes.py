@@ -45,6 +45,7 @@ from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
+from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
@@ -488,6 +489,7 @@ class Pass:
                 _earlier(p.request),
                 job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
                 if kind != "builtin" else None,
+                approved=bool(p.action.approved),
             )  # fmt: skip
             lease = (job.budget or job_budget(self.config, (), None)) + self.config.git.lease_margin
             if kind == "builtin" and not claim_light:
@@ -564,9 +566,21 @@ class Pass:
             budget = self.budget()
         if budget.exhausted:  # spent by the jobs before it in this batch
             return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
-        result = dispatcher.run(job, started).result
+        job = self.resumed(job)
+        result = asked_of_the_person(self.vault, job, dispatcher.run(job, started).result)
         with dispatcher.lock:
             return self.with_budget_warning(result)
+
+    def resumed(self, job: Job) -> Job:
+        """An approved request whose agent was stopped by the hook goes on in the same Claude Code session,
+        with exactly the calls it asked for let through once."""
+        if not job.approved:
+            return job
+        asked = waiting(self.vault.root, job.request_id)
+        if not asked:
+            return job
+        grant(self.vault.root, asked)
+        return replace(job, resume=str(asked[-1].get("session_id") or ""), resumed_for=describe(asked))
 
     def record(self, done: list[tuple[tuple[_Planned, Job], RunResult]], daily: DailyWriter) -> list[Insert]:
         """Results, in request order, in one write; each only if its lock is still its claim (with a
@@ -632,6 +646,21 @@ class Pass:
         self.report.commit = self.publisher.commit(
             self.report.written, self.report.outcomes, self.report.warnings
         )
+
+
+def asked_of_the_person(vault: Vault, job: Job, result: RunResult) -> RunResult:
+    """A run whose agent the hook stopped to ask the person is not done: it is escalated, saying what was
+    asked and that an approval lets exactly that run once, in the same session."""
+    if result.state is not State.DONE or not result.session:
+        return result
+    asked = asked_since(vault.root, job.request_id, result.session, result.started)
+    if not asked:
+        return result
+    why = (
+        f"the agent asked for {describe(asked)}, which needs the person; `- decision: approve` lets exactly "
+        f"that run once, going on with session {result.session}"
+    )
+    return replace(result, state=State.ESCALATED, reason=why)
 
 
 def _earlier(request: Request) -> tuple[str, ...]:

@@ -59,6 +59,11 @@ class Dispatcher:
 
     def prompt(self, job: Job, name: str, attempts: Sequence[Attempt]) -> str:
         profile = self.vault.config.profiles[name]
+        if job.resume and profile.output == "claude-json" and not attempts:
+            return (
+                f"The person approved what you asked for: {job.resumed_for}. It may run once now, exactly "
+                f"as you asked it. Go on with request {job.request_id} from where you stopped."
+            )
         given = PromptInput(
             request_id=job.request_id,
             file=job.file,

@@ -37,6 +37,9 @@ class Job:
     tools: tuple[str, ...] | None = None  # narrowed by the request
     earlier: tuple[str, ...] = ()  # what earlier passes said of this request
     budget: float | None = None  # seconds all its attempts together may take (its claim's lease is longer)
+    approved: bool = False  # the person approved it after an escalation
+    resume: str = ""  # a Claude Code session to go on with (the person approved what it asked for)
+    resumed_for: str = ""  # what the person approved, as they read it
 
 
 LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this
@@ -130,12 +133,21 @@ def run_attempt(
         "file": job.file,
     }
     env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"} | dict(profile.env)
-    env |= {"VAULTOPS_REQUEST": job.request_id, "VAULTOPS_CLAIM": job.claim}
+    # for `vaultops hook` inside the agent: which vault records its escalations, and the job's scope
+    env |= {
+        "VAULTOPS_REQUEST": job.request_id,
+        "VAULTOPS_CLAIM": job.claim,
+        "VAULTOPS_VAULT": str(vault.root),
+        "VAULTOPS_WORKDIR": str(workdir),
+    }
     timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
     if limit is not None:
         timeout = max(0.1, min(timeout, limit))
+    argv = argv_for(profile, values, job.tools)
+    if job.resume and profile.output == "claude-json" and attempt_no == 1:
+        argv = [argv[0], "--resume", job.resume, *argv[1:]]
     proc = run_process(
-        argv_for(profile, values, job.tools),
+        argv,
         cwd=workdir,
         env=env,
         timeout=timeout,

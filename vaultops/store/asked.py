@@ -1,0 +1,91 @@
+"""What agents asked the person through the hook: ``.vaultops/state/escalations.jsonl``, one JSON line per
+escalated call (written by ``vaultops hook``), and a ``granted`` line once the person's approval let exactly
+that call through once.  The file is append-only, so a hook and a pass never overwrite each other."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from vaultops.commands.hook import ESCALATIONS, grant_allowance, record_escalation
+
+
+def _records(vault: Path) -> Iterator[dict[str, Any]]:
+    path = vault / ".vaultops" / "state" / ESCALATIONS
+    try:
+        raw = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    for line in raw.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash: the calls around it still count
+        if isinstance(record, dict):
+            yield record
+
+
+def asked_since(vault: Path, request_id: str, session: str, since: datetime) -> list[dict[str, Any]]:
+    """The calls the agent of ``session`` escalated for ``request_id`` during a run that began ``since``."""
+    since = since if since.tzinfo else since.astimezone()
+    records = list(_records(vault))
+    done = _granted(records)
+    found = []
+    for r in records:
+        if r.get("kind") != "escalate" or r.get("request") != request_id or r.get("session_id") != session:
+            continue
+        if _call_id(r) in done:
+            continue  # asked before this run (within the same second) and already let through
+        try:
+            at = datetime.fromisoformat(str(r.get("at")))
+        except ValueError:
+            continue
+        if (at if at.tzinfo else at.astimezone()) >= since.replace(microsecond=0):
+            found.append(r)
+    return found
+
+
+def waiting(vault: Path, request_id: str) -> list[dict[str, Any]]:
+    """The escalated calls of the request's latest session that no approval has let through yet."""
+    records = list(_records(vault))
+    done = _granted(records)
+    asked = [
+        r
+        for r in records
+        if r.get("kind") == "escalate" and r.get("request") == request_id and _call_id(r) not in done
+    ]
+    if not asked:
+        return []
+    session = asked[-1].get("session_id")
+    return [r for r in asked if r.get("session_id") == session]
+
+
+def grant(vault: Path, asked: Sequence[Mapping[str, Any]]) -> None:
+    """Let each of these calls through once, and say so in the file so that it is not granted again."""
+    for r in asked:
+        grant_allowance(vault, str(r.get("tool_name")), dict(r.get("tool_input") or {}))
+        granted = {"granted": _call_id(r), "session_id": r.get("session_id"), "request": r.get("request")}
+        record_escalation(vault, granted)
+
+
+def _call_id(record: Mapping[str, Any]) -> str:
+    """One asked call: Claude Code's id for the tool use, else the session and the call's fingerprint."""
+    return str(record.get("tool_use_id") or f"{record.get('session_id')}:{record.get('fingerprint')}")
+
+
+def _granted(records: Sequence[Mapping[str, Any]]) -> set[str]:
+    return {str(r["granted"]) for r in records if r.get("granted")}
+
+
+def describe(asked: Sequence[Mapping[str, Any]]) -> str:
+    """The calls as the person reads them: ``Bash `gh pr merge 12```."""
+    parts = []
+    for r in asked:
+        tool = str(r.get("tool_name"))
+        given = r.get("tool_input") or {}
+        shown = given.get("command") or given.get("file_path") or json.dumps(given, ensure_ascii=False)
+        parts.append(f"{tool} `{' '.join(str(shown).split())[:200]}`")
+    return "; ".join(dict.fromkeys(parts))
