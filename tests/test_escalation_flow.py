@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fake_servers import FakeBotAPI, JsonSink
-from helpers import make_vault
+from helpers import FAKE_AGENT, make_vault
 
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
@@ -110,3 +110,42 @@ def test_a_notifier_that_fails_is_retried_on_a_later_pass_and_never_sends_twice(
         assert len(sink.messages()) == 2 and len(api.sent) == 1, "retried where it failed, only there"
         tick(Vault.open(vault), wait_settle=False)
         assert len(sink.messages()) == 2 and len(api.sent) == 1, "and never again"
+
+
+def claude_json_vault(tmp_path: Path, sink: JsonSink, extra: str = "") -> Path:
+    """worker-code is the fake agent printing Claude Code's JSON result."""
+    vault = make_vault(tmp_path / "v", "# Inbox\n\n## REQ-sum\n- type: research\n- ready: yes\nSummarise.\n")
+    (vault / ".vaultops" / "local.toml").write_text(
+        f'[profiles.worker-code]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "claude-json"\n'
+        'timeout = 30\nhealth = []\nenv = { FAKE_AGENT_FORMAT = "claude-json" }\n\n'
+        '[routing]\ndefault = ["worker-code"]\nresearch = ["worker-code"]\n\n'
+        f'[notify]\nurls = ["{sink.url()}"]\n\n{extra}'
+    )
+    return vault
+
+
+def test_a_profile_that_cannot_log_in_is_told_to_the_person(
+    tmp_path: Path, runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_AGENT_SCRIPT", "401")
+    with JsonSink() as sink:
+        vault = claude_json_vault(tmp_path, sink)
+        tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault, "REQ-sum") is State.ESCALATED
+        titles = [body.get("title", "") for _, body in sink.received]
+        assert any("worker-code cannot log in" in t for t in titles), titles
+        assert any("REQ-sum escalated" in t for t in titles), titles
+
+
+def test_the_budget_warning_at_80_percent_is_told_once(
+    tmp_path: Path, runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_AGENT_COST", "0.9")
+    with JsonSink() as sink:
+        vault = claude_json_vault(tmp_path, sink, "[limits]\ndaily_budget_usd = 1.0\n")
+        tick(Vault.open(vault), wait_settle=False)
+        path = vault / INBOX
+        path.write_text(path.read_text() + "\n## REQ-more\n- type: research\n- ready: yes\nSummarise more.\n")
+        tick(Vault.open(vault), wait_settle=False)
+        titles = [body.get("title", "") for _, body in sink.received]
+        assert sum("80 % of today's budget" in t for t in titles) == 1, titles
