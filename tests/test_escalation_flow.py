@@ -149,3 +149,33 @@ def test_the_budget_warning_at_80_percent_is_told_once(
         tick(Vault.open(vault), wait_settle=False)
         titles = [body.get("title", "") for _, body in sink.received]
         assert sum("80 % of today's budget" in t for t in titles) == 1, titles
+
+
+def test_the_daemon_tells_the_person_and_acts_on_their_telegram_reply(tmp_path: Path) -> None:
+    from daemon_helpers import Daemon, daemon_vault, wait_for
+
+    log = tmp_path / "agent-runs.log"
+    log.touch()
+    with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
+        vault = daemon_vault(
+            tmp_path / "v",
+            f"# Inbox\n\n{ROTATE}",
+            extra=(
+                f'[notify]\nurls = ["{sink.url()}"]\n\n'
+                f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\napi_base = "{api.base}"\n'
+            ),
+        )
+        local = vault / ".vaultops" / "local.toml"  # replies are read every `fetch` seconds
+        local.write_text(local.read_text().replace("[daemon]\n", "[daemon]\nfetch = 0.3\n"))
+        daemon = Daemon(vault, {"FAKE_AGENT_LOG": str(log)})
+        try:
+            daemon.wait_ready()
+            assert wait_for(lambda: len(api.sent) == 1), daemon.errors()
+            assert state_of(vault, "REQ-rotate") is State.ESCALATED
+            api.say(ME, "approve REQ-rotate", date=int(time.time()) + 1)
+            assert wait_for(lambda: state_of(vault, "REQ-rotate") is State.DONE), daemon.errors()
+        finally:
+            assert daemon.stop() == 0
+        assert log.read_text().split() == ["REQ-rotate"]
+        assert "- decision: approve — via Telegram (Ann)" in (vault / INBOX).read_text()
+        assert len(sink.messages()) == 1
