@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from vaultops.policy.bash import SimpleCommand, Word
-from vaultops.policy.commands import Judge
+from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope, branch_name, is_protected
 from vaultops.policy.table import DEFAULTS, RANK, Action, PolicyTable, Verdict
 from vaultops.policy.tags import Problem, Tag, parse_lines

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultops.policy.bash import SimpleCommand, Word, split_command
-from vaultops.policy.commands import Judge, command_actions
+from vaultops.policy.commands import command_actions
+from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope
 from vaultops.policy.table import Action
 

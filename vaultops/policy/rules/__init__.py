@@ -1,0 +1,5 @@
+"""The per-program rules, one module per kind of program; importing them fills ``judge.HANDLERS``."""
+
+from vaultops.policy.rules import files, git, network, programs, system
+
+MODULES = (files, network, programs, git, system)

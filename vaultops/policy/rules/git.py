@@ -1,0 +1,353 @@
+"""Rules for git and the forges' CLIs (gh, glab) and trackers: pushes, merges, branches, comments."""
+
+from __future__ import annotations
+
+import re
+
+from vaultops.policy.bash import Word
+from vaultops.policy.judge import Judge, flag_value, has, is_remote, names, positionals, register
+from vaultops.policy.paths import (
+    branch_name,
+    is_protected,
+)
+
+_GIT_READ = names(
+    "status log diff show blame grep describe shortlog rev-parse rev-list ls-files ls-tree cat-file "
+    "merge-base name-rev whatchanged show-ref for-each-ref count-objects fsck verify-commit "
+    "verify-tag help version var check-ignore check-attr diff-tree diff-files diff-index range-diff "
+    "annotate show-branch cherry check-ref-format get-tar-commit-id ls-remote --version --help -h "
+    "reflog"
+)
+
+_GIT_LOCAL = names(
+    "add commit merge rebase cherry-pick revert mv rm switch apply am init notes sparse-checkout "
+    "maintenance bundle commit-tree hash-object mktree read-tree write-tree symbolic-ref merge-file "
+    "difftool mergetool format-patch fetch pull restore checkout stash branch tag remote submodule "
+    "bisect lfs update-index gc repack pack-refs rerere citool gui archive worktree config clone "
+    "prune replace update-ref filter-branch filter-repo send-email request-pull push credential "
+    "daemon instaweb shell upload-pack receive-pack http-backend"
+)
+
+_GIT_CODE_KEYS = re.compile(
+    r"^(core\.(hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|alias\..*|credential\..*|"
+    r"filter\..*|diff\..*\.textconv|url\..*|sequence\.editor|gpg\.program|include\..*|includeif\..*)$",
+    re.IGNORECASE,
+)
+
+
+def _git(j: Judge, args: list[Word]) -> None:
+    i = 0
+    while i < len(args) and args[i].text.startswith("-"):
+        opt = args[i].text
+        if opt == "-C" and i + 1 < len(args):
+            j.with_cwd(args[i + 1])
+            i += 2
+        elif opt in ("-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix"):
+            if opt == "-c" and i + 1 < len(args) and _GIT_CODE_KEYS.match(args[i + 1].text.split("=")[0]):
+                j.add(
+                    "unknown", f"sets {args[i + 1].text.split('=')[0]} for this git command, which runs code"
+                )
+            i += 2
+        elif opt.startswith(("--git-dir=", "--work-tree=")):
+            i += 1
+        elif opt in ("--version", "--help", "-h"):
+            j.add("read", "git")
+            return
+        else:
+            i += 1
+    if i >= len(args):
+        j.add("read", "git")
+        return
+    sub, rest = args[i].text, args[i + 1 :]
+    words = [w.text for w in rest]
+    if sub in _GIT_READ:
+        if sub == "reflog" and words[:1] in (["expire"], ["delete"]):
+            j.add("delete_tree", "git reflog expire/delete drops history")
+        else:
+            j.add("read", f"git {sub}")
+        return
+    if sub not in _GIT_LOCAL:
+        j.add("unknown", f"`git {sub}` is not a git command the policy knows (an alias?)")
+        return
+    elsewhere = j.run_dirs_outside()
+    if elsewhere and sub not in ("push", "fetch", "clone", "ls-remote", "lfs"):
+        j.add("modify_outside_worktree", f"git {sub} in {elsewhere[0]}, a repository outside the worktree")
+    elif elsewhere and sub == "push":
+        j.add("push_other_branch", f"pushes from {elsewhere[0]}, a repository outside the worktree")
+    if sub == "push":
+        _git_push(j, rest)
+    elif sub == "clone":
+        pos = positionals(
+            rest,
+            names(
+                "-b --branch -o --origin --depth -c --config --reference --separate-git-dir -u "
+                "--upload-pack -j "
+                "--jobs --filter --template --shallow-since --shallow-exclude"
+            ),
+        )
+        if flag_value(rest, "-u", "--upload-pack") is not None or flag_value(rest, "--template") is not None:
+            j.add("unknown", "git clone with a command or templates of its own")
+        j.add("network_read", "clones a repository")
+        if len(pos) >= 2:
+            j.write(pos[1], "clones into")
+        elif pos:
+            name = pos[0].text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") or "."
+            j.write(Word(name, pos[0].dynamic), "clones into")
+    elif sub in ("branch", "tag"):
+        if has(rest, "-d", "-D", "--delete"):
+            j.add("delete_branch", f"deletes a {sub}")
+        else:
+            j.add("git_local", f"git {sub}")
+    elif sub == "reset":
+        if has(rest, "--hard", "--merge", "--keep"):
+            j.add("delete_tree", "git reset --hard discards uncommitted changes")
+        else:
+            j.add("git_local", "git reset")
+    elif sub == "clean":
+        if has(rest, "-n", "--dry-run"):
+            j.add("read", "git clean --dry-run")
+        else:
+            j.add("delete_tree", "git clean deletes untracked files")
+    elif (
+        sub in ("checkout", "restore")
+        and ("." in words or has(rest, "-f", "--force"))
+        and not has(rest, "--staged", "-b", "-B")
+    ):
+        j.add("delete_tree", f"git {sub} discards uncommitted changes")
+    elif sub == "stash" and words[:1] in (["drop"], ["clear"]):
+        j.add("delete_tree", f"git stash {words[0]} drops saved work")
+    elif sub == "worktree":
+        action = words[0] if words else "list"
+        if action == "add":
+            j.add("create_worktree", "creates a worktree")
+        elif action in ("remove", "prune"):
+            j.add("delete_tree", f"git worktree {action}")
+        elif action == "list":
+            j.add("read", "git worktree list")
+        else:
+            j.add("git_local", f"git worktree {action}")
+    elif sub == "config":
+        _git_config(j, rest)
+    elif sub in ("filter-branch", "filter-repo", "replace", "prune"):
+        j.add("delete_tree", f"git {sub} rewrites or drops history")
+    elif sub == "update-ref" and has(rest, "-d"):
+        j.add("delete_branch", "git update-ref -d deletes a ref")
+    elif sub in ("send-email", "request-pull"):
+        j.add("message_external", f"git {sub} sends mail")
+    elif sub in ("submodule", "bisect", "rebase") and (
+        (sub == "submodule" and "foreach" in words)
+        or (sub == "bisect" and "run" in words)
+        or (sub == "rebase" and (has(rest, "-x", "--exec")))
+    ):
+        j.add("unknown", f"git {sub} runs a command of its own")
+    elif sub in ("credential", "daemon", "instaweb", "shell", "upload-pack", "receive-pack", "http-backend"):
+        j.add("unknown", f"git {sub}")
+    elif sub == "lfs" and words[:1] == ["push"]:
+        j.add("push_other_branch", "git lfs push uploads objects")
+    elif sub == "archive":
+        out = flag_value(rest, "-o", "--output")
+        if out is not None:
+            j.write(out)
+        j.add("read", "git archive")
+    else:
+        j.add("git_local", f"git {sub}")
+
+
+def _git_config(j: Judge, rest: list[Word]) -> None:
+    reading = has(
+        rest,
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "-l",
+        "--list",
+        "--show-origin",
+        "--get-urlmatch",
+        "--show-scope",
+        "--name-only",
+    ) or (len(positionals(rest, ("-f", "--file"))) == 1 and not has(rest, "--unset", "--unset-all"))
+    if reading or not rest or (rest and rest[0].text in ("get", "list")):
+        j.add("read", "git config")
+        return
+    if has(rest, "--global", "--system") or flag_value(rest, "-f", "--file") is not None:
+        target = flag_value(rest, "-f", "--file")
+        if target is not None:
+            j.write(target)
+        else:
+            j.add("modify_outside_worktree", "changes git's global settings")
+        return
+    pos = positionals(rest, ("-f", "--file", "--type", "--default"))
+    key = (
+        pos[1].text
+        if pos and pos[0].text in ("set", "unset") and len(pos) > 1
+        else (pos[0].text if pos else "")
+    )
+    if _GIT_CODE_KEYS.match(key):
+        j.add("modify_policy", f"sets {key}, which makes git run a program")
+    else:
+        j.add("git_local", f"git config {key}")
+
+
+def _git_push(j: Judge, rest: list[Word]) -> None:
+    if has(rest, "-n", "--dry-run"):
+        j.add("read", "git push --dry-run")
+        return
+    scope = j.scope
+    if has(rest, "-f", "--force", "--force-with-lease", "--force-if-includes"):
+        j.add("merge_pr", "force-pushes (rewrites the remote's history)")
+    if has(rest, "--mirror", "--all", "--branches"):
+        j.add("merge_pr", "pushes every branch, main included")
+    if has(rest, "--prune"):
+        j.add("delete_branch", "deletes remote branches (--prune)")
+    if has(rest, "--tags", "--follow-tags"):
+        j.add("push_other_branch", "pushes tags (releases may follow)")
+    deleting = has(rest, "-d", "--delete")
+    pos = positionals(rest, ("--repo", "-o", "--push-option", "--receive-pack", "--exec", "--signed"))
+    if flag_value(rest, "--receive-pack", "--exec") is not None:
+        j.add("unknown", "git push with a command of its own on the other side")
+    if pos and (is_remote(pos[0].text) or pos[0].text.startswith(("/", "./", "../", "~"))):
+        j.add("push_other_branch", f"pushes to {pos[0].text}, a remote given by URL or path")
+    refspecs = pos[1:]
+    if not refspecs:
+        refspecs = [Word(scope.current_branch or "")] if not deleting else []
+    for spec in refspecs:
+        text = spec.text
+        if spec.dynamic:
+            j.add("unknown", f"pushes {text!r}, a branch only known when it runs")
+            continue
+        if text.startswith("+"):
+            j.add("merge_pr", f"force-pushes {text}")
+            text = text[1:]
+        src, colon, dst = text.partition(":")
+        if colon and not src:
+            j.add("delete_branch", f"deletes the remote branch {dst}")
+            continue
+        target = branch_name(dst if colon else src)
+        if target == "HEAD" or not target:
+            target = scope.current_branch or ""
+        if deleting:
+            j.add("delete_branch", f"deletes the remote branch {target}")
+        elif target.startswith("refs/tags/"):
+            j.add("push_other_branch", f"pushes the tag {target}")
+        elif not target:
+            j.add("push_other_branch", "pushes the checked-out branch, which is not known")
+        elif is_protected(target):
+            j.add("merge_pr", f"pushes to {target}")
+        elif scope.own_branch is not None and target == scope.own_branch:
+            j.add("push_own_branch", f"pushes to {target}, the worker's own branch")
+        else:
+            j.add("push_other_branch", f"pushes to {target}, which is not the worker's own branch")
+
+
+def _forge(j: Judge, args: list[Word]) -> None:
+    """gh (GitHub) and glab (GitLab): pull/merge requests, issues, releases, the API."""
+    pos = positionals(
+        args,
+        names(
+            "-R --repo -b --body -t --title -B --base -H --head -F --body-file -l --label -a --assignee -r "
+            "--reviewer -m --milestone -X --method -f --field --raw-field -q --jq --json -L --limit -s "
+            "--state --input -p --template -S --search --hostname -h"
+        ),
+    )
+    words = [w.text for w in pos]
+    group = words[0] if words else ""
+    sub = words[1] if len(words) > 1 else ""
+    group = "pr" if group == "mr" else group
+    name = j.cmd.name
+    if has(args, "--version") or group in ("", "help", "version", "completion", "--help"):
+        j.add("read", name)
+    elif group == "pr":
+        if sub == "merge":
+            j.add("merge_pr", f"{name} {words[0]} merge merges a pull request")
+        elif sub == "create":
+            if has(args, "-d", "--draft"):
+                j.add("open_draft_pr", "opens a draft pull request")
+            else:
+                j.add("open_pr", "opens a pull request for review (not a draft)")
+        elif sub in ("ready", "update") and not has(args, "--undo"):
+            j.add("open_pr", f"marks a pull request ready ({sub})")
+        elif sub in ("view", "list", "status", "diff", "checks", "show"):
+            j.add("network_read", f"{name} pr {sub}")
+        elif sub == "checkout":
+            j.add("git_local", "checks a pull request out")
+        else:
+            j.add("comment_external", f"{name} pr {sub} changes a pull request")
+    elif group == "issue":
+        if sub in ("view", "list", "status", "show"):
+            j.add("network_read", f"{name} issue {sub}")
+        else:
+            j.add("comment_external", f"{name} issue {sub} changes an issue")
+    elif group == "api":
+        _forge_api(j, args, words[1:])
+    elif group == "release":
+        if sub in ("view", "list", "download"):
+            j.add("network_read", f"{name} release {sub}")
+        else:
+            j.add("deploy", f"{name} release {sub}")
+    elif group == "auth":
+        j.add("read" if sub == "status" else "key_rotation", f"{name} auth {sub}")
+    elif group in ("secret", "variable", "ssh-key", "gpg-key", "token"):
+        j.add("read" if sub == "list" else "key_rotation", f"{name} {group} {sub}")
+    elif group in ("run", "workflow", "ci", "pipeline", "job"):
+        if sub in ("view", "list", "watch", "download", "status", "get", "trace", "lint"):
+            j.add("network_read", f"{name} {group} {sub}")
+        else:
+            j.add("network_write", f"{name} {group} {sub} starts or changes CI")
+    elif group == "repo":
+        if sub in ("view", "list"):
+            j.add("network_read", f"{name} repo {sub}")
+        elif sub == "clone":
+            j.add("network_read", "clones a repository")
+            if len(pos) > 3:
+                j.write(pos[3], "clones into")
+        else:
+            j.add("unknown", f"{name} repo {sub} changes a repository's settings")
+    elif group in ("browse", "status", "search"):
+        j.add("network_read", f"{name} {group}")
+    elif group in ("label", "project", "gist", "snippet"):
+        if sub in ("view", "list"):
+            j.add("network_read", f"{name} {group} {sub}")
+        else:
+            j.add("comment_external", f"{name} {group} {sub}")
+    else:
+        j.add("unknown", f"`{name} {group}` is not a {name} command the policy knows")
+
+
+def _forge_api(j: Judge, args: list[Word], rest: list[str]) -> None:
+    method_word = flag_value(args, "-X", "--method")
+    fields = any(flag_value(args, f) is not None for f in ("-f", "-F", "--field", "--raw-field", "--input"))
+    method = method_word.text.upper() if method_word else ("POST" if fields else "GET")
+    path = rest[0] if rest else ""
+    if path == "graphql":
+        text = " ".join(w.text for w in args)
+        if re.search(r"\bmutation\b", text):
+            if re.search(r"merge(PullRequest|Branch)", text, re.IGNORECASE):
+                j.add("merge_pr", "merges through the GraphQL API")
+            else:
+                j.add("comment_external", "changes GitHub through the GraphQL API")
+        else:
+            j.add("network_read", "queries the GraphQL API")
+        return
+    if method in ("GET", "HEAD"):
+        j.add("network_read", f"{method} {path}")
+    elif re.search(r"pulls/\d+/merge|/merges\b|merge_requests/\d+/merge", path):
+        j.add("merge_pr", f"{method} {path} merges")
+    elif method == "DELETE" and "git/refs" in path:
+        j.add("delete_branch", f"DELETE {path}")
+    elif re.search(r"/(issues|pulls|comments|reviews|labels|assignees|merge_requests|notes)\b", path):
+        j.add("comment_external", f"{method} {path}")
+    else:
+        j.add("network_write", f"{method} {path} changes something through the API")
+
+
+def _tracker(j: Judge, args: list[Word]) -> None:
+    pos = [w.text for w in positionals(args)]
+    if pos and pos[0] in names("list view get show search me whoami status --help help"):
+        j.add("network_read", f"{j.cmd.name} {pos[0]}")
+    else:
+        j.add("comment_external", f"{j.cmd.name} changes an external tracker")
+
+
+register("git", _git)
+register("gh glab", _forge)
+register("jira acli asana linear clickup trello", _tracker)

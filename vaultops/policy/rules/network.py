@@ -1,0 +1,226 @@
+"""Rules for programs that talk to the network: curl, wget, httpie, ssh, scp, rsync, raw sockets.
+
+A write request (POST, PUT, data, an upload) to a payment API is ``payment``, to a messaging API
+``message_external``, to a tracker ``comment_external`` (a merge endpoint ``merge_pr``); any other write is
+``network_write``; a plain GET is ``network_read``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from vaultops.policy.bash import Word
+from vaultops.policy.judge import Judge, flag_value, has, is_remote, names, positionals, register
+
+# Hosts whose write requests move money, send messages, or change a tracker.
+PAYMENT_HOSTS = names(
+    "stripe.com paypal.com braintreegateway.com squareup.com squareupsandbox.com adyen.com "
+    "checkout.com razorpay.com paddle.com lemonsqueezy.com mollie.com klarna.com gocardless.com "
+    "wise.com coinbase.com chargebee.com recurly.com"
+)
+
+MESSAGE_HOSTS = names(
+    "twilio.com hooks.slack.com slack.com api.telegram.org discord.com discordapp.com sendgrid.com "
+    "mailgun.net postmarkapp.com resend.com api.sparkpost.com mandrillapp.com vonage.com nexmo.com "
+    "messagebird.com zulipchat.com ntfy.sh api.pushover.net graph.facebook.com"
+)
+
+TRACKER_HOSTS = names(
+    "api.github.com github.com gitlab.com atlassian.net asana.com api.linear.app app.clickup.com "
+    "api.trello.com api.notion.com bitbucket.org sentry.io youtrack.cloud app.shortcut.com "
+    "api.monday.com"
+)
+
+
+def _host(url: str) -> str:
+    m = re.match(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://)?(?:[^/@]*@)?(\[[^\]]*\]|[^/:?#]*)", url)
+    return (m.group(1) if m else "").lower().rstrip(".")
+
+
+def _host_in(host: str, domains: Iterable[str]) -> bool:
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+def _rsync(j: Judge, args: list[Word]) -> None:
+    pos = positionals(
+        args,
+        names(
+            "-e --rsh --exclude --include --filter -f --exclude-from --include-from --files-from --port "
+            "--password-file"
+        ),
+    )
+    if len(pos) < 2:
+        j.add("read", "lists files")
+        return
+    remote = [w for w in pos if is_remote(w.text)]
+    dest = pos[-1]
+    if is_remote(dest.text):
+        j.add("network_write", f"copies files to another machine ({dest.text})")
+    else:
+        if remote:
+            j.add("network_read", "copies files from another machine")
+        if has(args, "--delete", "--delete-after", "--delete-before", "--delete-during", "--delete-excluded"):
+            j.delete(dest, recursive=True)
+        else:
+            j.write(dest)
+    for w in pos[:-1]:
+        if not is_remote(w.text):
+            j.read(w)
+            if has(args, "--remove-source-files"):
+                j.write(w, "moves")
+
+
+def _scp(j: Judge, args: list[Word]) -> None:
+    pos = positionals(args, ("-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"))
+    if not pos:
+        j.add("read", "nothing to copy")
+        return
+    dest = pos[-1]
+    if is_remote(dest.text):
+        j.add("network_write", f"copies files to another machine ({dest.text})")
+    else:
+        j.add("network_read", "copies files from another machine")
+        j.write(dest)
+    for w in pos[:-1]:
+        if not is_remote(w.text):
+            j.read(w)
+
+
+def _ssh(j: Judge, args: list[Word]) -> None:
+    pos = positionals(
+        args,
+        names("-p -i -o -F -l -L -R -D -J -c -m -b -e -E -I -O -Q -S -W -w -B"),
+    )
+    if has(args, "-V", "-G") or not pos:
+        j.add("read", "prints ssh's settings")
+        return
+    j.add("remote_exec", f"runs commands on {pos[0].text}")
+
+
+_CURL_VALUES = names(
+    "-X --request -d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form "
+    "--form-string -T --upload-file -H --header -u --user -o --output -A --user-agent -e --referer -b "
+    "--cookie -c --cookie-jar -x --proxy -w --write-out -m --max-time -r --range -K --config -E "
+    "--cert --key --cacert --connect-timeout --retry --retry-delay --retry-max-time --resolve "
+    "--connect-to -U --proxy-user --output-dir --url -z --time-cond -Y -y --limit-rate --max-filesize "
+    "--oauth2-bearer --aws-sigv4 --interface --dns-servers --unix-socket --variable --expand-url"
+)
+
+_CURL_WRITES = names(
+    "-d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form --form-string "
+    "-T --upload-file"
+)
+
+
+def _web(j: Judge, urls: Sequence[Word], method: str, sends: bool) -> None:
+    write = sends or method not in ("", "GET", "HEAD", "OPTIONS")
+    if not urls:
+        j.add("network_write" if write else "network_read", "makes a web request")
+        return
+    for url in urls:
+        host = _host(url.text)
+        shown = f"{method or ('POST' if write else 'GET')} {host or url.text}"
+        if url.dynamic and ("$" in host or "…" in host or not host):
+            j.add("network_write", f"{shown}: a URL only known when it runs")
+        elif _host_in(host, PAYMENT_HOSTS) and write:
+            j.add("payment", f"{shown}: a payment API")
+        elif _host_in(host, MESSAGE_HOSTS) and write:
+            j.add("message_external", f"{shown}: sends a message")
+        elif _host_in(host, TRACKER_HOSTS) and write:
+            if re.search(r"/pulls/\d+/merge|/merges\b|/merge_requests/\d+/merge", url.text):
+                j.add("merge_pr", f"{shown}: merges through the API")
+            else:
+                j.add("comment_external", f"{shown}: changes an external tracker")
+        elif write:
+            j.add("network_write", f"{shown}: sends data out")
+        elif url.dynamic:
+            j.add("network_write", f"{shown}: the URL holds values only known when it runs")
+        else:
+            j.add("network_read", f"{shown}")
+
+
+def _curl(j: Judge, args: list[Word]) -> None:
+    if has(args, "-K", "--config"):
+        j.add("network_write", "reads its request from a config file")
+    method_word = flag_value(args, "-X", "--request")
+    method = method_word.text.upper() if method_word else ""
+    sends = any(flag_value(args, f) is not None or has(args, f) for f in _CURL_WRITES) and not has(
+        args, "-G", "--get"
+    )
+    if has(args, "-I", "--head") and not method:
+        method = "HEAD"
+    urls = positionals(args, _CURL_VALUES) + [w for w in [flag_value(args, "--url")] if w is not None]
+    out = flag_value(args, "-o", "--output")
+    if out is not None:
+        j.write(out, "downloads to")
+    elif has(args, "-O", "--remote-name", "--remote-name-all"):
+        j.write(flag_value(args, "--output-dir") or Word("."), "downloads into")
+    for flag in ("-c", "--cookie-jar"):
+        jar = flag_value(args, flag)
+        if jar is not None:
+            j.write(jar)
+    for flag in ("-T", "--upload-file"):
+        up = flag_value(args, flag)
+        if up is not None:
+            j.read(up)
+    for flag in ("-d", "--data", "--data-binary", "--data-raw", "--json", "-F", "--form"):
+        data = flag_value(args, flag)
+        if data is not None and "@" in data.text and flag != "--data-raw":
+            j.read(Word(data.text.split("@", 1)[1].split(";")[0], data.dynamic))
+    _web(j, urls, method, sends)
+
+
+def _wget(j: Judge, args: list[Word]) -> None:
+    values = names(
+        "-O --output-document -o --output-file -P --directory-prefix --post-data --post-file --method "
+        "--body-data --body-file --header -U --user-agent -e --execute -i --input-file -t --tries -T "
+        "--timeout --user --password"
+    )
+    method_word = flag_value(args, "--method")
+    method = method_word.text.upper() if method_word else ""
+    sends = any(
+        flag_value(args, f) is not None for f in ("--post-data", "--post-file", "--body-data", "--body-file")
+    )
+    out = flag_value(args, "-O", "--output-document")
+    if out is not None and out.text != "-":
+        j.write(out, "downloads to")
+    elif out is None:
+        j.write(flag_value(args, "-P", "--directory-prefix") or Word("."), "downloads into")
+    if flag_value(args, "-i", "--input-file") is not None:
+        j.add("network_read", "downloads the URLs listed in a file")
+    _web(j, positionals(args, values), method, sends)
+
+
+def _httpie(j: Judge, args: list[Word]) -> None:
+    pos = positionals(
+        args,
+        names("-a --auth -o --output --session -A --auth-type --verify --cert --cert-key --proxy --timeout"),
+    )
+    method = ""
+    if pos and re.fullmatch(r"[A-Z]+", pos[0].text):
+        method, pos = pos[0].text, pos[1:]
+    items = pos[1:]
+    sends = any(re.search(r"(?<!=)=|:=|@", w.text) for w in items) or has(args, "-f", "--form")
+    out = flag_value(args, "-o", "--output")
+    if out is not None:
+        j.write(out, "downloads to")
+    _web(j, pos[:1], method, sends)
+
+
+def _raw_network(j: Judge, args: list[Word]) -> None:
+    j.add("network_write", f"{j.cmd.name} opens a raw network connection")
+
+
+def _network_read(j: Judge, args: list[Word]) -> None:
+    j.add("network_read", "looks something up on the network")
+
+
+register("rsync", _rsync)
+register("scp sftp", _scp)
+register("ssh mosh autossh", _ssh)
+register("ssh-keyscan dig nslookup host ping ping6 traceroute tracepath mtr whois", _network_read)
+register("nc ncat netcat socat telnet ftp tftp lftp", _raw_network)
+register("curl", _curl)
+register("wget wget2", _wget)
+register("http https xh xhs httpie", _httpie)
