@@ -179,3 +179,22 @@ def test_the_daemon_tells_the_person_and_acts_on_their_telegram_reply(tmp_path: 
         assert log.read_text().split() == ["REQ-rotate"]
         assert "- decision: approve — via Telegram (Ann)" in (vault / INBOX).read_text()
         assert len(sink.messages()) == 1
+
+
+def test_a_job_tells_the_hook_its_vault_scope_and_tools(tmp_path: Path) -> None:
+    """The hook inside a job records escalations in this vault, judges paths against the job's folder, and
+    never lets through a tool the request narrowed away (its "allow" would run it regardless)."""
+    vault = make_vault(
+        tmp_path / "v", "# Inbox\n\n## REQ-env\n- type: research\n- ready: yes\n- tools: Read\nShow it.\n"
+    )
+    (vault / ".vaultops" / "local.toml").write_text(
+        '[profiles.worker-research]\ncommand = ["sh", "-c", '
+        '"echo vault=$VAULTOPS_VAULT; echo workdir=$VAULTOPS_WORKDIR; echo tools=$VAULTOPS_TOOLS", '
+        '"{prompt}"]\n'
+        'output = "text"\ntools = ["Read", "Grep"]\ntimeout = 30\nhealth = []\n\n'
+        '[routing]\nresearch = ["worker-research"]\n'
+    )
+    tick(Vault.open(vault), wait_settle=False)
+    text = (vault / INBOX).read_text()
+    assert f"vault={vault.resolve()}" in text
+    assert "workdir=" in text and "tools=Read\n" in text

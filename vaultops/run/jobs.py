@@ -140,6 +140,9 @@ def run_attempt(
         "VAULTOPS_VAULT": str(vault.root),
         "VAULTOPS_WORKDIR": str(workdir),
     }
+    tools = job.tools if job.tools is not None else profile.allowed_tools()
+    if tools is not None:  # a hook's "allow" must not run a tool the job was not given
+        env["VAULTOPS_TOOLS"] = ",".join(tools)
     timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
     if limit is not None:
         timeout = max(0.1, min(timeout, limit))
