@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from vaultops.commands.hook import decision_json, fingerprint, grant_allowance, hook_command
+from vaultops.commands.hook import decision_json, hook_command
+from vaultops.store.asked import fingerprint, grant_allowance
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hook"
 REPO = Path(__file__).resolve().parent.parent

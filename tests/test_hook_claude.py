@@ -19,7 +19,7 @@ import pytest
 from claude_cli import claude_bin, claude_env, requires_claude
 from fake_anthropic import FakeAnthropic, Text, ToolUse
 
-from vaultops.commands.hook import grant_allowance
+from vaultops.store.asked import grant_allowance
 
 pytestmark = requires_claude
 REPO = Path(__file__).resolve().parent.parent

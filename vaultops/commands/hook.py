@@ -20,7 +20,6 @@ function ``vaultops.config`` uses.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shlex
@@ -38,12 +37,10 @@ from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
+from vaultops.store.asked import consume_allowance, fingerprint, record_escalation
 
 EVENTS = ("PreToolUse", "PermissionRequest")
-STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 CONFIG_FILES = (".vaultops/config.toml", ".vaultops/local.toml")  # as vaultops.config, shared then local
-ESCALATIONS = "escalations.jsonl"
-ALLOWANCES = "allow"  # <state>/allow/<fingerprint>: the person approved exactly this call, once
 DEADLINE = 5.0  # seconds; Claude Code's own timeout (30 s as wired by `init --claude`) lets the call through
 MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"
 PREFIX = "vaultops policy"
@@ -95,13 +92,6 @@ def refusal(event: str, why: str) -> HookAnswer:
 # --- escalations and one-time allowances ------------------------------------------------------------------
 
 
-def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
-    """Names exactly one call: the tool and its input, canonical JSON, hashed."""
-    call = {"tool_name": tool_name, "tool_input": tool_input}
-    canonical = json.dumps(call, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def escalation_for(
     call: ToolCall,
     verdict: Verdict,
@@ -131,36 +121,6 @@ def escalation_for(
         "transcript_path": event.get("transcript_path"),
         "event": event.get("hook_event_name"),
     }
-
-
-def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
-    """Append one JSON line; a single ``write`` on an O_APPEND file, so concurrent hooks never interleave."""
-    path = vault / STATE_DIR / ESCALATIONS
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
-    return path
-
-
-def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
-    """Let exactly this call through once (the person approved it): the next identical call consumes it."""
-    path = vault / STATE_DIR / ALLOWANCES / fingerprint(tool_name, tool_input)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"tool_name": tool_name, "tool_input": dict(tool_input)}) + "\n")
-    return path
-
-
-def _consume_allowance(vault: Path, call: ToolCall) -> bool:
-    """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win)."""
-    try:
-        os.unlink(vault / STATE_DIR / ALLOWANCES / fingerprint(call.tool_name, call.tool_input))
-    except OSError:
-        return False
-    return True
 
 
 # --- the scope and the table ------------------------------------------------------------------------------
@@ -281,7 +241,12 @@ def _decide(event: dict[str, Any], name: str, environ: Mapping[str, str], vault:
     verdict = decide_call(call, scope, load_table(vault))
     if verdict.kind == "approve":
         return _answer(name, True, f"{PREFIX}: approved: {verdict.reason}")
-    if verdict.kind == "escalate" and vault is not None and _consume_allowance(vault, call):
+    # only an escalation can be approved by the person: a denied call never consumes an allowance
+    if (
+        verdict.kind == "escalate"
+        and vault is not None
+        and consume_allowance(vault, call.tool_name, call.tool_input)
+    ):
         return _answer(name, True, f"{PREFIX}: approved once by the person: {verdict.reason}")
     if verdict.kind == "deny" and not verdict.notify:
         return _answer(name, False, f"{PREFIX}: denied: {verdict.reason}. Do not try another way around it.")

@@ -1,20 +1,65 @@
 """What agents asked the person through the hook: ``.vaultops/state/escalations.jsonl``, one JSON line per
 escalated call (written by ``vaultops hook``), and a ``granted`` line once the person's approval let exactly
-that call through once.  The file is append-only, so a hook and a pass never overwrite each other."""
+that call through once, by a file under ``.vaultops/state/allow/`` that the hook removes as it uses it.
+The file is append-only, so a hook and a pass never overwrite each other.
+
+Only the standard library here: the hook imports this, and it must answer in milliseconds.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vaultops.commands.hook import ESCALATIONS, grant_allowance, record_escalation
+STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
+ESCALATIONS = "escalations.jsonl"
+ALLOWANCES = "allow"  # <state>/allow/<fingerprint>: the person approved exactly this call, once
+
+
+def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
+    """Names exactly one call: the tool and its input, canonical JSON, hashed."""
+    call = {"tool_name": tool_name, "tool_input": tool_input}
+    canonical = json.dumps(call, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
+    """Append one JSON line; a single ``write`` on an O_APPEND file, so concurrent hooks never interleave."""
+    path = vault / STATE_DIR / ESCALATIONS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return path
+
+
+def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
+    """Let exactly this call through once (the person approved it): the next identical call consumes it."""
+    path = vault / STATE_DIR / ALLOWANCES / fingerprint(tool_name, tool_input)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"tool_name": tool_name, "tool_input": dict(tool_input)}) + "\n")
+    return path
+
+
+def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+    """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win)."""
+    try:
+        os.unlink(vault / STATE_DIR / ALLOWANCES / fingerprint(tool_name, tool_input))
+    except OSError:
+        return False
+    return True
 
 
 def _records(vault: Path) -> Iterator[dict[str, Any]]:
-    path = vault / ".vaultops" / "state" / ESCALATIONS
+    path = vault / STATE_DIR / ESCALATIONS
     try:
         raw = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
