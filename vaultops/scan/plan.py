@@ -1,0 +1,173 @@
+"""Plan notes in ``executor-queue/``: one job per note.  The frontmatter is the person's settings, the body
+is the prompt, and the daemon appends the same lock, status and result lines as under an inbox request.
+Pure, except ``workdir_problem``, which resolves symlinks.
+
+The frontmatter is read by python-frontmatter (PyYAML).  A note whose settings cannot be used gets one
+problem sentence naming the note and what to change; the rest of the queue goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import frontmatter
+import yaml
+
+from vaultops import lines as fmt
+from vaultops.decide.route import parse_duration
+from vaultops.decide.schedule import Schedule, ScheduleError, parse_schedule
+from vaultops.vault import inside_any
+
+_RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    rel: str
+    text: str  # the prompt: the body up to the daemon's first line
+    type: str | None = None
+    profile: str | None = None
+    workdir: str | None = None
+    files: tuple[str, ...] = ()
+    schedule: Schedule | None = None
+    timeout: float | None = None
+    tasks: tuple[str, ...] = ()
+    skipped: str = ""  # why it is not run at all: "paused" or "a draft"
+    problems: tuple[str, ...] = ()
+
+
+def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
+    """A plan note's settings and prompt.  ``tz``: any aware time in the vault's zone (for ``once``)."""
+    try:
+        post = frontmatter.loads(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" (line {where.line + 1})" if where is not None else ""
+        why = f"{rel}: the frontmatter is not valid YAML{at}; fix the lines between the --- lines"
+        return Plan(rel, "", problems=(why,))
+    meta: Mapping[str, Any] = post.metadata
+    problems: list[str] = []
+    body = _prompt(post.content)
+    if not body.strip():
+        problems.append(f"{rel}: the note has no text below its frontmatter; write what you want done")
+    skipped = ""
+    if str(meta.get("status", "")).strip().lower() == "paused":
+        skipped = "paused"
+    elif meta.get("draft") is True or str(meta.get("draft", "")).strip().lower() in ("true", "yes"):
+        skipped = "a draft"
+
+    def text_of(key: str) -> str | None:
+        value = meta.get(key)
+        if value is None:
+            return None
+        if isinstance(value, (dict, list)):
+            problems.append(f"{rel}: `{key}:` must be one value, not a list or a mapping")
+            return None
+        return str(value).strip() or None
+
+    files = _strings(meta.get("files"), "files", rel, problems)
+    tasks = _strings(meta.get("tasks"), "tasks", rel, problems)
+    schedule = None
+    if (raw := text_of("schedule")) is not None:
+        try:
+            schedule = parse_schedule(raw, tz)
+        except ScheduleError as exc:
+            problems.append(f"{rel}: {exc}")
+    timeout = None
+    if (raw := text_of("timeout")) is not None:
+        timeout = parse_duration(raw)
+        if timeout is None or timeout <= 0:
+            problems.append(f"{rel}: timeout {raw!r} is not a duration; write e.g. 900, 90s or 15m")
+            timeout = None
+    return Plan(
+        rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
+        skipped, tuple(problems),
+    )  # fmt: skip
+
+
+def _strings(value: Any, key: str, rel: str, problems: list[str]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return tuple(str(v) for v in value if str(v).strip())
+    problems.append(f"{rel}: `{key}:` must be a list of text, e.g. {key}: [src/tabs/**]")
+    return ()
+
+
+def _prompt(content: str) -> str:
+    """The person's part of the body: everything before the first line the daemon wrote."""
+    kept = []
+    for line in content.splitlines():
+        if line.startswith("### ") and fmt.is_result_heading(line[4:]):
+            break
+        item = fmt.item_field(line)
+        if item is not None and item[0] in ("locked-by", "status"):
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def workdir_problem(plan: Plan, vault_root: Path, roots: list[Path]) -> str:
+    """Why the plan's ``workdir`` may not be used ("" when it may): it must resolve, through ``..`` and
+    symlinks, inside one of ``[limits] allowed_roots`` (or the vault)."""
+    if plan.workdir is None:
+        return ""
+    path = Path(os.path.expanduser(plan.workdir))
+    path = path if path.is_absolute() else vault_root / path
+    if not inside_any(path, roots):
+        real = os.path.realpath(path)
+        return (
+            f"{plan.rel}: workdir {plan.workdir} resolves to {real}, outside [limits] allowed_roots; "
+            "add its folder there or choose another workdir"
+        )
+    if not path.is_dir():
+        return f"{plan.rel}: workdir {plan.workdir} is not a folder; create it or fix the path"
+    return ""
+
+
+def files_overlap(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two sets of file globs could name a common file.  Judged from each glob's fixed leading
+    folders, so it errs on the side of overlap: two jobs that might touch one file never run at once.
+    An empty set means the job did not say, which overlaps everything."""
+    if not a or not b:
+        return True
+    return any(_could_meet(x, y) for x in a for y in b)
+
+
+def _could_meet(x: str, y: str) -> bool:
+    """One's fixed folders lead into the other's (a literal path may be a folder, so it covers what is
+    below it)."""
+    px, py = _fixed_parts(x), _fixed_parts(y)
+    n = min(len(px), len(py))
+    return px[:n] == py[:n]
+
+
+def _fixed_parts(glob: str) -> tuple[str, ...]:
+    """The folders (and name) before the first part with a glob character."""
+    parts = PurePosixPath(glob.strip().lstrip("./")).parts
+    fixed = []
+    for part in parts:
+        if _GLOB_CHARS.search(part):
+            break
+        fixed.append(part)
+    return tuple(fixed)
+
+
+def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
+    """The time of the note's last ``### Run — YYYY-MM-DD HH:MM — agent`` block, in the vault's zone."""
+    for line in reversed(lines):
+        if m := _RUN_HEADING.match(line):
+            try:
+                return datetime.strptime(m["when"], "%Y-%m-%d %H:%M").replace(tzinfo=tz.tzinfo)
+            except ValueError:
+                continue
+    return None
