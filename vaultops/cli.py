@@ -152,6 +152,26 @@ def cmd_service(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bus(args: argparse.Namespace) -> int:
+    from vaultops.commands import bus
+
+    vault = _vault(args)
+    if args.bus_command == "send":
+        text = sys.stdin.read() if args.text == "-" else args.text
+        doc, lines = bus.send(vault, os.environ, args.to, text, args.priority, args.as_name)
+    elif args.bus_command == "inbox" and args.ack:
+        doc, lines = bus.ack(vault, os.environ, args.as_name, args.ack)
+    elif args.bus_command == "inbox":
+        doc, lines = bus.inbox(vault, os.environ, args.as_name, args.limit)
+    else:
+        doc, lines = bus.log(vault, args.name, args.limit)
+    if args.json:
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    else:
+        print("\n".join(lines))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
@@ -199,6 +219,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do with the service")
     p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
     p.set_defaults(func=cmd_service)
+
+    p = sub.add_parser("bus", help="messages between the orchestrator and workers (send, inbox, log)")
+    bus_sub = p.add_subparsers(dest="bus_command", required=True, metavar="ACTION")
+    whom = "who you are (default: $VAULTOPS_WORKER in a worker, else person)"
+    b = bus_sub.add_parser("send", help="send a message")
+    b.add_argument("to", help="the recipient's name")
+    b.add_argument("text", help="the message (- reads stdin)")
+    b.add_argument("--priority", default="normal", help="low, normal, high or urgent (default: normal)")
+    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+    b.add_argument("--json", action="store_true", help="print one JSON document")
+    b = bus_sub.add_parser("inbox", help="your new messages (unacked ones come back after 5 minutes)")
+    b.add_argument("--ack", type=int, action="append", metavar="ID", help="ack message ID (repeatable)")
+    b.add_argument("--limit", type=int, default=50, help="at most this many messages (default: 50)")
+    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+    b.add_argument("--json", action="store_true", help="print one JSON document")
+    b = bus_sub.add_parser("log", help="every message, newest first, with deliveries and acks")
+    b.add_argument("name", nargs="?", help="only the messages this name sent or received")
+    b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
+    b.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_bus)
     return parser
 
 

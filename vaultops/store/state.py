@@ -66,6 +66,21 @@ CREATE TABLE IF NOT EXISTS outbox (
     last_error TEXT,
     reached TEXT NOT NULL DEFAULT '[]'
 );
+-- Messages between the orchestrator and workers (vaultops.bus): kept after they are acked, so that
+-- ``bus log`` shows the whole conversation.  ``recipient``, not ``to``: TO is an SQL keyword.
+CREATE TABLE IF NOT EXISTS bus (
+    id INTEGER PRIMARY KEY,
+    sender TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    text TEXT NOT NULL,
+    priority TEXT NOT NULL,
+    sent_at REAL NOT NULL,
+    delivered_at REAL,
+    deliveries INTEGER NOT NULL DEFAULT 0,
+    acked_at REAL
+);
+-- An inbox reads only the unacked messages of one name; acked ones pile up and must not slow it down.
+CREATE INDEX IF NOT EXISTS bus_pending ON bus (recipient) WHERE acked_at IS NULL;
 """
 
 

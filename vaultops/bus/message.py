@@ -1,0 +1,54 @@
+"""One message on the bus, and the rules for what a message may hold."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from vaultops.errors import VaultopsError
+
+# Lowest first: the index of a priority is its rank, and an inbox hands out the highest rank first.
+PRIORITIES: tuple[str, ...] = ("low", "normal", "high", "urgent")
+NAME_LIMIT = 200  # characters; a name is a worker's name or "person", never a paragraph
+
+
+class BusError(VaultopsError):
+    """A bad priority, name or text: the caller's mistake, said in one sentence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: int
+    sender: str
+    to: str
+    text: str
+    priority: str
+    sent_at: float  # seconds since the epoch, by the bus's clock
+    delivered_at: float | None  # the latest delivery; None until an inbox first hands it out
+    deliveries: int  # how many times an inbox handed it out (more than 1: it was redelivered)
+    acked_at: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_priority(priority: str) -> str:
+    if priority not in PRIORITIES:
+        raise BusError(f"unknown priority {priority!r}; use one of: {', '.join(PRIORITIES)}")
+    return priority
+
+
+def check_name(name: str, role: str = "name") -> str:
+    """A sender's or recipient's name: what a worker is called, so no blanks and no control characters
+    (it is printed in one column of ``bus log``)."""
+    if not name or name != name.strip() or any(ch.isspace() or not ch.isprintable() for ch in name):
+        raise BusError(f"bad {role} {name!r}: a name is one word without spaces or control characters")
+    if len(name) > NAME_LIMIT:
+        raise BusError(f"{role} is {len(name)} characters long; a name has at most {NAME_LIMIT}")
+    return name
+
+
+def storable(text: str) -> str:
+    """Text as SQLite can store it: an argument holding bytes that were not UTF-8 (lone surrogates from
+    the command line) has them replaced by U+FFFD rather than failing the send."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -1,0 +1,110 @@
+"""``vaultops bus send|inbox|log``: the glue between the command line and ``vaultops.bus``.
+
+Each function takes plain values and returns (the JSON document, the human lines), so the CLI only picks
+one of the two to print.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from vaultops.bus import Bus, BusError, Message, whoami
+from vaultops.errors import VaultopsError
+from vaultops.store.state import StateDB
+from vaultops.vault import Vault
+
+Output = tuple[dict[str, Any], list[str]]
+
+
+@contextmanager
+def open_bus(vault: Vault, clock: Callable[[], float] | None = None) -> Iterator[Bus]:
+    try:
+        state = StateDB(vault.state_dir / "state.db")
+    except (OSError, sqlite3.Error) as exc:
+        raise VaultopsError(
+            f"cannot open {vault.state_dir / 'state.db'}: {exc}; check its permissions"
+        ) from exc
+    try:
+        yield Bus(state) if clock is None else Bus(state, clock)
+    except sqlite3.OperationalError as exc:  # e.g. another process held the write lock past the timeout
+        raise VaultopsError(f"state.db is busy or unwritable ({exc}); try again in a moment") from exc
+    finally:
+        state.close()
+
+
+def _when(at: float | None) -> str:
+    return "-" if at is None else datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _indent(text: str) -> list[str]:
+    return ["    " + line for line in text.splitlines() or [""]]
+
+
+def send(
+    vault: Vault, environ: Mapping[str, str], to: str, text: str, priority: str, as_name: str | None
+) -> Output:
+    sender = whoami(environ, as_name)
+    with open_bus(vault) as bus:
+        message = bus.send(sender, to, text, priority)
+    return {"message": message.as_json()}, [f"sent #{message.id} to {to} ({priority})"]
+
+
+def inbox(vault: Vault, environ: Mapping[str, str], as_name: str | None, limit: int) -> Output:
+    name = whoami(environ, as_name)
+    with open_bus(vault) as bus:
+        messages = bus.inbox(name, limit)
+    lines: list[str] = []
+    for m in messages:
+        again = f", delivery {m.deliveries}" if m.deliveries > 1 else ""
+        lines.append(f"#{m.id} {m.priority} from {m.sender} at {_when(m.sent_at)}{again}")
+        lines += _indent(m.text)
+    if messages:
+        lines.append(
+            f"ack each when done: vaultops bus inbox --ack ID{'' if as_name is None else ' --as ' + name}"
+        )
+    else:
+        lines.append(f"no new messages for {name}")
+    return {"name": name, "messages": [m.as_json() for m in messages]}, lines
+
+
+def ack(vault: Vault, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Output:
+    """Ack every id; an id already acked by ``name`` is fine (acking is idempotent), one that is not
+    ``name``'s or does not exist is an error, after the others are acked."""
+    name = whoami(environ, as_name)
+    acked: list[int] = []
+    already: list[int] = []
+    problems: list[str] = []
+    with open_bus(vault) as bus:
+        for ident in ids:
+            if bus.ack(name, ident):
+                acked.append(ident)
+                continue
+            found: Message | None = bus.get(ident)
+            if found is None:
+                problems.append(f"there is no message #{ident}")
+            elif found.to != name:
+                problems.append(
+                    f"message #{ident} is for {found.to}, not {name}; only its recipient can ack it"
+                )
+            else:
+                already.append(ident)
+    if problems:
+        raise BusError("; ".join(problems))
+    lines = [f"acked #{i}" for i in acked] + [f"#{i} was already acked" for i in already]
+    return {"name": name, "acked": acked, "already_acked": already}, lines
+
+
+def log(vault: Vault, name: str | None, limit: int) -> Output:
+    with open_bus(vault) as bus:
+        messages = bus.log(name, limit)
+    lines: list[str] = []
+    for m in messages:
+        sent = _when(m.sent_at)
+        acked = f"acked {_when(m.acked_at)}" if m.acked_at is not None else "not acked"
+        lines.append(f"#{m.id} {sent} {m.sender} -> {m.to} {m.priority}, delivered {m.deliveries}x, {acked}")
+        lines += _indent(m.text)
+    return {"messages": [m.as_json() for m in messages]}, lines or ["no messages"]
