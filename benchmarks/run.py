@@ -76,7 +76,9 @@ def light_block(i: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", choices=["engine", "dispatch", "daemon", "claims"], help="one section")
+    parser.add_argument(
+        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus"], help="one section"
+    )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
     sections = {
@@ -84,6 +86,7 @@ def main() -> None:
         "dispatch": lambda: dispatch_section(args.quick),
         "daemon": lambda: daemon_section(args.quick),
         "claims": lambda: claims_section(args.quick),
+        "bus": lambda: bus_section(args.quick),
     }
     for name, section in sections.items():
         if args.only in (None, name):
@@ -191,6 +194,16 @@ def claims_section(quick: bool) -> None:
             f"claims    {who}, {requests} requests claimed and done  {rate:6.1f} /s  "
             f"(ratio {rate / raw:5.2f})  claim pushes that lost the race: {retries}"
         )
+
+
+def bus_section(quick: bool) -> None:
+    import bus
+
+    print()
+    bus.report(2000 if quick else 10_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        vault_dir = make_vault(Path(tmp) / "v", "# Inbox\n")
+        bus.report_cli(vault_dir, 5 if quick else 20)
 
 
 if __name__ == "__main__":

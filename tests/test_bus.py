@@ -443,3 +443,21 @@ def test_no_message_is_lost_or_misdelivered_in_any_interleaving(ops: list[tuple[
             assert (m.to, m.priority, m.acked_at is not None) == (to, priority, acked)
             assert m.deliveries >= int(deliveries)  # type: ignore[call-overload]
         state.close()
+
+
+def test_the_cli_finds_state_db_where_the_rest_of_vaultops_keeps_it(tmp_path: Path) -> None:
+    from vaultops.commands.bus import STATE_DB
+    from vaultops.vault import STATE_DIR
+
+    assert Path(STATE_DIR) / "state.db" == STATE_DB
+    vault = make_vault(tmp_path / "v", fake_profiles=False)
+    assert run_cli(vault, "send", "w1", "hello").returncode == 0
+    state, bus = open_bus(vault / STATE_DIR / "state.db")
+    assert [m.text for m in bus.log()] == ["hello"]
+    state.close()
+
+
+def test_a_folder_that_is_not_a_vault_gets_no_state_db(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, "send", "w1", "hello")
+    assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1 and "vaultops init" in proc.stderr
+    assert not (tmp_path / ".vaultops").exists()

@@ -155,7 +155,7 @@ def cmd_service(args: argparse.Namespace) -> int:
 def cmd_bus(args: argparse.Namespace) -> int:
     from vaultops.commands import bus
 
-    vault = _vault(args)
+    vault = bus.vault_root(args.vault, os.environ)  # not _vault(): the bus needs no configuration
     if args.bus_command == "send":
         text = sys.stdin.read() if args.text == "-" else args.text
         doc, lines = bus.send(vault, os.environ, args.to, text, args.priority, args.as_name)

@@ -10,28 +10,43 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from vaultops.bus import Bus, BusError, Message, whoami
-from vaultops.errors import VaultopsError
+from vaultops.errors import VaultError, VaultopsError
 from vaultops.store.state import StateDB
-from vaultops.vault import Vault
 
 Output = tuple[dict[str, Any], list[str]]
 
 
+# As vaultops.vault.STATE_DIR (a test holds them equal): importing it would load the configuration and
+# pydantic, half the run time of a bus command, which a worker may run in a loop and never needs.
+STATE_DB = Path(".vaultops/state/state.db")
+
+
+def vault_root(vault: str | None, environ: Mapping[str, str]) -> Path:
+    """The vault folder, found as every command finds it; a folder without ``.vaultops/`` is refused
+    rather than given a state.db of its own."""
+    root = Path(vault or environ.get("VAULTOPS_VAULT") or ".").expanduser()
+    if not (root / ".vaultops").is_dir():
+        raise VaultError(
+            f"{root}: not a vaultops vault (no .vaultops folder); pass --vault DIR or run `vaultops init`"
+        )
+    return root
+
+
 @contextmanager
-def open_bus(vault: Vault, clock: Callable[[], float] | None = None) -> Iterator[Bus]:
+def open_bus(root: Path, clock: Callable[[], float] | None = None) -> Iterator[Bus]:
+    path = root / STATE_DB
     try:
-        state = StateDB(vault.state_dir / "state.db")
+        state = StateDB(path)
     except (OSError, sqlite3.Error) as exc:
-        raise VaultopsError(
-            f"cannot open {vault.state_dir / 'state.db'}: {exc}; check its permissions"
-        ) from exc
+        raise VaultopsError(f"cannot open {path}: {exc}; check its permissions") from exc
     try:
         yield Bus(state) if clock is None else Bus(state, clock)
     except sqlite3.OperationalError as exc:  # e.g. another process held the write lock past the timeout
-        raise VaultopsError(f"state.db is busy or unwritable ({exc}); try again in a moment") from exc
+        raise VaultopsError(f"{path} is busy or unwritable ({exc}); try again in a moment") from exc
     finally:
         state.close()
 
@@ -45,17 +60,17 @@ def _indent(text: str) -> list[str]:
 
 
 def send(
-    vault: Vault, environ: Mapping[str, str], to: str, text: str, priority: str, as_name: str | None
+    root: Path, environ: Mapping[str, str], to: str, text: str, priority: str, as_name: str | None
 ) -> Output:
     sender = whoami(environ, as_name)
-    with open_bus(vault) as bus:
+    with open_bus(root) as bus:
         message = bus.send(sender, to, text, priority)
     return {"message": message.as_json()}, [f"sent #{message.id} to {to} ({priority})"]
 
 
-def inbox(vault: Vault, environ: Mapping[str, str], as_name: str | None, limit: int) -> Output:
+def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: int) -> Output:
     name = whoami(environ, as_name)
-    with open_bus(vault) as bus:
+    with open_bus(root) as bus:
         messages = bus.inbox(name, limit)
     lines: list[str] = []
     for m in messages:
@@ -71,14 +86,14 @@ def inbox(vault: Vault, environ: Mapping[str, str], as_name: str | None, limit: 
     return {"name": name, "messages": [m.as_json() for m in messages]}, lines
 
 
-def ack(vault: Vault, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Output:
+def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Output:
     """Ack every id; an id already acked by ``name`` is fine (acking is idempotent), one that is not
     ``name``'s or does not exist is an error, after the others are acked."""
     name = whoami(environ, as_name)
     acked: list[int] = []
     already: list[int] = []
     problems: list[str] = []
-    with open_bus(vault) as bus:
+    with open_bus(root) as bus:
         for ident in ids:
             if bus.ack(name, ident):
                 acked.append(ident)
@@ -98,8 +113,8 @@ def ack(vault: Vault, environ: Mapping[str, str], as_name: str | None, ids: list
     return {"name": name, "acked": acked, "already_acked": already}, lines
 
 
-def log(vault: Vault, name: str | None, limit: int) -> Output:
-    with open_bus(vault) as bus:
+def log(root: Path, name: str | None, limit: int) -> Output:
+    with open_bus(root) as bus:
         messages = bus.log(name, limit)
     lines: list[str] = []
     for m in messages:
