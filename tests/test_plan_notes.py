@@ -78,7 +78,8 @@ def test_a_workdir_must_resolve_inside_an_allowed_root(tmp_path: Path) -> None:
     vault.mkdir()
 
     def problem(workdir: str) -> str:
-        return workdir_problem(parse_plan(REL, plan_text(f"workdir: {workdir}\n"), TZ), vault, [vault, root])
+        plan = parse_plan(REL, plan_text(f"workdir: {workdir}\n"), TZ)
+        return workdir_problem(plan.workdir, vault, [vault, root])
 
     assert problem(str(root / "app")) == ""
     assert "outside [limits] allowed_roots" in problem(str(root / "app" / ".." / ".." / "elsewhere"))

@@ -57,6 +57,20 @@ class Vault:
     def inbox_rel(self) -> str:
         return PurePosixPath(self.config.inbox.path).as_posix()
 
+    def is_plan_note(self, rel: str) -> bool:
+        """A note in the queue folder (``executor-queue/``): one job per note."""
+        path = PurePosixPath(rel)
+        folder = PurePosixPath(self.config.queue.folder)
+        return path.suffix == ".md" and path.parent == folder and not is_ignored(rel)
+
+    def plan_notes(self) -> list[str]:
+        """The queue folder's notes, in name order (the order they are looked at)."""
+        folder = self.root / self.config.queue.folder
+        if not folder.is_dir():
+            return []
+        rels = (f"{PurePosixPath(self.config.queue.folder).as_posix()}/{p.name}" for p in folder.glob("*.md"))
+        return sorted(r for r in rels if self.is_plan_note(r))
+
     @property
     def agent(self) -> str:
         return self.config.agent.name

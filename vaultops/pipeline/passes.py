@@ -12,8 +12,9 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -45,6 +46,7 @@ from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
+from vaultops.scan.plan import files_overlap, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
@@ -128,6 +130,7 @@ class Pass:
         self.publisher = publisher or Publisher.open(vault)
         self.report = PassReport()
         self.inbox = vault.inbox_rel
+        self.rel = self.inbox  # the note this part of the pass works on: the inbox, or a plan note
         self.next_settle: float | None = None  # seconds until the soonest settling request is ready
         self.unplaced: list[Insert] = []  # results whose request was not in the note as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
@@ -136,17 +139,18 @@ class Pass:
 
     # --- scan ---------------------------------------------------------------------------------
 
-    def read_inbox(self) -> ParsedNote | None:
+    def read_note(self) -> ParsedNote | None:
         try:
-            note = self.writer.read(self.inbox)
+            note = self.writer.read(self.rel)
         except VaultopsError as exc:
             self.warn(exc.message)
             return None
         if note is None:
-            self.warn(f"{self.inbox}: no inbox here yet; run `vaultops init` or create it")
+            if self.rel == self.inbox:
+                self.warn(f"{self.rel}: no inbox here yet; run `vaultops init` or create it")
             return None
         if note.frontmatter_error:
-            self.warn(f"{self.inbox}: {note.frontmatter_error}")
+            self.warn(f"{self.rel}: {note.frontmatter_error}")
         if note.conflict_line is not None:
             self.warn(conflict_message(note))
             return None
@@ -169,11 +173,18 @@ class Pass:
     def recover(self) -> None:
         """Claims this machine made and never finished (the process that made them is gone: this pass holds
         the vault lock) become ``interrupted``; what they started is stopped."""
-        from vaultops.pipeline.recover import interrupted_lines, stale_claims, stop_leftovers
+        from vaultops.pipeline.recover import stop_leftovers
 
         for line in stop_leftovers(self.state, self.vault.host):
             self.report.warnings.append(line)
-        note = self.read_inbox()
+        for rel in self.notes():
+            with self.on(rel):
+                self.recover_note()
+
+    def recover_note(self) -> None:
+        from vaultops.pipeline.recover import interrupted_lines, stale_claims
+
+        note = self.read_note()
         if note is None:
             return
         stale = stale_claims(note, self.mine)
@@ -247,8 +258,12 @@ class Pass:
             # no lock line, yet state.db has a run: an editor saved over vaultops's lines (see below)
             unclaimed = request.lock is None and not retry_asked(request)
             ran = self.state.last_heavy_run(note.rel, request.id) if unclaimed else None
+            roots = self.vault.allowed_roots
+            workdir = workdir_problem(request.fields.get("workdir"), self.vault.root, roots)
             if request.problems:
                 action = Action("error", _no_decision(), request.problems[0])
+            elif workdir:
+                action = Action("error", _no_decision(), workdir)
             elif (said := answered(request, self.config)) is not None:
                 action = said
             elif ran is not None:
@@ -287,14 +302,14 @@ class Pass:
         if not inserts:
             return None, applied
         try:
-            result = self.writer.apply(self.inbox, lambda note: edits_for(note, inserts, applied))
+            result = self.writer.apply(self.rel, lambda note: edits_for(note, inserts, applied))
         except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
             self.warn(exc.message)
             applied.landed.clear()
             self.unplaced += [ins for ins in inserts if ins.claim]  # results are tried again later
             return None, applied
-        if result.changed and self.inbox not in self.report.written:
-            self.report.written.append(self.inbox)
+        if result.changed and self.rel not in self.report.written:
+            self.report.written.append(self.rel)
         late = []
         for ins, why in applied.dropped:
             if why == MISSING and ins.claim:
@@ -337,11 +352,38 @@ class Pass:
     ) -> list[tuple[_Planned, Job]]:
         """Read, decide and make the first write; returns the jobs claimed.  With a remote, a claim that
         another machine beat to the remote is dropped, and the pass follows the remote and looks again.
-        ``replies``: first write the person's answers waiting in chat under their requests."""
+        ``replies``: first write the person's answers waiting in chat under their requests.  The inbox
+        comes first, then each plan note of the queue folder."""
         if replies:
             self.take_replies()
+        claimed: list[tuple[_Planned, Job]] = []
+        for rel in self.notes():
+            left = None if slots is None else max(0, slots - len(claimed))
+            with self.on(rel):
+                claimed += self.take_from(daily, wait_settle, left, claimed)
+        return claimed
+
+    def notes(self) -> list[str]:
+        return [self.inbox, *self.vault.plan_notes()]
+
+    @contextmanager
+    def on(self, rel: str) -> Iterator[None]:
+        """Work on one note for a while (reads, writes and claims go to it)."""
+        before, self.rel = self.rel, rel
+        try:
+            yield
+        finally:
+            self.rel = before
+
+    def take_from(
+        self,
+        daily: DailyWriter,
+        wait_settle: bool,
+        slots: int | None,
+        taken: list[tuple[_Planned, Job]],
+    ) -> list[tuple[_Planned, Job]]:
         for _ in range(CLAIM_ATTEMPTS):
-            note = self.read_inbox()
+            note = self.read_note()
             if note is None:
                 return []
             planned, wait = self.plan(note, wait_settle)
@@ -350,7 +392,7 @@ class Pass:
                 self.report.settling.clear()
                 wait_settle = False
                 continue
-            planned = self.within(planned, slots)
+            planned = self.within(self.apart(planned, taken), slots)
             if not planned:
                 return []
             claimed = self.start(planned, daily, note)
@@ -370,7 +412,7 @@ class Pass:
             if offset is not None:
                 self.teller.acknowledge(offset)
             return
-        note = self.read_inbox()
+        note = self.read_note()
         if note is None:
             return
         inserts, refused = reply_inserts(note, replies)
@@ -380,9 +422,23 @@ class Pass:
             return  # the note could not be written: the replies are read again next time
         answered = [(i.target.request_id, "answered", "via Telegram") for i in applied.landed]
         if answered and self.publisher.git.is_repo():
-            self.publisher.commit([self.inbox], answered, self.report.warnings)
-            self.report.written = [w for w in self.report.written if w != self.inbox]
+            self.publisher.commit([self.rel], answered, self.report.warnings)
+            self.report.written = [w for w in self.report.written if w != self.rel]
         self.teller.acknowledge(offset)
+
+    def apart(self, planned: list[_Planned], taken: list[tuple[_Planned, Job]]) -> list[_Planned]:
+        """Plan notes whose ``files:`` overlap a job's already taken in this pass wait for a later pass:
+        two jobs that might change one file never run at once."""
+        busy = [_files(p.request) for p, _ in taken if _files(p.request)]
+        out = []
+        for p in planned:
+            files = _files(p.request)
+            if files and p.action.kind == "profile" and any(files_overlap(files, b) for b in busy):
+                continue
+            if files and p.action.kind == "profile":
+                busy.append(files)
+            out.append(p)
+        return out
 
     def within(self, planned: list[_Planned], slots: int | None) -> list[_Planned]:
         """With a remote, claim no more than this machine can start now: a claim waiting in a queue would
@@ -418,7 +474,7 @@ class Pass:
                 self.state.claimed(
                     job.file, job.request_id, job.claim, job.handler, self.vault.host, "claiming"
                 )
-            pushed, head = publisher.swap(self.inbox, raw, message)
+            pushed, head = publisher.swap(self.rel, raw, message)
             if pushed.kind == "behind" and not faults.enabled("claims.merge"):
                 self.state.drop_claims([job.claim for job in claims])
                 return None
@@ -430,10 +486,10 @@ class Pass:
             # The claims exist now, on the remote, whatever this write finds: the note on disk may hold
             # them already (obsidian-git's pull brought the pushed commit in first).
             self.write(applied.landed)
-            publisher.adopt(pushed, head, [self.inbox])
+            publisher.adopt(pushed, head, [self.rel])
             if pushed.kind == "behind":  # the control run's wrong way: merge the lost claim through
                 publisher.merge_through()
-            self.report.written = [w for w in self.report.written if w != self.inbox]  # committed already
+            self.report.written = [w for w in self.report.written if w != self.rel]  # committed already
         else:
             _, applied = self.write(batch.inserts)
         landed = {ins.target for ins in applied.landed}
@@ -489,7 +545,7 @@ class Pass:
                 _earlier(p.request),
                 job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
                 if kind != "builtin" else None,
-                approved=bool(p.action.approved),
+                approved=bool(p.action.approved), workdir=p.request.fields.get("workdir", ""),
             )  # fmt: skip
             lease = (job.budget or job_budget(self.config, (), None)) + self.config.git.lease_margin
             if kind == "builtin" and not claim_light:
@@ -587,6 +643,7 @@ class Pass:
         remote, as the remote has it now: another machine may have taken the request over)."""
         self.publisher.pull(self.report.warnings)
         inserts = []
+        files: dict[str, list[Insert]] = {}
         for (p, job), result in sorted(done, key=lambda d: d[0][0].request.start):
             if result.state is State.WAITING:
                 lines = render.status_only(State.WAITING, result.started, result.reason)
@@ -595,7 +652,10 @@ class Pass:
                 lines = self.result_lines(p, result)
                 self.finished(p, job, result, daily)
             inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
-        self.write(inserts)
+            files.setdefault(job.file, []).append(inserts[-1])
+        for rel, group in files.items():
+            with self.on(rel):
+                self.write(group)
         return inserts
 
     def with_budget_warning(self, result: RunResult) -> RunResult:
@@ -661,6 +721,11 @@ def asked_of_the_person(vault: Vault, job: Job, result: RunResult) -> RunResult:
         f"that run once, going on with session {result.session}"
     )
     return replace(result, state=State.ESCALATED, reason=why)
+
+
+def _files(request: Request) -> tuple[str, ...]:
+    """A plan note's ``files:`` (the inbox's requests do not say)."""
+    return tuple(f for f in request.fields.get("files", "").split("\n") if f)
 
 
 def _earlier(request: Request) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from vaultops.run.argv import fill_argv
 from vaultops.run.outcome import Attempt, Failure, read_attempt
 from vaultops.run.process import ProcessResult, run_process
 from vaultops.run.redact import redact, secret_values
+from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
 
 ALLOWED_TOOLS_FLAG = "--allowedTools"
@@ -40,6 +41,7 @@ class Job:
     approved: bool = False  # the person approved it after an escalation
     resume: str = ""  # a Claude Code session to go on with (the person approved what it asked for)
     resumed_for: str = ""  # what the person approved, as they read it
+    workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)
 
 
 LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this
@@ -119,7 +121,7 @@ def run_attempt(
 ) -> tuple[Attempt, str]:
     """One run of one profile: (what it produced, the vault path of its full log).  ``limit``: the
     seconds left of the job's budget, which cuts the profile's timeout short."""
-    workdir = workdir_of(vault, profile)
+    workdir = workdir_path(job.workdir, vault.root) if job.workdir else workdir_of(vault, profile)
     if not inside_any(workdir, vault.allowed_roots) or not workdir.is_dir():
         detail = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
         return Attempt(name, Failure.OTHER, "", detail, 0.0), ""

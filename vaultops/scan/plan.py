@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -22,8 +22,11 @@ import yaml
 from vaultops import lines as fmt
 from vaultops.decide.route import parse_duration
 from vaultops.decide.schedule import Schedule, ScheduleError, parse_schedule
+from vaultops.scan.note import ParsedNote
+from vaultops.scan.requests import whole_note_request
 from vaultops.vault import inside_any
 
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -116,22 +119,26 @@ def _prompt(content: str) -> str:
     return "\n".join(kept).strip()
 
 
-def workdir_problem(plan: Plan, vault_root: Path, roots: list[Path]) -> str:
-    """Why the plan's ``workdir`` may not be used ("" when it may): it must resolve, through ``..`` and
+def workdir_problem(workdir: str | None, vault_root: Path, roots: list[Path]) -> str:
+    """Why a plan's ``workdir`` may not be used ("" when it may): it must resolve, through ``..`` and
     symlinks, inside one of ``[limits] allowed_roots`` (or the vault)."""
-    if plan.workdir is None:
+    if workdir is None:
         return ""
-    path = Path(os.path.expanduser(plan.workdir))
-    path = path if path.is_absolute() else vault_root / path
+    path = workdir_path(workdir, vault_root)
     if not inside_any(path, roots):
         real = os.path.realpath(path)
         return (
-            f"{plan.rel}: workdir {plan.workdir} resolves to {real}, outside [limits] allowed_roots; "
+            f"workdir {workdir} resolves to {real}, outside [limits] allowed_roots; "
             "add its folder there or choose another workdir"
         )
     if not path.is_dir():
-        return f"{plan.rel}: workdir {plan.workdir} is not a folder; create it or fix the path"
+        return f"workdir {workdir} is not a folder; create it or fix the path"
     return ""
+
+
+def workdir_path(workdir: str, vault_root: Path) -> Path:
+    path = Path(os.path.expanduser(workdir))
+    return path if path.is_absolute() else vault_root / path
 
 
 def files_overlap(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -171,3 +178,42 @@ def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
             except ValueError:
                 continue
     return None
+
+
+def plan_id(rel: str) -> str:
+    """A plan note's request id, from its file name: ``PLAN-fix-tab-preview``."""
+    stem = PurePosixPath(rel).stem
+    return "PLAN-" + (_ID_UNSAFE.sub("-", stem).strip("-") or "note")
+
+
+def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
+    """The note with its one request: the body below the frontmatter, its settings as the request's
+    fields.  A paused or draft note has none (it is not a job until the person says so)."""
+    plan = parse_plan(note.rel, "\n".join(note.lines), tz)
+    if plan.skipped:
+        return replace(note, requests=[])
+    if plan.schedule is not None:
+        why = "scheduled plan notes are not run yet by this version; remove `schedule:` to run it once"
+        return replace(note, requests=[], frontmatter_error=note.frontmatter_error or why)
+    request = whole_note_request(
+        note.lines,
+        note.outline,
+        note.rel,
+        note.body_start - 1,
+        plan_id(note.rel),
+        PurePosixPath(note.rel).stem,
+    )
+    fields = dict(request.fields)
+    for key, value in (("type", plan.type), ("profile", plan.profile), ("workdir", plan.workdir)):
+        if value is not None:
+            fields[key] = value
+    if plan.timeout is not None:
+        fields["timeout"] = f"{plan.timeout:g}"
+    if plan.files:
+        fields["files"] = "\n".join(plan.files)
+    fields["ready"] = "yes"  # a plan note is saved whole: no settle wait for a half-typed request
+    problems = tuple(p.removeprefix(f"{note.rel}: ") for p in plan.problems)
+    text = plan.text if request.text is not None else None
+    return replace(
+        note, requests=[replace(request, fields=fields, text=text, problems=request.problems + problems)]
+    )

@@ -12,6 +12,7 @@ import hashlib
 import re
 from bisect import bisect_left
 from collections import Counter
+from dataclasses import replace
 
 from vaultops import lines as fmt
 from vaultops.model import Answer, Lock, Outcome, Request, State, StatusLine
@@ -86,6 +87,17 @@ def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool 
             r = _with_problem(r, problem)
         out.append(r)
     return out
+
+
+def whole_note_request(
+    lines: list[str], outline: Outline, file: str, after: int, ident: str, title: str, *, full: bool = True
+) -> Request:
+    """A request whose block is everything after line ``after`` (a plan note's body, below its
+    frontmatter): the same lock, status, answer and result lines as under an inbox heading."""
+    heading = Heading(after, 2, f"REQ-{ident}", True)
+    subs = [h for h in outline.headings if h.line > after]
+    request = _parse_block(lines, sorted(outline.items), file, heading, len(lines), subs, full)
+    return replace(request, id=ident, title=title)
 
 
 def _with_problem(r: Request, problem: str) -> Request:
@@ -247,7 +259,7 @@ def _person_part(
     lines: list[str], ident: str, start: int, end: int, daemon: set[int], skip: set[int]
 ) -> tuple[str, str, list[str]]:
     """The prompt text, the hash of the person's lines, and problems with them."""
-    person = [n for n in range(start, end) if n not in daemon]
+    person = [n for n in range(max(start, 0), end) if n not in daemon]  # -1: a plan note's synthetic heading
     text_lines = [lines[n] for n in range(start + 1, end) if n not in skip]
     while text_lines and not text_lines[0].strip():
         text_lines.pop(0)

@@ -26,6 +26,7 @@ from vaultops import faults
 from vaultops.errors import VaultopsError
 from vaultops.record.placement import Edit
 from vaultops.scan.note import ParsedNote, content_hash, parse_note
+from vaultops.scan.plan import as_plan_note
 from vaultops.scan.text import split_raw_lines
 from vaultops.vault import Vault
 
@@ -263,7 +264,10 @@ class NoteWriter:
         known = self._parsed.get(key)
         if known is not None and known.raw == raw:
             return known
-        note = parse_note(rel, raw, requests=requests, full=full)
+        if requests and self.vault.is_plan_note(rel):
+            note = as_plan_note(parse_note(rel, raw, requests=False), datetime.now().astimezone())
+        else:
+            note = parse_note(rel, raw, requests=requests, full=full)
         self._parsed[key] = note
         return note
 

@@ -184,7 +184,7 @@ class Daemon:
             p.publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
         if p.publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
-        note = p.read_inbox()
+        note = p.read_note()
         if note is not None:
             back = self.memory.restorations(note, set(self.inflight))
             if back:  # an editor saved over this daemon's lines: put them back before deciding anything

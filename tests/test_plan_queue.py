@@ -1,0 +1,111 @@
+"""Plan notes in executor-queue/ run through the same pass as the inbox: one job per note, the same lock,
+status and result lines appended at the note's end, the frontmatter never touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import git, make_vault
+
+from vaultops.pipeline.tick import tick
+from vaultops.vault import Vault
+
+QUEUE = "executor-queue"
+
+
+@pytest.fixture
+def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    log = tmp_path / "agent-runs.log"
+    log.touch()
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    return log
+
+
+def vault_with_plans(tmp_path: Path, plans: dict[str, str]) -> Path:
+    vault = make_vault(tmp_path / "v", "# Inbox\n")
+    for name in (vault / QUEUE).glob("*.md"):
+        name.unlink()  # the template's own plan note (paused) is tested elsewhere
+    for name, text in plans.items():
+        (vault / QUEUE / name).write_text(text)
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "plans")
+    return vault
+
+
+def plan(front: str, body: str = "Summarise the open threads in this vault.") -> str:
+    return f"---\n{front}---\n{body}\n"
+
+
+def test_a_plan_note_runs_once_and_its_lines_go_at_its_end(tmp_path: Path, runs: Path) -> None:
+    text = plan("type: research\nfiles: [notes/**]\n")
+    vault = vault_with_plans(tmp_path, {"summary.md": text})
+    report = tick(Vault.open(vault), wait_settle=False)
+    after = (vault / QUEUE / "summary.md").read_text()
+    assert after.startswith(text), "the person's note is kept byte for byte; lines are only appended"
+    added = after[len(text) :]
+    assert "- locked-by: hermes-coo" in added and "### Result — " in added and "- status: done" in added
+    assert runs.read_text().split() == ["PLAN-summary"]
+    assert ("PLAN-summary", "done") in [(rid, state) for rid, state, _ in report.outcomes]
+    assert f"{QUEUE}/summary.md" in git(vault, "show", "--name-only", "--format=", "HEAD").split()
+    tick(Vault.open(vault), wait_settle=False)
+    assert runs.read_text().split() == ["PLAN-summary"], "a finished plan note does not run again"
+
+
+def test_paused_draft_and_scheduled_notes_do_not_run(tmp_path: Path, runs: Path) -> None:
+    notes = {
+        "paused.md": plan("type: research\nstatus: paused\n"),
+        "draft.md": plan("type: research\ndraft: true\n"),
+        "daily.md": plan('type: research\nschedule: "0 7 * * *"\n'),
+    }
+    vault = vault_with_plans(tmp_path, notes)
+    report = tick(Vault.open(vault), wait_settle=False)
+    assert runs.read_text() == ""
+    for name, text in notes.items():
+        assert (vault / QUEUE / name).read_text() == text
+    assert any("daily.md: scheduled plan notes are not run yet" in w for w in report.warnings)
+
+
+def test_a_workdir_outside_the_allowed_roots_is_an_error_in_the_note(tmp_path: Path, runs: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    vault = vault_with_plans(tmp_path, {"far.md": plan(f"type: research\nworkdir: {outside}\n")})
+    tick(Vault.open(vault), wait_settle=False)
+    after = (vault / QUEUE / "far.md").read_text()
+    assert "- status: error" in after and "outside [limits] allowed_roots" in after
+    assert runs.read_text() == ""
+
+
+def test_plan_notes_whose_files_overlap_never_run_in_one_pass(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(
+        tmp_path,
+        {
+            "a.md": plan("type: research\nfiles: [src/tabs/**]\n"),
+            "b.md": plan("type: research\nfiles: [src/tabs/preview.ts]\n"),
+            "c.md": plan("type: research\nfiles: [docs/**]\n"),
+        },
+    )
+    tick(Vault.open(vault), wait_settle=False)
+    assert sorted(runs.read_text().split()) == ["PLAN-a", "PLAN-c"]
+    tick(Vault.open(vault), wait_settle=False)
+    assert sorted(runs.read_text().split()) == ["PLAN-a", "PLAN-b", "PLAN-c"]
+
+
+def test_a_plan_note_with_broken_yaml_is_said_and_nothing_runs(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(tmp_path, {"bad.md": "---\ntype: [research\n---\nDo it.\n"})
+    report = tick(Vault.open(vault), wait_settle=False)
+    assert runs.read_text() == ""
+    text = (vault / QUEUE / "bad.md").read_text()
+    assert "- status: error" in text and "not valid YAML" in text, (text, report.warnings)
+
+
+def test_a_blocked_plan_note_is_escalated_and_runs_once_when_approved(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(tmp_path, {"rotate.md": plan("", "Rotate the Stripe secret key in production.")})
+    tick(Vault.open(vault), wait_settle=False)
+    path = vault / QUEUE / "rotate.md"
+    assert "- status: escalated" in path.read_text()
+    with path.open("a") as fh:
+        fh.write("- decision: approve\n")
+    tick(Vault.open(vault), wait_settle=False)
+    assert runs.read_text().split() == ["PLAN-rotate"]
+    assert path.read_text().rstrip().splitlines()[-1].startswith("- status: done")
