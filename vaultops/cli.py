@@ -239,6 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
     b.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_bus)
+
+    from vaultops.commands.worker import add_worker_parser  # argparse only: the parser stays cheap
+
+    add_worker_parser(sub)
     return parser
 
 

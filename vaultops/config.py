@@ -130,6 +130,16 @@ class DaemonConfig(_Section):
     fetch: float = Field(10.0, gt=0)  # seconds between fetches from the remote, for requests pushed elsewhere
 
 
+class WorkersConfig(_Section):
+    """``[workers]``: long-lived worker sessions (vaultops.workers)."""
+
+    max: int | None = Field(None, ge=1, le=256)  # workers alive at once; unset: [limits] max_concurrent
+    stale_after: float = Field(600.0, gt=0)  # seconds without a line of its own before a worker is stale
+    grace: float = Field(10.0, ge=0)  # seconds between TERM and KILL on terminate
+    log_max_bytes: int = Field(1_000_000, ge=64)  # a worker's log rotates at this size
+    log_keep: int = Field(3, ge=1, le=100)  # rotated logs kept besides the current one
+
+
 class Config(_Section):
     agent: AgentConfig = AgentConfig()
     inbox: InboxConfig = InboxConfig()
@@ -143,6 +153,7 @@ class Config(_Section):
     health: HealthConfig = HealthConfig()
     retry: RetryConfig = RetryConfig()
     daemon: DaemonConfig = DaemonConfig()
+    workers: WorkersConfig = WorkersConfig()
     # action -> verdict over the approval table's defaults (vaultops.policy.table); never from VAULTOPS_*
     # variables, so that a process's environment cannot loosen what guards it
     policy: dict[str, Literal["approve", "escalate", "deny"]] = Field(default_factory=dict)
@@ -184,7 +195,7 @@ class Config(_Section):
 
 
 _SECTIONS = frozenset(
-    {"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon"}
+    {"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon", "workers"}
 )
 
 

@@ -81,6 +81,29 @@ CREATE TABLE IF NOT EXISTS bus (
 );
 -- An inbox reads only the unacked messages of one name; acked ones pile up and must not slow it down.
 CREATE INDEX IF NOT EXISTS bus_pending ON bus (recipient) WHERE acked_at IS NULL;
+-- Long-lived workers (vaultops.workers.registry): a row per name.  A pid counts only with its start time
+-- (clock ticks since boot), so a reused pid is never taken for the worker.  sup_pid is its supervisor, the
+-- leader of the process group that terminate signals.
+CREATE TABLE IF NOT EXISTS workers (
+    name TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    pid INTEGER,
+    pid_start INTEGER,
+    sup_pid INTEGER,
+    sup_start INTEGER,
+    parent TEXT NOT NULL,
+    dir TEXT NOT NULL,
+    command TEXT NOT NULL,
+    persona TEXT,
+    notify TEXT NOT NULL DEFAULT '[]',
+    files TEXT NOT NULL DEFAULT '[]',
+    input TEXT NOT NULL DEFAULT 'text',
+    started REAL NOT NULL,
+    last_line_at REAL,
+    ended REAL,
+    exit_code INTEGER,
+    stop_requested REAL
+);
 """
 
 

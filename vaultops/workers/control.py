@@ -1,0 +1,355 @@
+"""Starting, nudging and stopping workers: the I/O edge of the package (processes, a FIFO, signals).
+
+Every function here is what the CLI calls, so a Python user (or the daemon) can do the same:
+``spawn``, ``inject``, ``terminate``, ``list_workers``, ``worker_logs``.
+
+The shape of a worker on disk, under ``.vaultops/state/workers/<name>/``:
+
+- ``stdin``: a named pipe.  The supervisor opens it read-write and gives it to the worker as stdin, so
+  ``inject`` from any later process can write to the worker, and the worker never reads EOF meanwhile;
+- ``stdout.log`` (and ``stdout.log.1``, …): its output, rotated;
+- ``supervisor.log``: what the supervisor itself had to say (a crash of its own, say).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vaultops.errors import VaultopsError
+from vaultops.run.process import _group_alive, _signal_group, process_start_time
+from vaultops.store.state import StateDB
+from vaultops.workers.files import files_overlap
+from vaultops.workers.logs import tail
+from vaultops.workers.registry import LIVE, Registry, Worker, observed_state, process_alive
+
+if TYPE_CHECKING:
+    from vaultops.vault import Vault
+
+WORKER_ENV = "VAULTOPS_WORKER"  # set in a worker's environment: its own name
+PARENT_ENV = "VAULTOPS_PARENT"  # who spawned it: a parent's name, or "person"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # a folder name and a bus name
+SPAWN_WAIT = 15.0  # seconds spawn waits for the worker to be running
+KILL_WAIT = 5.0  # seconds to wait for the group to go after SIGKILL
+_POLL = 0.005
+_supervisors: list[subprocess.Popen[bytes]] = []  # reaped on the next spawn, so a daemon keeps no zombies
+
+
+class WorkerError(VaultopsError):
+    """A worker command that cannot be done; the message says why in one sentence."""
+
+
+def state_db(vault: Vault) -> StateDB:
+    return StateDB(vault.state_dir / "state.db")
+
+
+def worker_folder(vault: Vault, name: str) -> Path:
+    return vault.state_dir / "workers" / name
+
+
+def _check_name(name: str) -> None:
+    if not NAME.match(name):
+        raise WorkerError(
+            f"{name!r} is not a usable worker name; use letters, digits, '.', '_', '-' or '@' (at most 64)"
+        )
+
+
+def _known(registry: Registry, name: str) -> Worker:
+    worker = registry.get(name)
+    if worker is None:
+        names = ", ".join(w.name for w in registry.all()) or "there are none"
+        raise WorkerError(f"no worker named {name} (known: {names})")
+    return worker
+
+
+def _reap() -> None:
+    for proc in list(_supervisors):
+        if proc.poll() is not None:
+            _supervisors.remove(proc)
+
+
+# --- spawn -------------------------------------------------------------------------------------------------
+
+
+def spawn(
+    vault: Vault,
+    name: str,
+    command: Sequence[str],
+    *,
+    dir: str | os.PathLike[str] | None = None,
+    files: Sequence[str] = (),
+    persona: str | None = None,
+    notify: Sequence[str] = (),
+    parent: str = "person",
+    stream_json: bool = False,
+    environ: Mapping[str, str] | None = None,
+    wait: float = SPAWN_WAIT,
+) -> Worker:
+    """Start a worker and wait until it runs (or failed to start); return its row.
+
+    Refused, with the reason, when: the caller is itself a worker; the name is taken by a live worker;
+    ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or ``files``
+    overlap a live worker's files."""
+    from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
+
+    environ = os.environ if environ is None else environ
+    if environ.get(WORKER_ENV):
+        raise WorkerError(
+            f"a worker may not spawn workers ({WORKER_ENV}={environ[WORKER_ENV]} is set in this "
+            "environment); ask the orchestrator or the person to spawn it"
+        )
+    _check_name(name)
+    if not command:
+        raise WorkerError("no command to run; give it after --, e.g. `worker spawn NAME -- claude …`")
+    workdir = Path(os.path.realpath(Path(dir).expanduser() if dir is not None else Path.cwd()))
+    if not workdir.is_dir():
+        raise WorkerError(f"{workdir}: no such folder for the worker to run in")
+    if not inside_any(workdir, vault.allowed_roots):
+        roots = ", ".join(str(r) for r in vault.allowed_roots)
+        raise WorkerError(f"{workdir} is outside [limits] allowed_roots ({roots}); add it there or pick one")
+    config = vault.config.workers
+    cap = config.max or vault.config.limits.max_concurrent
+    folder = worker_folder(vault, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET"}  # systemd's socket is the daemon's
+    env |= {WORKER_ENV: name, PARENT_ENV: parent, "VAULTOPS_VAULT": str(vault.root)}
+    argv = [
+        sys.executable,
+        "-m",
+        "vaultops.workers.supervise",
+        str(vault.state_dir / "state.db"),
+        str(folder),
+        name,
+        "--log-max",
+        str(config.log_max_bytes),
+        "--log-keep",
+        str(config.log_keep),
+        "--policy",
+        json.dumps(dict(vault.config.policy)),
+    ]
+    _reap()
+    state = state_db(vault)
+    registry = Registry(state)
+    try:
+        with registry.exclusive():  # the checks and the new row, as one step against other spawns
+            live = registry.live()
+            for other in live:
+                if other.name == name:
+                    raise WorkerError(
+                        f"worker {name} is already running (pid {other.pid}); pick another name"
+                    )
+            if len(live) >= cap:
+                running = ", ".join(w.name for w in live)
+                raise WorkerError(
+                    f"{len(live)} workers are running ({running}), as many as [workers] max allows ({cap}); "
+                    "terminate one first"
+                )
+            for other in live:
+                if files_overlap(tuple(files), other.files):
+                    theirs = ", ".join(other.files) or "any file"
+                    raise WorkerError(
+                        f"its files overlap those of worker {other.name} ({theirs}); wait for it to end "
+                        "or narrow --files"
+                    )
+            fifo = folder / "stdin"
+            with contextlib.suppress(FileNotFoundError):
+                fifo.unlink()  # a FIFO left by an earlier worker of this name may hold unread input
+            os.mkfifo(fifo, 0o600)
+            registry.add(
+                name,
+                parent=parent,
+                dir=str(workdir),
+                command=tuple(command),
+                persona=persona,
+                notify=tuple(notify),
+                files=tuple(files),
+                input="stream-json" if stream_json else "text",
+            )
+            with (folder / "supervisor.log").open("ab") as errors:
+                supervisor = subprocess.Popen(
+                    argv,
+                    cwd=workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    start_new_session=True,  # its own group: terminate signals the worker and nothing else
+                    close_fds=True,
+                )
+            _supervisors.append(supervisor)
+            registry.supervisor_started(name, supervisor.pid, process_start_time(supervisor.pid))
+        deadline = time.monotonic() + wait
+        while True:
+            worker = _known(registry, name)
+            if worker.state != "starting":
+                break
+            if supervisor.poll() is not None or time.monotonic() > deadline:
+                _signal_group(supervisor.pid, signal.SIGKILL)  # a supervisor that hangs is stopped
+                registry.ended(name, "failed", None)
+                worker = _known(registry, name)
+                break
+            time.sleep(_POLL)
+        if worker.state == "failed":
+            said = " / ".join(tail(folder, 3)) or _last_error(folder) or "no output"
+            raise WorkerError(f"worker {name} did not start: {said}")
+        return worker
+    finally:
+        state.close()
+
+
+def _last_error(folder: Path) -> str:
+    with contextlib.suppress(OSError):
+        lines = (folder / "supervisor.log").read_text(errors="replace").strip().splitlines()
+        return lines[-1] if lines else ""
+    return ""
+
+
+# --- inject ------------------------------------------------------------------------------------------------
+
+
+def write_stdin(folder: Path, text: str) -> None:
+    """Write to a worker's FIFO.  Opened non-blocking first, so that a FIFO without its supervisor (no
+    reader) is an error at once rather than a hang; then written whole."""
+    try:
+        fd = os.open(folder / "stdin", os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.ENOENT):
+            raise WorkerError("its input is closed (the worker is not running)") from None
+        raise
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        data = text.encode("utf-8", "surrogateescape")
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+
+
+def inject(vault: Vault, name: str, text: str, *, stream_json: bool | None = None) -> str:
+    """Write ``text`` and a newline to a running worker's stdin; with ``stream_json`` (default: as the
+    worker was spawned) wrapped as a Claude Code stream-json user message.  Returns what was written."""
+    from vaultops.workers.reports import stream_json_message
+
+    state = state_db(vault)
+    try:
+        worker = _known(Registry(state), name)
+    finally:
+        state.close()
+    if worker.state not in LIVE or not process_alive(worker):
+        raise WorkerError(f"worker {name} is not running ({observed_state(worker, time.time(), 1e18)})")
+    wrap = worker.input == "stream-json" if stream_json is None else stream_json
+    line = stream_json_message(text) if wrap else text
+    try:
+        write_stdin(worker_folder(vault, name), line + "\n")
+    except WorkerError as exc:
+        raise WorkerError(f"cannot write to worker {name}: {exc.message}") from None
+    return line
+
+
+# --- terminate ---------------------------------------------------------------------------------------------
+
+
+def _wait_gone(pgid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _group_alive(pgid):
+        if time.monotonic() > deadline:
+            return False
+        _reap()
+        time.sleep(0.02)
+    return True
+
+
+def terminate(vault: Vault, name: str, grace: float | None = None) -> tuple[Worker, str]:
+    """TERM to the worker's process group, KILL after ``grace`` seconds ([workers] grace), and the row
+    ends as ``exited``.  Returns the row and one sentence of what happened."""
+    grace = vault.config.workers.grace if grace is None else grace
+    state = state_db(vault)
+    registry = Registry(state)
+    try:
+        worker = _known(registry, name)
+        if worker.state not in LIVE:
+            return worker, f"worker {name} had already ended ({worker.state})"
+        if not process_alive(worker):
+            registry.ended(name, "lost", None)
+            return _known(registry, name), f"worker {name} was gone already (lost); recorded as lost"
+        assert worker.sup_pid is not None  # process_alive checked it
+        registry.stop_requested(name)
+        _signal_group(worker.sup_pid, signal.SIGTERM)
+        how = "stopped with TERM"
+        if not _wait_gone(worker.sup_pid, grace):
+            _signal_group(worker.sup_pid, signal.SIGKILL)
+            _wait_gone(worker.sup_pid, KILL_WAIT)
+            how = f"killed after {grace:g} s (it did not stop on TERM)"
+        registry.ended(name, "exited", None)  # only if the supervisor could not record it itself
+        return _known(registry, name), f"worker {name} {how}"
+    finally:
+        state.close()
+
+
+# --- list and logs -----------------------------------------------------------------------------------------
+
+
+def latest_commit(folder: str) -> str | None:
+    """``%h %s`` of the latest commit in a worker's folder, when it is in a git repository."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", folder, "log", "-1", "--format=%h %s"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def list_workers(vault: Vault, now: float | None = None, commits: bool = True) -> list[dict[str, Any]]:
+    """Every worker, as ``list`` shows it: the state observed now (``lost``, ``stale``), its age in
+    seconds, and the latest commit in its folder."""
+    now = time.time() if now is None else now
+    stale_after = vault.config.workers.stale_after
+    state = state_db(vault)
+    try:
+        workers = Registry(state).all()
+    finally:
+        state.close()
+    rows = []
+    for w in workers:
+        rows.append(
+            {
+                "name": w.name,
+                "state": observed_state(w, now, stale_after),
+                "pid": w.pid,
+                "parent": w.parent,
+                "age": round(now - w.started, 1),
+                "dir": w.dir,
+                "commit": latest_commit(w.dir) if commits else None,
+                "exit_code": w.exit_code,
+                "persona": w.persona,
+                "files": list(w.files),
+                "last_line_at": w.last_line_at,
+                "command": list(w.command),
+            }
+        )
+    return rows
+
+
+def worker_logs(vault: Vault, name: str, lines: int = 50) -> list[str]:
+    state = state_db(vault)
+    try:
+        _known(Registry(state), name)
+    finally:
+        state.close()
+    return tail(worker_folder(vault, name), lines)

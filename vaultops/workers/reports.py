@@ -1,0 +1,131 @@
+"""Worker reports (DESIGN §6): tagged lines on a worker's stdout, decided by the policy table.
+
+``[REQUEST:…]`` lines get an answer, ``[ANSWER:<action>] <verdict> — <reason>``, written back to the
+worker's stdin (and to its bus inbox when the bus is there); ``[DONE:…]`` and ``[ESCALATE:…]`` are
+returned as values for the pipeline to act on.  Deciding is pure (lines in, ``Report`` values out); the
+supervisor feeds it live, and ``watch_reports`` reads it back from a log from an offset.
+
+Each request is read with the worker's recent messages (the policy's window, the last 20 lines), which is
+how ``push`` learns the branch an earlier ``create_worktree`` named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultops.policy.decide import WINDOW, WorkerContext, decide_request
+from vaultops.policy.paths import Scope
+from vaultops.policy.table import PolicyTable, Verdict
+from vaultops.policy.tags import Problem, Tag, parse_line
+from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, read_since
+
+
+@dataclass(frozen=True)
+class Report:
+    """One tagged line of a worker and its verdict.  ``answer`` is the line written back to the worker
+    (None for STATUS and DONE, which ask for nothing)."""
+
+    line: str
+    item: Tag | Problem
+    verdict: Verdict
+    answer: str | None
+
+    @property
+    def kind(self) -> str:
+        return "PROBLEM" if isinstance(self.item, Problem) else self.item.kind
+
+    @property
+    def label(self) -> str:
+        return "unreadable" if isinstance(self.item, Problem) else self.item.label
+
+
+def message_lines(raw: str) -> list[str]:
+    """The lines a worker said.  Claude Code with ``--output-format stream-json`` prints JSON events;
+    what the model said is the text of its ``assistant`` messages, and tags are read from that."""
+    stripped = raw.strip()
+    if stripped.startswith("{") and '"assistant"' in stripped:
+        try:
+            event = json.loads(stripped)
+        except ValueError:
+            return [raw]
+        if isinstance(event, dict) and event.get("type") == "assistant":
+            content = (event.get("message") or {}).get("content") or []
+            texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+            return [line for text in texts for line in str(text).splitlines()]
+    return [raw]
+
+
+def answer_line(item: Tag | Problem, verdict: Verdict) -> str:
+    """``[ANSWER:<action>] <verdict> — <reason>``, on one line whatever the reason holds."""
+    action = "unreadable" if isinstance(item, Problem) else item.label
+    reason = " ".join(verdict.reason.split())
+    return f"[ANSWER:{action}] {verdict.kind} — {reason}"
+
+
+def stream_json_message(text: str) -> str:
+    """A user message in Claude Code's ``--input-format stream-json``: one JSON document on one line."""
+    message = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+    return json.dumps(message, ensure_ascii=False)
+
+
+class ReportReader:
+    """Decides a worker's lines one at a time, keeping the window of its recent messages."""
+
+    def __init__(self, scope: Scope, table: PolicyTable | None = None) -> None:
+        self.scope = scope
+        self.table = table or PolicyTable()
+        self.window: deque[str] = deque(maxlen=WINDOW)
+
+    def feed(self, raw: str) -> list[Report]:
+        """Reports for one line of the worker's stdout (chatter gives none)."""
+        reports: list[Report] = []
+        for line in message_lines(raw):
+            self.window.append(line)
+            item = parse_line(line)
+            if item is None:
+                continue
+            verdict = decide_request(item, WorkerContext(self.scope, tuple(self.window)), self.table)
+            asks = isinstance(item, Problem) or item.kind in ("REQUEST", "ESCALATE")
+            reports.append(Report(line, item, verdict, answer_line(item, verdict) if asks else None))
+        return reports
+
+
+def worker_scope(dir: str, files: tuple[str, ...] = ()) -> Scope:
+    """The scope a worker's requests are judged in: its folder and its files."""
+    return Scope(
+        workdir=os.path.realpath(dir),
+        home=os.path.expanduser("~"),
+        files=files,
+        resolve=os.path.realpath,
+    )
+
+
+def watch_reports(folder: Path, offset: int, reader: ReportReader) -> tuple[list[Report], int]:
+    """The reports in a worker's log after byte ``offset``, and the offset to pass next time.  Lines that
+    are not the worker's stdout (its stderr, vaultops's own answers) are skipped."""
+    lines, offset = read_since(folder, offset)
+    reports: list[Report] = []
+    for line in lines:
+        if line.startswith((STDERR_PREFIX, OWN_PREFIX)):
+            continue
+        reports.extend(reader.feed(line))
+    return reports, offset
+
+
+def deliver(
+    report: Report,
+    worker: str,
+    write_stdin: Callable[[str], None],
+    send_bus: Callable[[str, str], None] | None = None,
+) -> None:
+    """Write a report's answer to the worker's stdin and, when there is a bus, to its inbox."""
+    if report.answer is None:
+        return
+    write_stdin(report.answer)
+    if send_bus is not None:
+        send_bus(worker, report.answer)

@@ -1,0 +1,203 @@
+"""The supervisor: the small process that owns one worker's pipes.  ``python -m vaultops.workers.supervise``.
+
+Why a process of its own: the CLI call that spawns a worker exits at once, yet the worker's output must
+still be logged (and the log rotated), its tagged requests answered, and its liveness recorded.  The
+supervisor leads the worker's process group (``terminate`` signals the group), starts the command with
+its stdin on the worker's FIFO, drains stdout and stderr into the rotating log, answers each
+``[REQUEST:…]`` on the FIFO, and records the exit code when the command ends.
+
+It imports only what starting the command needs; the policy is loaded after the worker is running, so
+spawn time is the time to start one small Python process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from vaultops.run.process import process_start_time
+from vaultops.store.state import StateDB
+from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
+from vaultops.workers.registry import Registry, Worker
+
+TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
+DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
+
+
+class Supervisor:
+    def __init__(
+        self, state: StateDB, worker: Worker, folder: Path, log: RotatingLog, policy: dict[str, str]
+    ):
+        self.state = state
+        self.registry = Registry(state)
+        self.worker = worker
+        self.folder = folder
+        self.log = log
+        self.policy = policy
+        self.db_lock = threading.Lock()  # one sqlite connection, used by the reader and the main thread
+        self.answers: queue.Queue[str | None] = queue.Queue()
+        self.last_touch = 0.0
+        self.reader: Any = None  # a ReportReader, made at the first line (it imports the policy)
+        self.stdin_fd = -1
+
+    # --- output -------------------------------------------------------------------------------
+
+    def drain_stdout(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            self.log.write(raw)
+            self.touch()
+            try:
+                self.report(raw.decode("utf-8", "replace").rstrip("\r\n"))
+            except Exception as exc:  # a bug in judging one line must not stop the logging of the rest
+                self.log.write(f"{OWN_PREFIX}could not judge that line: {exc!r}".encode())
+
+    def drain_stderr(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            self.log.write(STDERR_PREFIX.encode() + raw)
+            self.touch()
+
+    def touch(self) -> None:
+        """Liveness comes only from here: a line the worker itself printed (never an answer or inject)."""
+        now = time.time()
+        if now - self.last_touch >= TOUCH_EVERY:
+            self.last_touch = now
+            with self.db_lock:
+                self.registry.touched(self.worker.name, now)
+
+    def report(self, line: str) -> None:
+        if self.reader is None:
+            from vaultops.policy.table import PolicyTable
+            from vaultops.workers.reports import ReportReader, worker_scope
+
+            table = PolicyTable(overrides=self.policy)  # type: ignore[arg-type]  # checked by Config
+            self.reader = ReportReader(worker_scope(self.worker.dir, self.worker.files), table)
+        for item in self.reader.feed(line):
+            with self.db_lock:
+                self.state.event(
+                    "worker_report",
+                    worker=self.worker.name,
+                    tag=item.kind,
+                    label=item.label,
+                    verdict=item.verdict.kind,
+                    reason=item.verdict.reason,
+                    line=item.line,
+                )
+            if item.answer is not None:
+                self.answers.put(item.answer)
+
+    # --- input --------------------------------------------------------------------------------
+
+    def write_answers(self) -> None:
+        """Answers go through their own thread: a worker that is not reading its stdin must not stop
+        the supervisor from draining its stdout (each would wait on the other)."""
+        from vaultops.workers.reports import stream_json_message
+
+        while (answer := self.answers.get()) is not None:
+            text = stream_json_message(answer) if self.worker.input == "stream-json" else answer
+            with contextlib.suppress(OSError):
+                os.write(self.stdin_fd, (text + "\n").encode())
+            self.log.write((OWN_PREFIX + "answered: " + answer).encode())
+            self.to_bus(answer)
+
+    def to_bus(self, text: str) -> None:
+        try:
+            from vaultops.bus import Bus  # another part of vaultops; absent in older versions
+        except ImportError:
+            return
+        try:
+            with self.db_lock:
+                Bus(self.state).send("vaultops", self.worker.name, text)
+        except Exception as exc:  # the answer is on stdin already; a bus problem must not stop the worker
+            self.log.write(f"{OWN_PREFIX}could not put the answer on the bus: {exc}".encode())
+
+    # --- life ---------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        name = self.worker.name
+        # read-write: the FIFO then always has a writer, so the worker never sees EOF on stdin between
+        # two `inject` calls (each opens, writes and closes it)
+        self.stdin_fd = os.open(self.folder / "stdin", os.O_RDWR)
+        try:
+            proc = subprocess.Popen(
+                list(self.worker.command),
+                cwd=self.worker.dir,
+                stdin=self.stdin_fd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                close_fds=True,
+            )
+        except (OSError, ValueError) as exc:
+            self.log.write(f"{OWN_PREFIX}could not start {self.worker.command[0]}: {exc}".encode())
+            with self.db_lock:
+                self.registry.ended(name, "failed", 127)
+            return 1
+        with self.db_lock:
+            self.registry.running(name, proc.pid, process_start_time(proc.pid))
+        assert proc.stdout is not None and proc.stderr is not None
+        readers = [
+            threading.Thread(target=self.drain_stdout, args=(proc.stdout,), daemon=True),
+            threading.Thread(target=self.drain_stderr, args=(proc.stderr,), daemon=True),
+        ]
+        writer = threading.Thread(target=self.write_answers, daemon=True)
+        for thread in [*readers, writer]:
+            thread.start()
+        code = proc.wait()
+        for thread in readers:
+            thread.join(DRAIN_AFTER_EXIT)
+        self.answers.put(None)
+        writer.join(DRAIN_AFTER_EXIT)
+        with self.db_lock:
+            now = time.time()
+            current = self.registry.get(name)
+            stopped = current is not None and current.stop_requested is not None
+            self.registry.ended(name, "exited" if code == 0 or stopped else "failed", code)
+        self.log.write(f"{OWN_PREFIX}the worker ended with exit code {code} at {now:.0f}".encode())
+        return 0
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """SIGTERM to the group is for the worker: the supervisor stays to log its last lines and record its
+    exit (a handler, not SIG_IGN, which the worker would inherit across exec)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vaultops-supervise")
+    parser.add_argument("state_db")
+    parser.add_argument("folder")
+    parser.add_argument("name")
+    parser.add_argument("--log-max", type=int, default=1_000_000)
+    parser.add_argument("--log-keep", type=int, default=3)
+    parser.add_argument("--policy", default="{}")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _ignore)
+    state = StateDB(Path(args.state_db))
+    registry = Registry(state)
+    worker = registry.get(args.name)
+    deadline = time.monotonic() + 10
+    while worker is None and time.monotonic() < deadline:  # spawn commits the row just after starting us
+        time.sleep(0.005)
+        worker = registry.get(args.name)
+    if worker is None:
+        print(f"no worker named {args.name} in {args.state_db}", file=sys.stderr)
+        return 2
+    folder = Path(args.folder)
+    log = RotatingLog(folder, args.log_max, args.log_keep)
+    try:
+        return Supervisor(state, worker, folder, log, json.loads(args.policy)).run()
+    finally:
+        log.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
