@@ -3,6 +3,7 @@ status and result lines appended at the note's end, the frontmatter never touche
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -52,18 +53,62 @@ def test_a_plan_note_runs_once_and_its_lines_go_at_its_end(tmp_path: Path, runs:
     assert runs.read_text().split() == ["PLAN-summary"], "a finished plan note does not run again"
 
 
-def test_paused_draft_and_scheduled_notes_do_not_run(tmp_path: Path, runs: Path) -> None:
+def test_paused_and_draft_notes_do_not_run(tmp_path: Path, runs: Path) -> None:
     notes = {
         "paused.md": plan("type: research\nstatus: paused\n"),
         "draft.md": plan("type: research\ndraft: true\n"),
-        "daily.md": plan('type: research\nschedule: "0 7 * * *"\n'),
     }
     vault = vault_with_plans(tmp_path, notes)
-    report = tick(Vault.open(vault), wait_settle=False)
+    tick(Vault.open(vault), wait_settle=False)
     assert runs.read_text() == ""
     for name, text in notes.items():
         assert (vault / QUEUE / name).read_text() == text
-    assert any("daily.md: scheduled plan notes are not run yet" in w for w in report.warnings)
+
+
+T0 = datetime(2026, 5, 4, 6, 0).astimezone()
+
+
+def at(delta: timedelta):  # type: ignore[no-untyped-def]
+    return lambda: T0 + delta
+
+
+def test_a_scheduled_note_runs_when_due_and_catches_up_once(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(tmp_path, {"sweep.md": plan("type: research\nschedule: every 2h\n")})
+    path = vault / QUEUE / "sweep.md"
+
+    def count() -> int:
+        return len(runs.read_text().split())
+
+    tick(Vault.open(vault), clock=at(timedelta()), wait_settle=False)
+    assert count() == 1  # never run: due at once
+    assert "### Run — 2026-05-04 06:00 — hermes-coo" in path.read_text()
+    tick(Vault.open(vault), clock=at(timedelta(hours=1, minutes=59)), wait_settle=False)
+    assert count() == 1
+    tick(Vault.open(vault), clock=at(timedelta(hours=2)), wait_settle=False)
+    assert count() == 2
+    later = timedelta(days=7, hours=2)  # a week with nothing running: 84 runs missed
+    tick(Vault.open(vault), clock=at(later), wait_settle=False)
+    tick(Vault.open(vault), clock=at(later), wait_settle=False)
+    assert count() == 3, "caught up once, not replayed"
+    assert path.read_text().count("### Run — ") == 3
+
+
+def test_a_cron_note_waits_for_its_time(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(tmp_path, {"daily.md": plan('type: research\nschedule: "0 7 * * *"\n')})
+    tick(Vault.open(vault), clock=at(timedelta(minutes=30)), wait_settle=False)
+    assert runs.read_text() == ""
+    tick(Vault.open(vault), clock=at(timedelta(hours=1)), wait_settle=False)
+    assert runs.read_text().split() == ["PLAN-daily"]
+    tick(Vault.open(vault), clock=at(timedelta(hours=2)), wait_settle=False)
+    assert runs.read_text().split() == ["PLAN-daily"]
+
+
+def test_an_ambiguous_schedule_is_an_error_in_the_note(tmp_path: Path, runs: Path) -> None:
+    vault = vault_with_plans(tmp_path, {"vague.md": plan("type: research\nschedule: 30m\n")})
+    tick(Vault.open(vault), wait_settle=False)
+    text = (vault / QUEUE / "vague.md").read_text()
+    assert "- status: error" in text and "write `every 30m` to repeat it" in text
+    assert runs.read_text() == ""
 
 
 def test_a_workdir_outside_the_allowed_roots_is_an_error_in_the_note(tmp_path: Path, runs: Path) -> None:

@@ -118,8 +118,9 @@ def outcome_line(state: str, type_: str, complexity: str, safety: str, route: st
     return "- outcome: " + DOT.join((state, type_, complexity, safety, route, duration))
 
 
-def result_heading(when: str, agent: str) -> str:
-    return f"### Result{SEP}{when}{SEP}{agent}"
+def result_heading(when: str, agent: str, kind: str = "Result") -> str:
+    """``### Result — when — agent``; a scheduled plan note's runs say ``### Run``."""
+    return f"### {kind}{SEP}{when}{SEP}{agent}"
 
 
 LATE_RESULT = "### Late result"

@@ -23,6 +23,7 @@ from pathlib import Path
 from vaultops import faults
 from vaultops.decide.answers import answered
 from vaultops.decide.route import Action, decide
+from vaultops.decide.schedule import ScheduleError, due, parse_schedule
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
 from vaultops.pipeline.budget import Budget, day_start
@@ -46,7 +47,7 @@ from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
-from vaultops.scan.plan import files_overlap, workdir_problem
+from vaultops.scan.plan import files_overlap, last_run, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
@@ -98,6 +99,9 @@ class _Batch:
         said = {t: s for t, s in self.said.items() if t not in drop}
         return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop], set(), said)
 
+
+# A scheduled plan note runs again from these when its time comes.
+SCHEDULABLE = frozenset({State.OPEN, State.WAITING, State.DONE, State.ERROR, State.INTERRUPTED})
 
 # Actions that only write a status line.
 _STATUS_ONLY = {
@@ -201,6 +205,21 @@ class Pass:
 
     # --- decide -------------------------------------------------------------------------------
 
+    def due(self, note: ParsedNote, request: Request) -> bool:
+        """A scheduled plan note's time has come: from its last ``### Run`` block, or from when this clone
+        first saw the schedule.  An escalated or running note waits whatever its schedule says."""
+        if request.state not in SCHEDULABLE:
+            return False
+        now = self.clock()
+        text = request.fields["schedule"]
+        seen = self.state.first_seen(note.rel, request.id, f"schedule:{text}", now.timestamp())
+        try:
+            schedule = parse_schedule(text, now)
+        except ScheduleError:
+            return False  # said as the note's problem
+        since = datetime.fromtimestamp(seen, now.tzinfo)
+        return due(schedule, last_run(note.lines, now), since, now)
+
     def mine(self, lock: Lock) -> bool:
         """A claim made by this clone.  With a remote, other clones may share this host and agent name,
         so only a claim this clone's state.db recorded counts."""
@@ -248,7 +267,9 @@ class Pass:
         planned: list[_Planned] = self.takeovers(note) if fresh else []
         longest_wait = 0.0
         self.next_settle = None
-        for target, request in targets_of(note.requests, may_start):
+        for target, request in targets_of(note.requests, lambda r: may_start(r) or "schedule" in r.fields):
+            if "schedule" in request.fields and not self.due(note, request):
+                continue
             remaining = self.settled(note, request, now, mtime)
             if remaining > 0:
                 longest_wait = max(longest_wait, remaining)
@@ -676,6 +697,7 @@ class Pass:
         return render.result_block(
             result, agent=self.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
             max_lines=self.config.record.max_lines,
+            heading="Run" if "schedule" in p.request.fields else "Result",
         )  # fmt: skip
 
     def finished(self, p: _Planned, job: Job, result: RunResult, daily: DailyWriter) -> None:

@@ -82,13 +82,20 @@ def takeover(agent: str, host: str, claim: str, at: datetime, reason: str) -> li
 
 
 def result_block(
-    result: RunResult, *, agent: str, type_: str, complexity: str, safety: str, max_lines: int
+    result: RunResult,
+    *,
+    agent: str,
+    type_: str,
+    complexity: str,
+    safety: str,
+    max_lines: int,
+    heading: str = "Result",
 ) -> list[str]:
     finished = result.started.timestamp() + result.duration
     ended = datetime.fromtimestamp(finished, result.started.tzinfo)
     body, dropped = cut(clean_output(result.output), max_lines)
     block = [
-        fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent),
+        fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent, heading),
         fmt.outcome_line(
             result.state.value, type_, complexity, safety, result.route, seconds(result.duration)
         ),

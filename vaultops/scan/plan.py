@@ -192,9 +192,6 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
     plan = parse_plan(note.rel, "\n".join(note.lines), tz)
     if plan.skipped:
         return replace(note, requests=[])
-    if plan.schedule is not None:
-        why = "scheduled plan notes are not run yet by this version; remove `schedule:` to run it once"
-        return replace(note, requests=[], frontmatter_error=note.frontmatter_error or why)
     request = whole_note_request(
         note.lines,
         note.outline,
@@ -211,9 +208,12 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         fields["timeout"] = f"{plan.timeout:g}"
     if plan.files:
         fields["files"] = "\n".join(plan.files)
+    if plan.schedule is not None:
+        fields["schedule"] = plan.schedule.text
     fields["ready"] = "yes"  # a plan note is saved whole: no settle wait for a half-typed request
     problems = tuple(p.removeprefix(f"{note.rel}: ") for p in plan.problems)
-    text = plan.text if request.text is not None else None
+    # a scheduled note runs again after it is done: its prompt is always read
+    text = plan.text if request.text is not None or plan.schedule is not None else None
     return replace(
         note, requests=[replace(request, fields=fields, text=text, problems=request.problems + problems)]
     )
