@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers import git, make_vault
+from helpers import FAKE_AGENT, git, make_vault
 
 from vaultops.pipeline.tick import tick
 from vaultops.vault import Vault
@@ -154,3 +154,40 @@ def test_a_blocked_plan_note_is_escalated_and_runs_once_when_approved(tmp_path: 
     tick(Vault.open(vault), wait_settle=False)
     assert runs.read_text().split() == ["PLAN-rotate"]
     assert path.read_text().rstrip().splitlines()[-1].startswith("- status: done")
+
+
+def test_the_daemon_never_runs_plan_notes_with_overlapping_files_at_once(tmp_path: Path) -> None:
+    from daemon_helpers import Daemon, daemon_vault, wait_for
+
+    log = tmp_path / "spans.log"
+    script = tmp_path / "slow-agent"
+    script.write_text(
+        f'#!/bin/sh\necho "start $VAULTOPS_REQUEST" >> "{log}"\nsleep 0.6\n'
+        f'echo "end $VAULTOPS_REQUEST" >> "{log}"\n'
+    )
+    script.chmod(0o755)
+    vault = daemon_vault(tmp_path / "v", "# Inbox\n", extra="[limits]\nmax_concurrent = 3\n")
+    local = vault / ".vaultops" / "local.toml"
+    local.write_text(local.read_text().replace(str(FAKE_AGENT), str(script)))
+    for name in (vault / QUEUE).glob("*.md"):
+        name.unlink()
+    daemon = Daemon(vault)
+    try:
+        daemon.wait_ready()
+        for name, files in (("a.md", "src/tabs/**"), ("b.md", "src/tabs/x.ts"), ("c.md", "docs/**")):
+            (vault / QUEUE / name).write_text(plan(f"type: research\nfiles: [{files}]\n"))
+        spans = lambda: log.read_text().split("\n") if log.exists() else []  # noqa: E731
+        assert wait_for(lambda: sum(line.startswith("end") for line in spans()) == 3, timeout=30), (
+            daemon.errors()
+        )
+    finally:
+        assert daemon.stop() == 0
+    lines = [line for line in spans() if line]
+    open_now: set[str] = set()
+    for line in lines:
+        what, rid = line.split()
+        if what == "start":
+            assert not ({"PLAN-a", "PLAN-b"} <= open_now | {rid}), f"a and b ran at once: {lines}"
+            open_now.add(rid)
+        else:
+            open_now.discard(rid)

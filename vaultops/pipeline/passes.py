@@ -139,6 +139,7 @@ class Pass:
         self.unplaced: list[Insert] = []  # results whose request was not in the note as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
         self.teller = Teller(vault, state, self.report.warnings)
+        self.running_files: list[tuple[str, ...]] = []  # files: of plan-note jobs still running (daemon)
         self.again = False  # this pass took a request over: a light check can run again right away
 
     # --- scan ---------------------------------------------------------------------------------
@@ -450,10 +451,10 @@ class Pass:
     def apart(self, planned: list[_Planned], taken: list[tuple[_Planned, Job]]) -> list[_Planned]:
         """Plan notes whose ``files:`` overlap a job's already taken in this pass wait for a later pass:
         two jobs that might change one file never run at once."""
-        busy = [_files(p.request) for p, _ in taken if _files(p.request)]
+        busy = [*self.running_files, *(files_of(p.request) for p, _ in taken if files_of(p.request))]
         out = []
         for p in planned:
-            files = _files(p.request)
+            files = files_of(p.request)
             if files and p.action.kind == "profile" and any(files_overlap(files, b) for b in busy):
                 continue
             if files and p.action.kind == "profile":
@@ -745,7 +746,7 @@ def asked_of_the_person(vault: Vault, job: Job, result: RunResult) -> RunResult:
     return replace(result, state=State.ESCALATED, reason=why)
 
 
-def _files(request: Request) -> tuple[str, ...]:
+def files_of(request: Request) -> tuple[str, ...]:
     """A plan note's ``files:`` (the inbox's requests do not say)."""
     return tuple(f for f in request.fields.get("files", "").split("\n") if f)
 

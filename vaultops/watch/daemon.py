@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import FrameType
 
 from vaultops import faults
-from vaultops.pipeline.passes import Pass, PassReport, local_now
+from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
 from vaultops.pipeline.publish import Publisher
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
@@ -47,6 +47,7 @@ class Daemon:
         self.cancel = threading.Event()  # set when running jobs must stop now
         self.stop_requests = 0
         self.inflight: dict[str, Future[RunResult]] = {}
+        self.inflight_files: dict[str, tuple[str, ...]] = {}  # claim -> a plan note's files: while it runs
         self.settle_at: float | None = None
         self.reconcile_at = 0.0
         self.unplaced: list[tuple[float, object]] = []  # (first tried, insert) of results not yet placed
@@ -193,6 +194,7 @@ class Daemon:
         self.place_waiting_results(p)
         daily = DailyWriter(self.vault, self.writer, p.report.warnings)
         slots = self.config.limits.max_concurrent - len(self.inflight)
+        p.running_files = [f for f in self.inflight_files.values() if f]
         claimed = p.take(daily, slots=slots, replies=chat and ("fetch" in why or why == "timer"))
         self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
         if p.again:  # a request taken over: a light check runs again right away
@@ -211,6 +213,7 @@ class Daemon:
         job = item[1]
         future = self.jobs.submit(p.run_one, job, dispatcher)
         self.inflight[job.claim] = future
+        self.inflight_files[job.claim] = files_of(item[0].request)  # type: ignore[attr-defined]
         self.log.info("started", request=job.request_id, claim=job.claim, profile=job.handler)
 
         def finished(f: Future[RunResult]) -> None:
@@ -235,6 +238,7 @@ class Daemon:
         p.finish(daily)
         for (_, job), _ in done:
             self.inflight.pop(job.claim, None)
+            self.inflight_files.pop(job.claim, None)
         self.report(p.report, "finished")
 
     def report(self, report: PassReport, why: str = "") -> None:
