@@ -191,3 +191,45 @@ def test_the_daemon_never_runs_plan_notes_with_overlapping_files_at_once(tmp_pat
             open_now.add(rid)
         else:
             open_now.discard(rid)
+
+
+def test_a_fan_out_records_tasks_in_order_and_a_retry_reruns_only_the_failures(tmp_path: Path) -> None:
+    log = tmp_path / "tasks.log"
+    broken = tmp_path / "task-2-is-broken"
+    broken.touch()
+    script = tmp_path / "task-agent"
+    script.write_text(
+        "#!/bin/sh\n"
+        'task=$(printf "%s" "$1" | sed -n "s/^Task \\([0-9]*\\):.*/\\1/p")\n'
+        f'echo "$task" >> "{log}"\n'
+        f'if [ "$task" = 2 ] && [ -e "{broken}" ]; then echo "cannot reach the API"; exit 1; fi\n'
+        'echo "finished task $task"\n'
+    )
+    script.chmod(0o755)
+    vault = vault_with_plans(tmp_path, {"fan.md": plan("type: research\ntasks: [alpha, beta, gamma]\n")})
+    local = vault / ".vaultops" / "local.toml"
+    # one profile: a failed task is not tried again on a fallback in the same run
+    local.write_text(
+        local.read_text().replace(str(FAKE_AGENT), str(script))
+        + '[routing]\nresearch = ["worker-research"]\n'
+    )
+    path = vault / QUEUE / "fan.md"
+    tick(Vault.open(vault), wait_settle=False)
+    text = path.read_text()
+    assert sorted(log.read_text().split()) == ["1", "2", "3"]
+    order = [text.index(f"task {n} — ") for n in (1, 2, 3)]
+    assert order == sorted(order), "results in the list's order"
+    assert "task 2 — error" in text and "cannot reach the API" in text
+    assert "- tasks: 1 done · 2 error · 3 done" in text
+    last = text.rstrip().splitlines()[-1]
+    assert last.startswith("- status: error") and "(task 2); `- retry: yes` runs only that one again" in last
+
+    broken.unlink()
+    with path.open("a") as fh:
+        fh.write("- retry: yes\n")
+    tick(Vault.open(vault), wait_settle=False)
+    assert sorted(log.read_text().split()) == ["1", "2", "2", "3"], "only the failed task ran again"
+    text = path.read_text()
+    assert "- tasks: 1 done · 2 done · 3 done" in text
+    assert "task 1 — done in an earlier run: alpha" in text
+    assert text.rstrip().splitlines()[-1].startswith("- status: done")

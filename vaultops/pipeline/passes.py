@@ -45,6 +45,7 @@ from vaultops.record.journal import DailyWriter
 from vaultops.record.late import late_result
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
+from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import files_overlap, last_run, workdir_problem
@@ -568,6 +569,8 @@ class Pass:
                 job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
                 if kind != "builtin" else None,
                 approved=bool(p.action.approved), workdir=p.request.fields.get("workdir", ""),
+                tasks=tuple(t for t in p.request.fields.get("tasks", "").split("\n") if t),
+                done_tasks=_done_tasks(p.request),
             )  # fmt: skip
             lease = (job.budget or job_budget(self.config, (), None)) + self.config.git.lease_margin
             if kind == "builtin" and not claim_light:
@@ -645,7 +648,15 @@ class Pass:
         if budget.exhausted:  # spent by the jobs before it in this batch
             return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
         job = self.resumed(job)
-        result = asked_of_the_person(self.vault, job, dispatcher.run(job, started).result)
+        if job.tasks:
+            workers = self.config.limits.max_concurrent
+
+            def run(part: Job) -> RunResult:
+                return dispatcher.run(part, started).result
+
+            result = run_tasks(job, run, workers, started, self.clock)
+        else:
+            result = asked_of_the_person(self.vault, job, dispatcher.run(job, started).result)
         with dispatcher.lock:
             return self.with_budget_warning(result)
 
@@ -744,6 +755,13 @@ def asked_of_the_person(vault: Vault, job: Job, result: RunResult) -> RunResult:
         f"that run once, going on with session {result.session}"
     )
     return replace(result, state=State.ESCALATED, reason=why)
+
+
+def _done_tasks(request: Request) -> frozenset[int]:
+    """A fanned-out plan note's tasks that need no run: those done before, when the person asked to retry
+    (a new scheduled run does them all)."""
+    done = request.fields.get("tasks-done", "")
+    return frozenset(int(n) for n in done.split(",") if n) if retry_asked(request) else frozenset()
 
 
 def files_of(request: Request) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ class RunResult:
     turns: int | None = None
     session: str | None = None
     denials: tuple[str, ...] = ()  # tool calls the agent was refused
+    tasks: str = ""  # a fanned-out plan note: each task's state, "1 done · 2 error"
 
 
 def iso(when: datetime) -> str:
@@ -123,6 +124,8 @@ def run_details(result: RunResult) -> list[str]:
     if facts:
         lines.append(f"- cost: {fmt.DOT.join(facts)}")
     lines += [f"- denied: {' '.join(denial.split())}" for denial in result.denials]
+    if result.tasks:
+        lines.append(f"- tasks: {result.tasks}")
     return lines
 
 

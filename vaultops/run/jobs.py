@@ -42,6 +42,8 @@ class Job:
     resume: str = ""  # a Claude Code session to go on with (the person approved what it asked for)
     resumed_for: str = ""  # what the person approved, as they read it
     workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)
+    tasks: tuple[str, ...] = ()  # a plan note's fan-out: one run per task
+    done_tasks: frozenset[int] = frozenset()  # tasks (from 1) an earlier run finished: a retry skips them
 
 
 LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this

@@ -180,6 +180,17 @@ def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
     return None
 
 
+_TASK_STATE = re.compile(r"(\d+)\s+([a-z]+)")
+
+
+def tasks_done(block: Sequence[str]) -> str:
+    """The tasks (numbered from 1) the last ``- tasks:`` line of a block says are done: ``"1,3"``."""
+    for line in reversed(block):
+        if line.startswith("- tasks: "):
+            return ",".join(n for n, state in _TASK_STATE.findall(line[9:]) if state == "done")
+    return ""
+
+
 def plan_id(rel: str) -> str:
     """A plan note's request id, from its file name: ``PLAN-fix-tab-preview``."""
     stem = PurePosixPath(rel).stem
@@ -210,6 +221,9 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         fields["files"] = "\n".join(plan.files)
     if plan.schedule is not None:
         fields["schedule"] = plan.schedule.text
+    if plan.tasks:
+        fields["tasks"] = "\n".join(" ".join(t.split()) for t in plan.tasks)
+        fields["tasks-done"] = tasks_done(note.lines[request.start + 1 : request.end])
     fields["ready"] = "yes"  # a plan note is saved whole: no settle wait for a half-typed request
     problems = tuple(p.removeprefix(f"{note.rel}: ") for p in plan.problems)
     # a scheduled note runs again after it is done: its prompt is always read
