@@ -9,7 +9,10 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import REPO, make_vault, vaultops
@@ -40,9 +43,9 @@ def open_bus(path: Path, clock: Clock | None = None) -> tuple[StateDB, Bus]:
 
 
 @pytest.fixture
-def bus(tmp_path: Path) -> Bus:
+def bus(tmp_path: Path) -> Iterator[Bus]:
     state, bus = open_bus(tmp_path / "state" / "state.db")
-    yield bus  # type: ignore[misc]
+    yield bus
     state.close()
 
 
@@ -153,7 +156,8 @@ def test_only_the_recipient_acks_and_acking_twice_is_harmless(bus: Bus) -> None:
     bus.inbox("w1")
     assert bus.ack("w2", sent.id) is False
     assert bus.ack("orchestrator", sent.id) is False  # not even the sender
-    assert bus.get(sent.id) is not None and bus.get(sent.id).acked_at is None  # type: ignore[union-attr]
+    unacked = bus.get(sent.id)
+    assert unacked is not None and unacked.acked_at is None
     assert bus.ack("w1", sent.id) is True
     first = bus.get(sent.id)
     assert bus.ack("w1", sent.id) is False
@@ -381,8 +385,20 @@ OPS = st.one_of(
 )
 
 
+@dataclass
+class Modelled:
+    """What the bus should know about one message."""
+
+    to: str
+    priority: str
+    sent_at: float
+    delivered_at: float | None = None
+    deliveries: int = 0
+    acked: bool = False
+
+
 @given(st.lists(OPS, max_size=40))
-def test_no_message_is_lost_or_misdelivered_in_any_interleaving(ops: list[tuple[object, ...]]) -> None:
+def test_no_message_is_lost_or_misdelivered_in_any_interleaving(ops: list[tuple[Any, ...]]) -> None:
     """A model of the bus beside the real one: every inbox hands out exactly the messages that are due
     (unacked, never delivered or delivered more than REDELIVER_AFTER ago), in priority order, to their
     recipient only; acks succeed exactly once and only for the recipient; in the end every unacked
@@ -391,57 +407,56 @@ def test_no_message_is_lost_or_misdelivered_in_any_interleaving(ops: list[tuple[
     with tempfile.TemporaryDirectory() as tmp:
         clock = Clock()
         state, bus = open_bus(Path(tmp) / "state.db", clock)
-        # the model: id -> [to, priority, sent_at, delivered_at, deliveries, acked]
-        model: dict[int, list[object]] = {}
+        model: dict[int, Modelled] = {}
 
         def due(name: str) -> list[int]:
             pending = [
                 i
-                for i, (to, _, _, at, _, acked) in model.items()
-                if to == name and not acked and (at is None or clock.now - at > REDELIVER_AFTER)  # type: ignore[operator]
+                for i, m in model.items()
+                if m.to == name
+                and not m.acked
+                and (m.delivered_at is None or clock.now - m.delivered_at > REDELIVER_AFTER)
             ]
-            return sorted(pending, key=lambda i: (-rank[str(model[i][1])], model[i][2], i))
+            return sorted(pending, key=lambda i: (-rank[model[i].priority], model[i].sent_at, i))
 
         for op in ops:
             if op[0] == "send":
                 _, sender, to, priority = op
-                m = bus.send(str(sender), str(to), "hello", str(priority))
-                assert m.id not in model
-                model[m.id] = [to, priority, clock.now, None, 0, False]
+                sent = bus.send(sender, to, "hello", priority)
+                assert sent.id not in model
+                model[sent.id] = Modelled(to, priority, clock.now)
             elif op[0] == "inbox":
                 _, name, limit = op
-                expected = due(str(name))[: int(limit)]  # type: ignore[call-overload]
-                got = bus.inbox(str(name), int(limit))  # type: ignore[call-overload]
+                expected = due(name)[:limit]
+                got = bus.inbox(name, limit)
                 assert ids(got) == expected
                 for m in got:
-                    assert m.to == name and m.acked_at is None
-                    model[m.id][3] = clock.now
-                    model[m.id][4] = int(model[m.id][4]) + 1  # type: ignore[call-overload]
-                    assert m.deliveries == model[m.id][4]
+                    assert m.to == name and m.acked_at is None  # never someone else's, never an acked one
+                    model[m.id].delivered_at = clock.now
+                    model[m.id].deliveries += 1
+                    assert m.deliveries == model[m.id].deliveries
             elif op[0] == "ack":
                 _, name, pick = op
                 if not model:
                     continue
-                ident = sorted(model)[int(pick) % len(model)]  # type: ignore[call-overload]
-                should = model[ident][0] == name and not model[ident][5]
-                assert bus.ack(str(name), ident) is should
-                if should:
-                    model[ident][5] = True
+                ident = sorted(model)[pick % len(model)]
+                should = model[ident].to == name and not model[ident].acked
+                assert bus.ack(name, ident) is should
+                model[ident].acked = model[ident].acked or should
             else:
-                clock.advance(float(op[1]))  # type: ignore[arg-type]
+                clock.advance(op[1])
 
         # nothing is lost: past the timeout, every unacked message comes back to its recipient, once
         clock.advance(REDELIVER_AFTER + 1)
         for name in NAMES:
-            expected = due(name)
-            assert ids(bus.inbox(name, limit=1000)) == expected
+            assert ids(bus.inbox(name, limit=1000)) == due(name)
             assert bus.inbox(name, limit=1000) == []
         logged = {m.id: m for m in bus.log(limit=1000)}
         assert set(logged) == set(model)
-        for ident, (to, priority, _, _, deliveries, acked) in model.items():
-            m = logged[ident]
-            assert (m.to, m.priority, m.acked_at is not None) == (to, priority, acked)
-            assert m.deliveries >= int(deliveries)  # type: ignore[call-overload]
+        for ident, want in model.items():
+            assert (logged[ident].to, logged[ident].priority) == (want.to, want.priority)
+            assert (logged[ident].acked_at is not None) == want.acked
+            assert logged[ident].deliveries >= want.deliveries
         state.close()
 
 
