@@ -233,3 +233,17 @@ def test_a_fan_out_records_tasks_in_order_and_a_retry_reruns_only_the_failures(t
     assert "- tasks: 1 done · 2 done · 3 done" in text
     assert "task 1 — done in an earlier run: alpha" in text
     assert text.rstrip().splitlines()[-1].startswith("- status: done")
+
+
+def test_status_lists_plan_notes_after_the_inbox(tmp_path: Path, runs: Path) -> None:
+    import json
+
+    from helpers import vaultops
+
+    vault = vault_with_plans(tmp_path, {"summary.md": plan("type: research\n")})
+    tick(Vault.open(vault), wait_settle=False)
+    proc = vaultops("--vault", str(vault), "status", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["requests"]
+    [row] = [r for r in rows if r["id"] == "PLAN-summary"]
+    assert (row["file"], row["state"], row["type"]) == (f"{QUEUE}/summary.md", "done", "research")

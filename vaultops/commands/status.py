@@ -58,32 +58,46 @@ def _rows_of(note: ParsedNote, vault: Vault) -> tuple[list[dict[str, Any]], list
 
 
 def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows for every request.  They depend only on the note's bytes, so they are kept in state.db
-    under the note's content hash: asking again about an unchanged inbox does not parse it again."""
-    rel = vault.inbox_rel
+    """Rows for every request: the inbox's, then one per plan note of the queue folder."""
     writer = NoteWriter(vault)
+    state = _state(vault)
+    rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    try:
+        for rel in [vault.inbox_rel, *vault.plan_notes()]:
+            more, said = _note_rows(vault, rel, writer, state)
+            rows += more
+            warnings += said
+    finally:
+        if state is not None:
+            state.close()
+    return rows, warnings
+
+
+def _note_rows(
+    vault: Vault, rel: str, writer: NoteWriter, state: StateDB | None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One note's rows.  They depend only on the note's bytes, so they are kept in state.db under the
+    note's content hash: asking again about an unchanged note does not parse it again."""
     try:
         path = vault.resolve(rel)
         if not path.exists():
-            return [], [f"{rel}: no inbox yet; run `vaultops init`"]
+            return [], [f"{rel}: no inbox yet; run `vaultops init`"] if rel == vault.inbox_rel else []
         raw = read_raw(path, max_bytes=writer.max_bytes, rel=rel)
     except VaultopsError as exc:
         return [], [exc.message]
     key = f"status-rows:{__version__}:{rel}"
     digest = content_hash(raw)
-    state = _state(vault)
     if state is not None:
         cached = state.get(key)
         if cached is not None:
             doc = json.loads(cached)
             if doc.get("hash") == digest:
-                state.close()
                 return doc["rows"], doc["warnings"]
     rows, warnings = _rows_of(writer.parse(rel, raw, full=True), vault)
     if state is not None:
         with contextlib.suppress(sqlite3.Error):
             state.set(key, json.dumps({"hash": digest, "rows": rows, "warnings": warnings}))
-        state.close()
     return rows, warnings
 
 
