@@ -10,6 +10,8 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -172,6 +174,38 @@ def test_a_worker_outlives_the_cli_and_is_killed_when_it_ignores_term(make: Call
     assert gone(pid)
 
 
+def test_terminate_reaches_what_the_worker_started_in_a_session_of_its_own(make: Callable[..., Path]) -> None:
+    vault = make()
+    assert spawn(vault, "parent").returncode == 0
+    assert cli(vault, "inject", "parent", "detach").returncode == 0
+    line = wait_for(lambda: next((x for x in logs(vault, "parent") if x.startswith("detached ")), None))
+    child = int(line.split()[1])
+    assert not gone(child)
+    try:
+        assert cli(vault, "terminate", "parent").returncode == 0
+        wait_for(lambda: gone(child), said="the detached child stopped")
+    finally:
+        if not gone(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_a_worker_that_exits_leaves_nothing_behind(make: Callable[..., Path]) -> None:
+    vault = make()
+    assert spawn(vault, "quitter").returncode == 0
+    assert cli(vault, "inject", "quitter", "detach").returncode == 0
+    line = wait_for(lambda: next((x for x in logs(vault, "quitter") if x.startswith("detached ")), None))
+    child = int(line.split()[1])
+    try:
+        time.sleep(3)  # not an assertion: gives the supervisor's tree sampling (every 1 s) time to see it
+        assert cli(vault, "inject", "quitter", "exit 3").returncode == 0
+        wait_for(lambda: listed(vault)["quitter"]["state"] == "failed", said="failed with its code")
+        assert listed(vault)["quitter"]["exit_code"] == 3
+        wait_for(lambda: gone(child), said="the detached child stopped")
+    finally:
+        if not gone(child):
+            os.kill(child, signal.SIGKILL)
+
+
 def test_a_reused_pid_is_not_the_worker(make: Callable[..., Path]) -> None:
     vault = make()
     assert spawn(vault, "gone").returncode == 0
@@ -227,6 +261,42 @@ def test_the_number_of_workers_is_capped(make: Callable[..., Path]) -> None:
     assert spawn(vault, "three", "--files", "3/*").returncode == 0
 
 
+def test_concurrent_spawns_never_pass_the_cap_together(make: Callable[..., Path]) -> None:
+    vault = make("[workers]\nmax = 1\n")
+    env = {**os.environ, "VAULTOPS_WORKER": ""}
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "vaultops",
+                "--vault",
+                str(vault),
+                "worker",
+                "spawn",
+                f"racer{i}",
+                "--files",
+                f"{i}/*",
+                "--",
+                FAKE_WORKER,
+            ],
+            cwd=vault,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(4)
+    ]
+    codes = [p.wait(timeout=WAIT) for p in procs]
+    for p in procs:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()
+        p.stderr.close()
+    assert sorted(codes) == [0, 1, 1, 1]
+    assert [row["state"] for row in listed(vault).values()] == ["running"]
+
+
 def test_other_refusals(make: Callable[..., Path], tmp_path: Path) -> None:
     vault = make()
     outside = tmp_path / "elsewhere"
@@ -248,7 +318,12 @@ def test_other_refusals(make: Callable[..., Path], tmp_path: Path) -> None:
 
 def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]) -> None:
     vault = make()
-    tagged = ("[REQUEST:run_tests] scheme=unit", "[REQUEST:merge_pr] pr=12", "[STATUS:investigating] reading")
+    tagged = (
+        "[REQUEST:run_tests] scheme=unit",
+        "[REQUEST:merge_pr] pr=12",
+        "[STATUS:investigating] reading",
+        "[DONE:pr_ready] CI green",
+    )
     assert spawn(vault, "asker", args=tagged).returncode == 0
     wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:merge_pr]"), said="both answers echoed")
     lines = logs(vault, "asker")
@@ -260,6 +335,11 @@ def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]
     # on demand, later: a push to main is escalated like a merge
     assert cli(vault, "inject", "asker", "say [REQUEST:push] branch=main").returncode == 0
     wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:push] escalate"), said="the push answered")
+    state = StateDB(vault / ".vaultops" / "state" / "state.db")
+    events = [e["detail"] for e in state.events("worker_report")]
+    state.close()
+    assert {"worker": "asker", "tag": "DONE", "label": "pr_ready"}.items() <= events[3].items()
+    assert [e["verdict"] for e in events[:2]] == ["approve", "escalate"]
     inbox = vaultops("--vault", str(vault), "bus", "inbox", "--as", "asker", "--json", cwd=vault)
     if inbox.returncode == 0:  # the bus is there: the answers are in the worker's inbox too
         assert "[ANSWER:run_tests] approve" in inbox.stdout and "[ANSWER:merge_pr] escalate" in inbox.stdout

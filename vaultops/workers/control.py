@@ -285,7 +285,12 @@ def terminate(vault: Vault, name: str, grace: float | None = None) -> tuple[Work
             return _known(registry, name), f"worker {name} was gone already (lost); recorded as lost"
         assert worker.sup_pid is not None  # process_alive checked it
         registry.stop_requested(name)
-        _signal_group(worker.sup_pid, signal.SIGTERM)
+        if process_start_time(worker.sup_pid) == worker.sup_start:
+            # the supervisor first: it notes the worker's descendants, then passes TERM to the group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(worker.sup_pid, signal.SIGTERM)
+        else:  # the supervisor is gone but the worker lives on in its group
+            _signal_group(worker.sup_pid, signal.SIGTERM)
         how = "stopped with TERM"
         if not _wait_gone(worker.sup_pid, grace):
             _signal_group(worker.sup_pid, signal.SIGKILL)

@@ -26,13 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from vaultops.run.process import process_start_time
+from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
 from vaultops.workers.registry import Registry, Worker
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
 DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
+TREE_EVERY = 1.0  # seconds between looks at the worker's process tree
+LEFTOVER_GRACE = 2.0  # seconds descendants left behind by the worker get between TERM and KILL
 
 
 class Supervisor:
@@ -50,6 +52,11 @@ class Supervisor:
         self.last_touch = 0.0
         self.reader: Any = None  # a ReportReader, made at the first line (it imports the policy)
         self.stdin_fd = -1
+        # Agent CLIs run tools in sessions of their own (Claude Code's Bash tool does), out of reach of a
+        # signal to the worker's group; the tree remembers them (pid and start time) so they can be stopped
+        self.tree: _Tree | None = None
+        self.done = threading.Event()
+        self.stopping = False
 
     # --- output -------------------------------------------------------------------------------
 
@@ -121,6 +128,42 @@ class Supervisor:
         except Exception as exc:  # the answer is on stdin already; a bus problem must not stop the worker
             self.log.write(f"{OWN_PREFIX}could not put the answer on the bus: {exc}".encode())
 
+    # --- the process tree -----------------------------------------------------------------------
+
+    def watch_tree(self) -> None:
+        assert self.tree is not None
+        while not self.done.wait(TREE_EVERY):
+            self.tree.sample()
+
+    def on_term(self, signum: int, frame: object) -> None:
+        """``terminate`` sends SIGTERM to the supervisor alone, so that the worker's tree is sampled while
+        the worker still lives (once it is gone, what it started in sessions of its own belongs to init and
+        cannot be found); the supervisor then passes the TERM on to its group and to those descendants, and
+        stays to log the last lines and record the exit.  (A handler, not SIG_IGN, which the worker would
+        inherit across exec.)"""
+        if self.stopping:
+            return  # our own TERM to the group, coming back to us
+        self.stopping = True
+        if self.tree is not None:
+            self.tree.sample()
+        with contextlib.suppress(OSError):
+            os.killpg(os.getpgrp(), signal.SIGTERM)
+        if self.tree is not None:
+            self.tree.signal(signal.SIGTERM)
+
+    def stop_leftovers(self) -> None:
+        """What the worker left running when it ended: TERM, then KILL (only processes whose start time
+        still matches, never a stranger that reused a pid)."""
+        if self.tree is None or not self.tree.alive():
+            return
+        left = self.tree.alive()
+        self.tree.signal(signal.SIGTERM)
+        deadline = time.monotonic() + LEFTOVER_GRACE
+        while self.tree.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.tree.signal(signal.SIGKILL)
+        self.log.write(f"{OWN_PREFIX}stopped what the worker left running: pids {left}".encode())
+
     # --- life ---------------------------------------------------------------------------------
 
     def run(self) -> int:
@@ -144,15 +187,19 @@ class Supervisor:
             return 1
         with self.db_lock:
             self.registry.running(name, proc.pid, process_start_time(proc.pid))
+        self.tree = _Tree(proc.pid)
         assert proc.stdout is not None and proc.stderr is not None
         readers = [
             threading.Thread(target=self.drain_stdout, args=(proc.stdout,), daemon=True),
             threading.Thread(target=self.drain_stderr, args=(proc.stderr,), daemon=True),
         ]
         writer = threading.Thread(target=self.write_answers, daemon=True)
-        for thread in [*readers, writer]:
+        sampler = threading.Thread(target=self.watch_tree, daemon=True)
+        for thread in [*readers, writer, sampler]:
             thread.start()
         code = proc.wait()
+        self.done.set()
+        self.stop_leftovers()
         for thread in readers:
             thread.join(DRAIN_AFTER_EXIT)
         self.answers.put(None)
@@ -166,11 +213,6 @@ class Supervisor:
         return 0
 
 
-def _ignore(signum: int, frame: object) -> None:
-    """SIGTERM to the group is for the worker: the supervisor stays to log its last lines and record its
-    exit (a handler, not SIG_IGN, which the worker would inherit across exec)."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vaultops-supervise")
     parser.add_argument("state_db")
@@ -180,7 +222,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log-keep", type=int, default=3)
     parser.add_argument("--policy", default="{}")
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _ignore)
     state = StateDB(Path(args.state_db))
     registry = Registry(state)
     worker = registry.get(args.name)
@@ -193,8 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     folder = Path(args.folder)
     log = RotatingLog(folder, args.log_max, args.log_keep)
+    supervisor = Supervisor(state, worker, folder, log, json.loads(args.policy))
+    signal.signal(signal.SIGTERM, supervisor.on_term)
     try:
-        return Supervisor(state, worker, folder, log, json.loads(args.policy)).run()
+        return supervisor.run()
     finally:
         log.close()
 
