@@ -137,7 +137,7 @@ class Pass:
         self.inbox = vault.inbox_rel
         self.rel = self.inbox  # the note this part of the pass works on: the inbox, or a plan note
         self.next_settle: float | None = None  # seconds until the soonest settling request is ready
-        self.unplaced: list[Insert] = []  # results whose request was not in the note as read
+        self.unplaced: list[tuple[str, Insert]] = []  # (note, result) whose request was not in it as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
         self.teller = Teller(vault, state, self.report.warnings)
         self.running_files: list[tuple[str, ...]] = []  # files: of plan-note jobs still running (daemon)
@@ -329,14 +329,14 @@ class Pass:
         except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
             self.warn(exc.message)
             applied.landed.clear()
-            self.unplaced += [ins for ins in inserts if ins.claim]  # results are tried again later
+            self.unplaced += [(self.rel, ins) for ins in inserts if ins.claim]  # tried again later
             return None, applied
         if result.changed and self.rel not in self.report.written:
             self.report.written.append(self.rel)
         late = []
         for ins, why in applied.dropped:
             if why == MISSING and ins.claim:
-                self.unplaced.append(ins)  # a result must not be lost: the caller tries it again later
+                self.unplaced.append((self.rel, ins))  # a result must not be lost: tried again later
             elif why == CLAIM_LOST and late_result(ins.lines, ins.claim):
                 late.append(Insert(ins.target, tuple(late_result(ins.lines, ins.claim)), EVERY_STATE))
                 self.report.warnings.append(
@@ -358,7 +358,7 @@ class Pass:
             with ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent) as pool:
                 results = list(pool.map(lambda pj: self.run_one(pj[1], dispatcher), claimed))
             self.record(list(zip(claimed, results, strict=True)), daily)
-            for ins in self.unplaced:  # a pass has no later pass to try again: say so
+            for _, ins in self.unplaced:  # a pass has no later pass to try again: say so
                 self.warn(
                     f"{ins.target.request_id}: not recorded, {MISSING}; its log is in .vaultops/state/logs/"
                 )

@@ -18,6 +18,7 @@ from types import FrameType
 
 from vaultops import faults
 from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
+from vaultops.pipeline.plan import Insert
 from vaultops.pipeline.publish import Publisher
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
@@ -50,7 +51,8 @@ class Daemon:
         self.inflight_files: dict[str, tuple[str, ...]] = {}  # claim -> a plan note's files: while it runs
         self.settle_at: float | None = None
         self.reconcile_at = 0.0
-        self.unplaced: list[tuple[float, object]] = []  # (first tried, insert) of results not yet placed
+        # (first tried, note, insert) of results not yet placed
+        self.unplaced: list[tuple[float, str, Insert]] = []
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
@@ -163,17 +165,22 @@ class Daemon:
         if not self.unplaced:
             return
         waiting, self.unplaced = self.unplaced, []
-        p.write([ins for _, ins in waiting])  # type: ignore[misc]
-        first_seen = {id(ins): t for t, ins in waiting}
+        by_note: dict[str, list[Insert]] = {}
+        for _, rel, ins in waiting:
+            by_note.setdefault(rel, []).append(ins)
+        for rel, inserts in by_note.items():
+            with p.on(rel):
+                p.write(inserts)
+        first_seen = {id(ins): t for t, _, ins in waiting}
         now = time.monotonic()
-        for ins in p.unplaced:
+        for rel, ins in p.unplaced:
             started = first_seen.get(id(ins), now)
             if now - started > UNPLACED_FOR:
                 self.log.warn(
-                    f"{ins.target.request_id}: result not recorded, its request is gone from the note"
+                    f"{ins.target.request_id}: result not recorded, its request is gone from {rel}"
                 )
             else:
-                self.unplaced.append((started, ins))
+                self.unplaced.append((started, rel, ins))
         p.unplaced.clear()
 
     def run_pass(self, why: str) -> None:
@@ -233,7 +240,7 @@ class Daemon:
         now = time.monotonic()
         for ins in p.record(done, daily):  # type: ignore[arg-type]
             self.memory.recorded(ins)
-        self.unplaced += [(now, ins) for ins in p.unplaced]
+        self.unplaced += [(now, rel, ins) for rel, ins in p.unplaced]
         p.unplaced.clear()
         p.finish(daily)
         for (_, job), _ in done:
