@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_servers import JsonSink
 from helpers import REPO, make_vault, vaultops
 
 from vaultops.run.process import process_start_time
@@ -343,6 +344,24 @@ def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]
     inbox = vaultops("--vault", str(vault), "bus", "inbox", "--as", "asker", "--json", cwd=vault)
     if inbox.returncode == 0:  # the bus is there: the answers are in the worker's inbox too
         assert "[ANSWER:run_tests] approve" in inbox.stdout and "[ANSWER:merge_pr] escalate" in inbox.stdout
+
+
+def test_a_persona_speaks_through_its_own_notifiers(make: Callable[..., Path]) -> None:
+    vault = make()
+    with JsonSink() as sink:
+        lines = (
+            "[STATUS:reading] the code",
+            "[REQUEST:run_tests]",
+            "[REQUEST:merge_pr] pr=7",
+            "[DONE:pr_ready] ok",
+        )
+        proc = spawn(vault, "tabs", "--persona", "Tab Fixer", "--notify", sink.url(), args=lines)
+        assert proc.returncode == 0, proc.stderr
+        wait_for(lambda: len(sink.received) >= 2, said="two notices")
+        assert cli(vault, "terminate", "tabs").returncode == 0
+        titles = [body.get("title", "") for _, body in sink.received]
+    # the person hears of the escalated merge and of DONE, from the persona; not of STATUS or approved tests
+    assert sorted(titles) == ["Tab Fixer: done — pr_ready", "Tab Fixer: escalated — merge_pr"]
 
 
 def test_watch_reports_reads_a_log_from_an_offset_across_rotation(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from vaultops.workers.registry import Registry, Worker
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
 DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
+NOTIFY_AFTER_EXIT = 30.0  # seconds the worker's last notices may take to go out
 TREE_EVERY = 1.0  # seconds between looks at the worker's process tree
 LEFTOVER_GRACE = 2.0  # seconds descendants left behind by the worker get between TERM and KILL
 
@@ -49,6 +50,7 @@ class Supervisor:
         self.policy = policy
         self.db_lock = threading.Lock()  # one sqlite connection, used by the reader and the main thread
         self.answers: queue.Queue[str | None] = queue.Queue()
+        self.notices: queue.Queue[Any] = queue.Queue()  # Notice, or None to stop
         self.last_touch = 0.0
         self.reader: Any = None  # a ReportReader, made at the first line (it imports the policy)
         self.stdin_fd = -1
@@ -102,6 +104,12 @@ class Supervisor:
                 )
             if item.answer is not None:
                 self.answers.put(item.answer)
+            if self.worker.notify:
+                from vaultops.workers.persona import persona_notice
+
+                notice = persona_notice(self.worker.name, self.worker.persona, item)
+                if notice is not None:
+                    self.notices.put(notice)
 
     # --- input --------------------------------------------------------------------------------
 
@@ -127,6 +135,23 @@ class Supervisor:
                 Bus(self.state).send("vaultops", self.worker.name, text)
         except Exception as exc:  # the answer is on stdin already; a bus problem must not stop the worker
             self.log.write(f"{OWN_PREFIX}could not put the answer on the bus: {exc}".encode())
+
+    def send_notices(self) -> None:
+        """The worker's own notifiers, in a thread of their own: a slow chat server must not hold up the
+        worker's output or its answers.  A failure is logged (by the URL's scheme only, never the URL,
+        which may hold a token) and not retried."""
+        from vaultops.notify.send import AppriseTarget
+
+        while (notice := self.notices.get()) is not None:
+            for i, url in enumerate(self.worker.notify):
+                target = AppriseTarget(url, i)
+                try:
+                    target.send(notice)
+                except Exception as exc:
+                    scheme = url.split("://", 1)[0]
+                    self.log.write(
+                        f"{OWN_PREFIX}could not notify {scheme}://…: {type(exc).__name__}".encode()
+                    )
 
     # --- the process tree -----------------------------------------------------------------------
 
@@ -195,7 +220,8 @@ class Supervisor:
         ]
         writer = threading.Thread(target=self.write_answers, daemon=True)
         sampler = threading.Thread(target=self.watch_tree, daemon=True)
-        for thread in [*readers, writer, sampler]:
+        notifier = threading.Thread(target=self.send_notices, daemon=True)
+        for thread in [*readers, writer, sampler, notifier]:
             thread.start()
         code = proc.wait()
         self.done.set()
@@ -203,7 +229,9 @@ class Supervisor:
         for thread in readers:
             thread.join(DRAIN_AFTER_EXIT)
         self.answers.put(None)
+        self.notices.put(None)
         writer.join(DRAIN_AFTER_EXIT)
+        notifier.join(NOTIFY_AFTER_EXIT)
         with self.db_lock:
             now = time.time()
             current = self.registry.get(name)
