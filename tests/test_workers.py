@@ -310,7 +310,9 @@ def test_other_refusals(make: Callable[..., Path], tmp_path: Path) -> None:
     assert listed(vault)["x"]["state"] == "failed"
     assert spawn(vault, "x").returncode == 0  # a name that ended may be used again
     assert "already running" in one_line_error(spawn(vault, "x"))
-    assert "put the command after --" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault)))
+    assert "put the command after --" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault), "cat"))
+    assert "no command to run" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault)))
+    assert "no profile named nope" in one_line_error(cli(vault, "spawn", "y", "--profile", "nope"))
     assert "no worker named nobody" in one_line_error(cli(vault, "logs", "nobody"))
 
 
@@ -432,6 +434,23 @@ def test_a_silent_worker_is_stale_until_it_speaks(make: Callable[..., Path]) -> 
     wait_for(lambda: listed(vault)["quiet"]["state"] == "stale", said="stale")
     assert cli(vault, "inject", "quiet", "wake up").returncode == 0  # an inject is not liveness; the echo is
     wait_for(lambda: listed(vault)["quiet"]["state"] == "running", said="running again")
+
+
+def test_a_prompt_is_the_first_line_and_a_profile_gives_the_command(make: Callable[..., Path]) -> None:
+    vault = make()
+    (vault / ".vaultops" / "local.toml").write_text(
+        f'[profiles.session]\ncommand = ["{FAKE_WORKER}", "asked: {{prompt}}"]\nenv = {{ SESSION = "yes" }}\n'
+        f'[profiles.plain]\ncommand = ["{FAKE_WORKER}"]\n'
+    )
+    assert spawn(vault, "first", "--files", "f/*", "--prompt", "fix the tab bar").returncode == 0
+    wait_for(lambda: in_log(vault, "first", "echo: fix the tab bar"), said="the prompt on stdin")
+    proc = cli(vault, "spawn", "prof", "--profile", "session", "--prompt", "look", "--files", "p/*")
+    assert proc.returncode == 0, proc.stderr
+    wait_for(lambda: in_log(vault, "prof", "asked: look"), said="the prompt in the profile's command")
+    assert listed(vault)["prof"]["dir"] == str(vault)  # a profile without workdir runs in the vault
+    proc = cli(vault, "spawn", "plain", "--files", "q/*", "--profile", "plain", "--prompt", "hi")
+    assert proc.returncode == 0, proc.stderr
+    wait_for(lambda: in_log(vault, "plain", "echo: hi"), said="no {prompt}: the prompt on stdin")
 
 
 def test_the_library_is_what_the_cli_calls(make: Callable[..., Path]) -> None:

@@ -69,6 +69,8 @@ def _spawn_options(s: argparse.ArgumentParser) -> None:
         action="store_true",
         help="its stdin takes Claude Code stream-json (claude --input-format stream-json)",
     )
+    s.add_argument("--prompt", help="its first message (on stdin, or {prompt} in a profile's command)")
+    s.add_argument("--profile", help="take the command from [profiles.NAME] instead of after --")
     s.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -79,14 +81,17 @@ def spawn_arguments(args: argparse.Namespace) -> tuple[argparse.Namespace, list[
         cut = rest.index("--")
         before, command = rest[:cut], rest[cut + 1 :]
     elif rest[:1] and rest[0].startswith("-"):
-        raise VaultopsError(
-            "put the command after --, e.g. `vaultops worker spawn NAME --dir DIR -- claude …`"
-        )
+        before, command = rest, []  # options only: a --profile worker, or no command (spawn says so)
     else:
         before, command = [], rest
     later = argparse.ArgumentParser(prog="vaultops worker spawn NAME", add_help=False)
     _spawn_options(later)
-    late = later.parse_args(before)
+    late, extra = later.parse_known_args(before)
+    if extra:
+        raise VaultopsError(
+            f"{' '.join(extra)}: not a spawn option; put the command after --, "
+            "e.g. `vaultops worker spawn NAME --dir DIR -- claude …`"
+        )
     merged = argparse.Namespace(**vars(args))
     for key, value in vars(late).items():
         if value != later.get_default(key):
@@ -138,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
             notify=args.notify,
             parent=args.parent,
             stream_json=args.stream_json,
+            prompt=args.prompt,
+            profile=args.profile,
         )
         if args.json:
             doc = {"name": worker.name, "state": worker.state, "pid": worker.pid, "dir": worker.dir}

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -41,6 +41,7 @@ WORKER_ENV = "VAULTOPS_WORKER"  # set in a worker's environment: its own name
 PARENT_ENV = "VAULTOPS_PARENT"  # who spawned it: a parent's name, or "person"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # a folder name and a bus name
 SPAWN_WAIT = 15.0  # seconds spawn waits for the worker to be running
+INJECT_WAIT = 10.0  # seconds inject waits for a worker that is not reading its stdin
 KILL_WAIT = 5.0  # seconds to wait for the group to go after SIGKILL
 _POLL = 0.005
 _supervisors: list[subprocess.Popen[bytes]] = []  # reaped on the next spawn, so a daemon keeps no zombies
@@ -93,14 +94,18 @@ def spawn(
     notify: Sequence[str] = (),
     parent: str = "person",
     stream_json: bool = False,
+    prompt: str | None = None,
+    profile: str | None = None,
     environ: Mapping[str, str] | None = None,
     wait: float = SPAWN_WAIT,
 ) -> Worker:
     """Start a worker and wait until it runs (or failed to start); return its row.
 
-    Refused, with the reason, when: the caller is itself a worker; the name is taken by a live worker;
-    ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or ``files``
-    overlap a live worker's files."""
+    ``profile`` takes the command (and its env) from ``[profiles.NAME]`` instead of ``command``, its
+    ``{prompt}`` filled with ``prompt``; a ``prompt`` that no ``{prompt}`` takes is the worker's first line
+    on stdin.  Refused, with the reason, when: the caller is itself a worker; the name is taken by a live
+    worker; ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or
+    ``files`` overlap a live worker's files."""
     from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
 
     environ = os.environ if environ is None else environ
@@ -110,9 +115,39 @@ def spawn(
             "environment); ask the orchestrator or the person to spawn it"
         )
     _check_name(name)
-    if not command:
+    profile_env: dict[str, str] = {}
+    if profile is not None:
+        from vaultops.run.jobs import workdir_of
+
+        if command:
+            raise WorkerError("give either --profile or a command after --, not both")
+        if profile not in vault.config.profiles:
+            known = ", ".join(sorted(vault.config.profiles)) or "none are defined"
+            raise WorkerError(f"no profile named {profile} under [profiles] ({known})")
+        chosen = vault.config.profiles[profile]
+        profile_env = dict(chosen.env)
+        if dir is None:
+            dir = workdir_of(vault, chosen)
+    if not command and profile is None:
         raise WorkerError("no command to run; give it after --, e.g. `worker spawn NAME -- claude …`")
     workdir = Path(os.path.realpath(Path(dir).expanduser() if dir is not None else Path.cwd()))
+    first_line = prompt
+    if profile is not None:
+        from vaultops.run.jobs import argv_for
+
+        chosen = vault.config.profiles[profile]
+        values = {
+            "prompt": prompt or "",
+            "id": name,
+            "type": "worker",
+            "title": name,
+            "workdir": str(workdir),
+            "vault": str(vault.root),
+            "file": "",
+        }
+        command = argv_for(chosen, values, None)
+        if any("{prompt}" in arg for arg in chosen.command):
+            first_line = None  # the prompt is in the command already
     if not workdir.is_dir():
         raise WorkerError(f"{workdir}: no such folder for the worker to run in")
     if not inside_any(workdir, vault.allowed_roots):
@@ -123,7 +158,7 @@ def spawn(
     folder = worker_folder(vault, name)
     folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET"}  # systemd's socket is the daemon's
-    env |= {WORKER_ENV: name, PARENT_ENV: parent, "VAULTOPS_VAULT": str(vault.root)}
+    env |= profile_env | {WORKER_ENV: name, PARENT_ENV: parent, "VAULTOPS_VAULT": str(vault.root)}
     argv = [
         sys.executable,
         "-m",
@@ -203,6 +238,11 @@ def spawn(
         if worker.state == "failed":
             said = " / ".join(tail(folder, 3)) or _last_error(folder) or "no output"
             raise WorkerError(f"worker {name} did not start: {said}")
+        if first_line:
+            from vaultops.workers.reports import stream_json_message
+
+            with contextlib.suppress(WorkerError):  # it may have ended already: its state says so
+                write_stdin(folder, (stream_json_message(first_line) if stream_json else first_line) + "\n")
         return worker
     finally:
         state.close()
@@ -218,9 +258,10 @@ def _last_error(folder: Path) -> str:
 # --- inject ------------------------------------------------------------------------------------------------
 
 
-def write_stdin(folder: Path, text: str) -> None:
-    """Write to a worker's FIFO.  Opened non-blocking first, so that a FIFO without its supervisor (no
-    reader) is an error at once rather than a hang; then written whole."""
+def write_stdin(folder: Path, text: str, timeout: float = INJECT_WAIT) -> None:
+    """Write to a worker's FIFO, whole.  Non-blocking, so that a FIFO without its supervisor (no reader)
+    is an error at once, and a worker that stopped reading its stdin (the pipe full) one after ``timeout``
+    seconds, rather than a hang."""
     try:
         fd = os.open(folder / "stdin", os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -228,10 +269,17 @@ def write_stdin(folder: Path, text: str) -> None:
             raise WorkerError("its input is closed (the worker is not running)") from None
         raise
     try:
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         data = text.encode("utf-8", "surrogateescape")
+        deadline = time.monotonic() + timeout
         while data:
-            data = data[os.write(fd, data) :]
+            try:
+                data = data[os.write(fd, data) :]
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    raise WorkerError(
+                        f"its input is full: it has not read its stdin for {timeout:g} s"
+                    ) from None
     finally:
         os.close(fd)
 
