@@ -57,6 +57,9 @@ class Supervisor:
         # Agent CLIs run tools in sessions of their own (Claude Code's Bash tool does), out of reach of a
         # signal to the worker's group; the tree remembers them (pid and start time) so they can be stopped
         self.tree: _Tree | None = None
+        # the sampler thread and the TERM handler (which runs on the main thread, perhaps inside
+        # stop_leftovers) share the tree: reentrant, so the handler never waits on its own thread
+        self.tree_lock = threading.RLock()
         self.done = threading.Event()
         self.stopping = False
 
@@ -158,7 +161,8 @@ class Supervisor:
     def watch_tree(self) -> None:
         assert self.tree is not None
         while not self.done.wait(TREE_EVERY):
-            self.tree.sample()
+            with self.tree_lock:
+                self.tree.sample()
 
     def on_term(self, signum: int, frame: object) -> None:
         """``terminate`` sends SIGTERM to the supervisor alone, so that the worker's tree is sampled while
@@ -169,24 +173,26 @@ class Supervisor:
         if self.stopping:
             return  # our own TERM to the group, coming back to us
         self.stopping = True
-        if self.tree is not None:
-            self.tree.sample()
-        with contextlib.suppress(OSError):
-            os.killpg(os.getpgrp(), signal.SIGTERM)
-        if self.tree is not None:
-            self.tree.signal(signal.SIGTERM)
+        with self.tree_lock:
+            if self.tree is not None:
+                self.tree.sample()
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgrp(), signal.SIGTERM)
+            if self.tree is not None:
+                self.tree.signal(signal.SIGTERM)
 
     def stop_leftovers(self) -> None:
         """What the worker left running when it ended: TERM, then KILL (only processes whose start time
         still matches, never a stranger that reused a pid)."""
-        if self.tree is None or not self.tree.alive():
-            return
-        left = self.tree.alive()
-        self.tree.signal(signal.SIGTERM)
-        deadline = time.monotonic() + LEFTOVER_GRACE
-        while self.tree.alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.tree.signal(signal.SIGKILL)
+        with self.tree_lock:
+            if self.tree is None or not self.tree.alive():
+                return
+            left = self.tree.alive()
+            self.tree.signal(signal.SIGTERM)
+            deadline = time.monotonic() + LEFTOVER_GRACE
+            while self.tree.alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.tree.signal(signal.SIGKILL)
         self.log.write(f"{OWN_PREFIX}stopped what the worker left running: pids {left}".encode())
 
     # --- life ---------------------------------------------------------------------------------
@@ -229,15 +235,15 @@ class Supervisor:
         for thread in readers:
             thread.join(DRAIN_AFTER_EXIT)
         self.answers.put(None)
-        self.notices.put(None)
         writer.join(DRAIN_AFTER_EXIT)
-        notifier.join(NOTIFY_AFTER_EXIT)
         with self.db_lock:
             now = time.time()
             current = self.registry.get(name)
             stopped = current is not None and current.stop_requested is not None
             self.registry.ended(name, "exited" if code == 0 or stopped else "failed", code)
         self.log.write(f"{OWN_PREFIX}the worker ended with exit code {code} at {now:.0f}".encode())
+        self.notices.put(None)  # after the end is recorded: a slow notifier must not make it look lost
+        notifier.join(NOTIFY_AFTER_EXIT)
         return 0
 
 
