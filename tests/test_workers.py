@@ -346,6 +346,7 @@ def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]
     inbox = vaultops("--vault", str(vault), "bus", "inbox", "--as", "asker", "--json", cwd=vault)
     if inbox.returncode == 0:  # the bus is there: the answers are in the worker's inbox too
         assert "[ANSWER:run_tests] approve" in inbox.stdout and "[ANSWER:merge_pr] escalate" in inbox.stdout
+        assert "hermes-coo" in inbox.stdout  # from the vault's agent
 
 
 def test_a_persona_speaks_through_its_own_notifiers(make: Callable[..., Path]) -> None:

@@ -172,6 +172,8 @@ def spawn(
         str(config.log_keep),
         "--policy",
         json.dumps(dict(vault.config.policy)),
+        "--sender",
+        vault.agent,
     ]
     _reap()
     state = state_db(vault)

@@ -62,6 +62,7 @@ class Supervisor:
         self.tree_lock = threading.RLock()
         self.done = threading.Event()
         self.stopping = False
+        self.sender = "vaultops"  # the vault's agent name, given by spawn
 
     # --- output -------------------------------------------------------------------------------
 
@@ -135,7 +136,7 @@ class Supervisor:
             return
         try:
             with self.db_lock:
-                Bus(self.state).send("vaultops", self.worker.name, text)
+                Bus(self.state).send(self.sender, self.worker.name, text)
         except Exception as exc:  # the answer is on stdin already; a bus problem must not stop the worker
             self.log.write(f"{OWN_PREFIX}could not put the answer on the bus: {exc}".encode())
 
@@ -255,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log-max", type=int, default=1_000_000)
     parser.add_argument("--log-keep", type=int, default=3)
     parser.add_argument("--policy", default="{}")
+    parser.add_argument("--sender", default="vaultops", help="who the answers on the bus are from")
     args = parser.parse_args(argv)
     state = StateDB(Path(args.state_db))
     registry = Registry(state)
@@ -269,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = Path(args.folder)
     log = RotatingLog(folder, args.log_max, args.log_keep)
     supervisor = Supervisor(state, worker, folder, log, json.loads(args.policy))
+    supervisor.sender = args.sender
     signal.signal(signal.SIGTERM, supervisor.on_term)
     try:
         return supervisor.run()
