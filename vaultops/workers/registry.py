@@ -74,10 +74,12 @@ def process_alive(worker: Worker) -> bool:
     supervisor stands for it."""
     if worker.sup_pid is None:
         return False
-    if worker.pid is not None:
-        if worker.pid_start is None or process_start_time(worker.pid) != worker.pid_start:
-            return False
-    elif worker.sup_start is None or process_start_time(worker.sup_pid) != worker.sup_start:
+    # A start time of None was recorded where /proc is missing (macOS): there only the group is checked,
+    # which is weaker; on Linux a start time is always recorded and must match.
+    pid, start = (
+        (worker.pid, worker.pid_start) if worker.pid is not None else (worker.sup_pid, worker.sup_start)
+    )
+    if start is not None and process_start_time(pid) != start:
         return False
     return _group_alive(worker.sup_pid)
 
