@@ -573,3 +573,43 @@ def test_an_index_lock_held_by_a_working_git_is_waited_for_not_removed(tmp_path:
     assert proc.returncode == 0, proc.stderr
     assert fleet.runs() == {"REQ-000": 1}
     assert fleet.remote_requests()["REQ-000"].state.value == "done"
+
+
+def test_a_file_that_only_looks_changed_does_not_stop_the_clone_following_the_remote(tmp_path: Path) -> None:
+    """Another tool rewrote the inbox with the same bytes (a new inode, new times): the index's stat data is
+    stale, and the move must not take that for the person's change."""
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    clone = fleet.clones[0]
+    path = clone / INBOX
+    same = path.read_bytes()
+    path.unlink()
+    path.write_bytes(same)
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    person_push(fleet.person(), lambda text: text + request_block("REQ-new", "Summarise the new note."))
+    proc = fleet.tick(0)
+    assert proc.returncode == 0 and "cannot follow" not in proc.stderr, proc.stderr
+    assert fleet.runs() == {"REQ-000": 1, "REQ-new": 1}
+
+
+def test_a_persons_commit_that_created_todays_daily_note_is_replayed_onto_the_remotes(tmp_path: Path) -> None:
+    """obsidian-git committed today's daily note on machine 0 (with lines in it) while machine 1 pushed its
+    own daily note for the same day: created on both sides, the person's lines are inserted into the
+    remote's version."""
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    shared = fleet.clones[0]
+    assert fleet.tick(1).returncode == 0  # machine 1 writes and pushes today's daily note
+    tree = git(fleet.remote, "ls-tree", "-r", "--name-only", fleet.branch).split()
+    [daily] = [p for p in tree if p.startswith("Daily/") and p.endswith(".md")]
+    theirs = git(fleet.remote, "show", f"{fleet.branch}:{daily}")
+    mine = shared / daily
+    mine.parent.mkdir(exist_ok=True)
+    mine.write_text(theirs.split("\n", 1)[0] + "\n\n- 09:00 typed in Obsidian on machine 0\n")
+    git(shared, "add", daily)
+    git(
+        shared, "-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "-qm", "backup"
+    )
+    proc = fleet.tick(0)
+    assert proc.returncode == 0 and "cannot follow" not in proc.stderr, proc.stderr
+    text = git(fleet.remote, "show", f"{fleet.branch}:{daily}")
+    assert "typed in Obsidian on machine 0" in text and "REQ-000" in text
+    assert no_markers(text)

@@ -225,6 +225,9 @@ class Git:
             if index.exists():
                 shutil.copyfile(index, private)
             self._journal.write_text(f"{old} {new}\n")  # files may move before HEAD does
+            # the index's file times may be stale (another tool wrote the files): a file that only looks
+            # changed must not count as the person's change
+            self._run("update-index", "-q", "--refresh", env=env)
             proc = self._run("read-tree", "-m", "-u", old, new, env=env)
             if proc.returncode != 0:
                 return Moved("local changes", last_line(proc.stderr))

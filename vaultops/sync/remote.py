@@ -218,8 +218,11 @@ class Remote:
                 pulled.dropped += list(replayed.dropped)
             else:
                 merged = self._merge_file(now, before, after) if before and after and now else None
-                if merged is None and before is not None and after is not None and now is not None:
-                    merged = _replayed_insertions(path, before, after, now, pulled)
+                if merged is None and after is not None and now is not None:
+                    # created on both sides (today's daily note, which obsidian-git committed with our
+                    # entries in it): what they share is the base
+                    shared = before if before is not None else _common_head(after, now)
+                    merged = _replayed_insertions(path, shared, after, now, pulled)
                 if merged is None:
                     pulled.blocked = (
                         f"{path}: this clone's commit {commit[:8]} and the remote changed it in ways that "
