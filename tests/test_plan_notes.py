@@ -12,7 +12,8 @@ from helpers import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.scan.plan import files_overlap, last_run, parse_plan, workdir_problem
+from vaultops.decide.files import files_overlap
+from vaultops.scan.plan import last_run, parse_plan, workdir_problem
 
 TZ = datetime(2026, 5, 4, tzinfo=UTC)
 REL = "executor-queue/fix-tab-preview.md"

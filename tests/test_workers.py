@@ -21,11 +21,11 @@ import pytest
 from fake_servers import JsonSink
 from helpers import REPO, make_vault, vaultops
 
+from vaultops.decide.files import files_overlap, patterns_overlap
 from vaultops.run.process import process_start_time
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 from vaultops.workers import control
-from vaultops.workers.files import files_overlap, patterns_overlap
 from vaultops.workers.logs import RotatingLog
 from vaultops.workers.registry import Registry
 from vaultops.workers.reports import ReportReader, message_lines, watch_reports, worker_scope

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from vaultops import faults
 from vaultops.decide.answers import answered
+from vaultops.decide.files import files_overlap
 from vaultops.decide.route import Action, decide
 from vaultops.decide.schedule import ScheduleError, due, parse_schedule
 from vaultops.errors import VaultopsError
@@ -48,7 +49,7 @@ from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
-from vaultops.scan.plan import files_overlap, last_run, workdir_problem
+from vaultops.scan.plan import last_run, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB

@@ -28,7 +28,6 @@ from vaultops.vault import inside_any
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
-_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,34 +138,6 @@ def workdir_problem(workdir: str | None, vault_root: Path, roots: list[Path]) ->
 def workdir_path(workdir: str, vault_root: Path) -> Path:
     path = Path(os.path.expanduser(workdir))
     return path if path.is_absolute() else vault_root / path
-
-
-def files_overlap(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Whether two sets of file globs could name a common file.  Judged from each glob's fixed leading
-    folders, so it errs on the side of overlap: two jobs that might touch one file never run at once.
-    An empty set means the job did not say, which overlaps everything."""
-    if not a or not b:
-        return True
-    return any(_could_meet(x, y) for x in a for y in b)
-
-
-def _could_meet(x: str, y: str) -> bool:
-    """One's fixed folders lead into the other's (a literal path may be a folder, so it covers what is
-    below it)."""
-    px, py = _fixed_parts(x), _fixed_parts(y)
-    n = min(len(px), len(py))
-    return px[:n] == py[:n]
-
-
-def _fixed_parts(glob: str) -> tuple[str, ...]:
-    """The folders (and name) before the first part with a glob character."""
-    parts = PurePosixPath(glob.strip().lstrip("./")).parts
-    fixed = []
-    for part in parts:
-        if _GLOB_CHARS.search(part):
-            break
-        fixed.append(part)
-    return tuple(fixed)
 
 
 def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:

@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultops.decide.files import files_overlap
 from vaultops.errors import VaultopsError
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
-from vaultops.workers.files import files_overlap
 from vaultops.workers.logs import tail
 from vaultops.workers.registry import LIVE, Registry, Worker, observed_state, process_alive
 

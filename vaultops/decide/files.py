@@ -1,4 +1,4 @@
-"""Whether two workers' file sets overlap.  Pure: glob patterns in, a verdict out.
+"""Whether two file sets overlap (workers' --files, plan notes' files:).  Pure: globs in, a verdict out.
 
 Two sets overlap when some path could match a pattern of each.  Deciding that exactly for arbitrary
 globs is not worth it; this errs on the side of overlap (a refused spawn is a small cost, two agents
