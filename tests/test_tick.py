@@ -85,7 +85,7 @@ def test_status_json_has_the_contract_shape(tmp_path: Path) -> None:
     proc = vaultops("--vault", str(vault), "status", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert set(doc) == {"requests", "profiles"}
+    assert set(doc) == {"requests", "profiles", "workers"}
     rows = {r["id"]: r for r in doc["requests"]}
     assert set(next(iter(rows.values()))) == {
         "id",

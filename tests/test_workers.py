@@ -433,6 +433,11 @@ def test_a_silent_worker_is_stale_until_it_speaks(make: Callable[..., Path]) -> 
     vault = make("[workers]\nstale_after = 1\n")
     assert spawn(vault, "quiet").returncode == 0
     wait_for(lambda: listed(vault)["quiet"]["state"] == "stale", said="stale")
+    status = vaultops("--vault", str(vault), "status", "--json", cwd=vault)
+    assert status.returncode == 0, status.stderr
+    assert [(w["name"], w["state"]) for w in json.loads(status.stdout)["workers"]] == [("quiet", "stale")]
+    shown = vaultops("--vault", str(vault), "status", cwd=vault).stdout
+    assert "quiet" in shown and "stale" in shown
     assert cli(vault, "inject", "quiet", "wake up").returncode == 0  # an inject is not liveness; the echo is
     wait_for(lambda: listed(vault)["quiet"]["state"] == "running", said="running again")
 

@@ -87,20 +87,33 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from vaultops.commands.status import format_profiles, format_table, profile_rows, request_rows
+    from vaultops.commands.status import (
+        format_profiles,
+        format_table,
+        profile_rows,
+        request_rows,
+        worker_rows,
+    )
 
     vault = _vault(args)
     rows, warnings = request_rows(vault)
     profiles = profile_rows(vault)
+    workers = worker_rows(vault)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(json.dumps({"requests": rows, "profiles": profiles}, ensure_ascii=False) + "\n")
+        doc = {"requests": rows, "profiles": profiles, "workers": workers}
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
     else:
         print(format_table(rows))
         if profiles:
             print()
             print(format_profiles(profiles))
+        if workers:
+            from vaultops.commands.worker import format_table as format_workers
+
+            print()
+            print(format_workers(workers))
     return 0
 
 

@@ -101,6 +101,19 @@ def _note_rows(
     return rows, warnings
 
 
+def worker_rows(vault: Vault) -> list[dict[str, Any]]:
+    """The workers as ``vaultops worker list`` shows them (``stale`` after ``[workers] stale_after`` of
+    silence, ``lost`` when the process is gone); none without a state.db, which status does not create."""
+    if not (vault.state_dir / "state.db").exists():
+        return []
+    from vaultops.workers.control import list_workers
+
+    try:
+        return list_workers(vault, commits=False)
+    except sqlite3.Error:
+        return []
+
+
 def _state(vault: Vault) -> StateDB | None:
     try:
         return StateDB(vault.state_dir / "state.db")
