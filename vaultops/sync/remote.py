@@ -210,19 +210,11 @@ class Remote:
                     f"{path}: deleted on the remote; this machine's lines in it are dropped"
                 )
             elif ours and after is not None and now is not None:
-                # created on both sides (today's daily note, say): what they share is the base
-                shared = before if before is not None else _common_head(after, now)
-                replayed = replay(path, shared, after, now)
-                files[path] = replayed.raw
-                pulled.late += list(replayed.late)
-                pulled.dropped += list(replayed.dropped)
+                files[path] = _replayed(path, before, after, now, pulled)
             else:
                 merged = self._merge_file(now, before, after) if before and after and now else None
                 if merged is None and after is not None and now is not None:
-                    # created on both sides (today's daily note, which obsidian-git committed with our
-                    # entries in it): what they share is the base
-                    shared = before if before is not None else _common_head(after, now)
-                    merged = _replayed_insertions(path, shared, after, now, pulled)
+                    merged = _replayed_insertions(path, before, after, now, pulled)
                 if merged is None:
                     pulled.blocked = (
                         f"{path}: this clone's commit {commit[:8]} and the remote changed it in ways that "
@@ -299,17 +291,26 @@ class Remote:
         return self.push()
 
 
-def _replayed_insertions(path: str, before: bytes, after: bytes, now: bytes, pulled: Pulled) -> bytes | None:
-    """A person's commit that only added lines to a note (the commonest clash: a request appended at the
-    end of the inbox while another machine wrote a result there), replayed onto the remote's version the
-    way vaultops's own commits are; None when it changed or removed lines, which only the person can
-    weigh."""
-    if not path.endswith(".md") or not is_insertion(before, after):
-        return None
-    replayed = replay(path, before, after, now)
+def _replayed(path: str, before: bytes | None, after: bytes, now: bytes, pulled: Pulled) -> bytes:
+    """The lines a commit inserted into ``path``, inserted again into the remote's version; a note created
+    on both sides (today's daily note, say) has what both versions start with as its base."""
+    shared = before if before is not None else _common_head(after, now)
+    replayed = replay(path, shared, after, now)
     pulled.late += list(replayed.late)
     pulled.dropped += list(replayed.dropped)
     return replayed.raw
+
+
+def _replayed_insertions(
+    path: str, before: bytes | None, after: bytes, now: bytes, pulled: Pulled
+) -> bytes | None:
+    """A person's commit that only added lines to a note (the commonest clash: a request appended at the
+    end of the inbox while another machine wrote a result there), replayed like vaultops's own commits;
+    None when it changed or removed lines, which only the person can weigh."""
+    shared = before if before is not None else _common_head(after, now)
+    if not path.endswith(".md") or not is_insertion(shared, after):
+        return None
+    return _replayed(path, shared, after, now, pulled)
 
 
 def _branch_of(git: Git) -> str:
