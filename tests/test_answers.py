@@ -32,14 +32,6 @@ def answer(vault: Path, rid: str, line: str) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-@pytest.fixture
-def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    log = tmp_path / "agent-runs.log"
-    log.touch()
-    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
-    return log
-
-
 def statuses(vault: Path, rid: str) -> list[str]:
     """The status lines of a request's block, in order (a finished request is read only as a skeleton)."""
     note = parse_note(INBOX, (vault / INBOX).read_bytes())

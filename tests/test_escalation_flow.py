@@ -39,14 +39,6 @@ def state_of(vault: Path, rid: str) -> State:
     return request.state
 
 
-@pytest.fixture
-def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    log = tmp_path / "agent-runs.log"
-    log.touch()
-    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
-    return log
-
-
 def test_an_escalation_is_told_once_and_a_telegram_approval_runs_it_once(tmp_path: Path, runs: Path) -> None:
     with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
         vault = vault_with(tmp_path, sink, api)

@@ -6,21 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import pytest
 from helpers import FAKE_AGENT, git, make_vault
 
 from vaultops.pipeline.tick import tick
 from vaultops.vault import Vault
 
 QUEUE = "executor-queue"
-
-
-@pytest.fixture
-def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    log = tmp_path / "agent-runs.log"
-    log.touch()
-    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
-    return log
 
 
 def vault_with_plans(tmp_path: Path, plans: dict[str, str]) -> Path:
