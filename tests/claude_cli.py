@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,26 @@ def group_members(pgid: int) -> list[int]:
 def session_of(pid: int) -> int | None:
     stat = _stat(pid)
     return None if stat is None else stat[3]
+
+
+FAKE_TOOL = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\necho "fake $(basename "$0") ran"\n'
+
+
+def fake_tools(folder: Path, log: Path, names: tuple[str, ...] = ("gh", "pytest")) -> Path:
+    """Executables named ``names`` in ``folder`` that log each call ("gh pr merge 12") to ``log``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        tool = folder / name
+        tool.write_text(FAKE_TOOL.format(log=log))
+        tool.chmod(0o755)
+    return folder
+
+
+def wire_hook(vault: Path, project: Path) -> None:
+    """`vaultops init --claude PROJECT`, as a user runs it (no VAULTOPS_* from the test's own environment)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("VAULTOPS_")}
+    wired = subprocess.run(
+        [sys.executable, "-m", "vaultops", "--vault", str(vault), "init", "--claude", str(project)],
+        capture_output=True, text=True, env=clean, timeout=60,
+    )  # fmt: skip
+    assert wired.returncode == 0, wired.stderr

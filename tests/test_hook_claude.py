@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import claude_bin, claude_env, requires_claude
+from claude_cli import claude_bin, claude_env, fake_tools, requires_claude, wire_hook
 from fake_anthropic import FakeAnthropic, Text, ToolUse
 
 from vaultops.store.asked import grant_allowance
@@ -24,10 +23,6 @@ from vaultops.store.asked import grant_allowance
 pytestmark = requires_claude
 REPO = Path(__file__).resolve().parent.parent
 
-FAKE_TOOL = """#!/bin/sh
-echo "$0 $*" >> "{log}"
-echo "fake $(basename "$0") ran"
-"""
 
 
 @pytest.fixture
@@ -43,23 +38,9 @@ def setup(tmp_path: Path) -> dict[str, Path]:
     vault = tmp_path / "vault"
     (vault / ".vaultops").mkdir(parents=True)
     (vault / ".vaultops" / "config.toml").write_text('[agent]\nname = "test"\n')
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     log = tmp_path / "calls.log"
-    for name in ("gh", "pytest"):
-        tool = bin_dir / name
-        tool.write_text(FAKE_TOOL.format(log=log))
-        tool.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTOPS_")}
-    wired = subprocess.run(
-        [sys.executable, "-m", "vaultops", "--vault", str(vault), "init", "--claude", str(project)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=60,
-    )
-    assert wired.returncode == 0, wired.stderr
+    bin_dir = fake_tools(tmp_path / "bin", log)
+    wire_hook(vault, project)
     return {"project": project, "vault": vault, "bin": bin_dir, "log": log, "config": tmp_path / "cc"}
 
 
@@ -97,7 +78,7 @@ def test_the_merge_is_denied_and_escalated_pytest_runs_and_an_allowance_resumes_
     assert result["is_error"] is False, result
     ran = calls(setup["log"])
     assert not any(line.endswith("gh pr merge 12") for line in ran), ran
-    assert [line for line in ran if "pytest" in line] == [f"{setup['bin'] / 'pytest'} -q"]
+    assert [line for line in ran if "pytest" in line] == ["pytest -q"]
     denied = [d["tool_input"]["command"] for d in result["permission_denials"]]
     assert denied == ["gh pr merge 12"]
     # the model saw why: the tool result of the merge carries the hook's reason
@@ -119,5 +100,5 @@ def test_the_merge_is_denied_and_escalated_pytest_runs_and_an_allowance_resumes_
     resumed = run_claude(api, setup, "--resume", str(record["session_id"]))
     assert resumed["is_error"] is False, resumed
     merges = [line for line in calls(setup["log"]) if line.endswith("gh pr merge 12")]
-    assert merges == [f"{setup['bin'] / 'gh'} pr merge 12"]
+    assert merges == ["gh pr merge 12"]
     assert [d["tool_input"]["command"] for d in resumed["permission_denials"]] == ["gh pr merge 12"]

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from claude_cli import claude_bin, claude_env, requires_claude
+from claude_cli import claude_bin, claude_env, fake_tools, requires_claude, wire_hook
 from fake_anthropic import FakeAnthropic, Text, ToolUse
 from helpers import make_vault
 
@@ -25,7 +23,6 @@ from vaultops.vault import Vault
 pytestmark = requires_claude
 INBOX = "_System/COO-Inbox.md"
 REQUEST = "## REQ-pr12\n- type: code\n- ready: yes\nGet PR 12 ready: run the test suite and finish it off.\n"
-FAKE_TOOL = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\necho "fake $(basename "$0") ran"\n'
 
 
 @pytest.fixture
@@ -38,13 +35,8 @@ def setup_vault(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Path]:
     vault = make_vault(tmp_path / "v", f"# Inbox\n\n{REQUEST}", fake_profiles=False)
     work = vault / "work"
     work.mkdir()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     log = tmp_path / "calls.log"
-    for name in ("gh", "pytest"):
-        tool = bin_dir / name
-        tool.write_text(FAKE_TOOL.format(log=log))
-        tool.chmod(0o755)
+    bin_dir = fake_tools(tmp_path / "bin", log)
     env = claude_env(api.start(), tmp_path / "cc", max_retries=0)
     env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
     changed = {k: v for k, v in env.items() if os.environ.get(k) != v}
@@ -56,12 +48,7 @@ def setup_vault(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Path]:
         'output = "claude-json"\ntools = ["Bash", "Read"]\ntimeout = 90\nhealth = []\nworkdir = "work"\n'
         f'env = {{ {table} }}\n\n[routing]\ndefault = ["worker-code"]\ncode = ["worker-code"]\n'
     )
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("VAULTOPS_")}
-    wired = subprocess.run(
-        [sys.executable, "-m", "vaultops", "--vault", str(vault), "init", "--claude", str(work)],
-        capture_output=True, text=True, env=clean, timeout=60,
-    )  # fmt: skip
-    assert wired.returncode == 0, wired.stderr
+    wire_hook(vault, work)
     return vault, log
 
 
