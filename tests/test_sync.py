@@ -613,3 +613,27 @@ def test_a_persons_commit_that_created_todays_daily_note_is_replayed_onto_the_re
     text = git(fleet.remote, "show", f"{fleet.branch}:{daily}")
     assert "typed in Obsidian on machine 0" in text and "REQ-000" in text
     assert no_markers(text)
+
+
+def test_results_wait_for_a_rebase_under_way_before_they_are_written(tmp_path: Path) -> None:
+    """obsidian-git's rebase rewrites the notes as it goes: lines written into one meanwhile are lost.
+    A result waits until the rebase has ended (here, one that starts just before the result is written)."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    marker = clone / ".git" / "rebase-merge"
+
+    def rebase_starts() -> None:
+        marker.mkdir()
+        threading.Timer(1.0, marker.rmdir).start()
+
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        faults.on("claim.after_push", rebase_starts)
+        started = time.monotonic()
+        tick(Vault.open(clone), wait_settle=False)
+    finally:
+        faults.on("claim.after_push", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    assert time.monotonic() - started >= 0.9, "the result did not wait for the rebase"
+    assert fleet.remote_requests()["REQ-000"].state.value == "done"
+    assert fleet.runs() == {"REQ-000": 1}

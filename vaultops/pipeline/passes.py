@@ -102,6 +102,8 @@ class _Batch:
         return _Batch(keep, {}, [(t, f) for t, f in self.effects if t not in drop], set(), said)
 
 
+OTHER_GIT_WAIT = 30.0  # seconds a write waits for another tool's rebase or merge to end
+
 # A scheduled plan note runs again from these when its time comes.
 SCHEDULABLE = frozenset({State.OPEN, State.WAITING, State.DONE, State.ERROR, State.INTERRUPTED})
 
@@ -325,6 +327,7 @@ class Pass:
         applied = Applied()
         if not inserts:
             return None, applied
+        self.wait_for_other_git()
         try:
             result = self.writer.apply(self.rel, lambda note: edits_for(note, inserts, applied))
         except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
@@ -349,6 +352,17 @@ class Pass:
         if late:
             self.write(late)
         return result, applied
+
+    def wait_for_other_git(self) -> None:
+        """A rebase or merge that obsidian-git (or the person) has under way rewrites the notes as it goes:
+        lines written into one meanwhile would be lost.  Wait for it to end (it takes seconds); after
+        ``OTHER_GIT_WAIT`` write anyway, as the lines would be put back from state.db by a later pass."""
+        git = self.publisher.git
+        if not self.publisher.shared or not (git.git_dir / "HEAD").exists():
+            return
+        deadline = time.monotonic() + OTHER_GIT_WAIT
+        while git.in_progress() and time.monotonic() < deadline:
+            time.sleep(0.1)
 
     def run(self, wait_settle: bool = True) -> PassReport:
         self.publisher.pull(self.report.warnings)

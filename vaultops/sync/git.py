@@ -95,12 +95,19 @@ class Git:
             self._git_dir = Path(found)
         return self._git_dir
 
-    def busy(self) -> str:
-        """What another git is in the middle of in this repository ("" when nothing): a rebase or merge
-        that obsidian-git or the person started and has not finished or aborted."""
+    def in_progress(self) -> str:
+        """A rebase or merge another git has under way here ("" when none): a file check, no process."""
         for name, what in _IN_PROGRESS:
             if (self.git_dir / name).exists():
                 return f"{what} is in progress in this clone (obsidian-git's or the person's)"
+        return ""
+
+    def busy(self) -> str:
+        """What another git is in the middle of in this repository ("" when nothing): a rebase or merge
+        that obsidian-git or the person started and has not finished or aborted, or a detached HEAD."""
+        under_way = self.in_progress()
+        if under_way:
+            return under_way
         if self._run("symbolic-ref", "-q", "HEAD").returncode != 0:
             return "HEAD is not on a branch (detached)"
         return ""
