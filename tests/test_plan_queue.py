@@ -238,3 +238,31 @@ def test_status_lists_plan_notes_after_the_inbox(tmp_path: Path, runs: Path) -> 
     rows = json.loads(proc.stdout)["requests"]
     [row] = [r for r in rows if r["id"] == "PLAN-summary"]
     assert (row["file"], row["state"], row["type"]) == (f"{QUEUE}/summary.md", "done", "research")
+
+
+def test_the_daemon_puts_back_a_plan_notes_lines_an_editor_saved_over(tmp_path: Path) -> None:
+    """An editor that saves the copy it had before vaultops wrote wipes the lock and running lines; the
+    daemon writes them back, the job runs once, and its result lands under them."""
+    from daemon_helpers import Daemon, daemon_vault, save_in_place, wait_for
+
+    log = tmp_path / "agent.log"
+    vault = daemon_vault(tmp_path / "v", "# Inbox\n")
+    for name in (vault / QUEUE).glob("*.md"):
+        name.unlink()
+    path = vault / QUEUE / "tidy.md"
+    daemon = Daemon(vault, {"FAKE_AGENT_LOG": str(log), "FAKE_AGENT_SLEEP": "2"})
+    try:
+        daemon.wait_ready()
+        old = plan("type: research\n")
+        path.write_text(old)
+        assert wait_for(lambda: "- locked-by:" in path.read_text()), daemon.errors()
+        claimed = path.read_text()
+        save_in_place(path, old)  # the editor's stale copy
+        assert wait_for(lambda: "- locked-by:" in path.read_text(), timeout=5), "claim lines put back"
+        assert wait_for(lambda: "- status: done" in path.read_text(), timeout=30), daemon.errors()
+    finally:
+        assert daemon.stop() == 0
+    text = path.read_text()
+    assert text.startswith(claimed.rstrip("\n")), "the claim lines are back where they were"
+    assert text.count("- locked-by:") == 1 and text.count("### Result") == 1
+    assert log.read_text().split() == ["PLAN-tidy"], "it ran once"

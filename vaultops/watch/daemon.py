@@ -183,6 +183,18 @@ class Daemon:
                 self.unplaced.append((started, rel, ins))
         p.unplaced.clear()
 
+    def restore(self, p: Pass) -> None:
+        """An editor saved over this daemon's lines (in the inbox or a plan note): put them back before
+        deciding anything."""
+        for rel in self.memory.notes():
+            with p.on(rel):
+                note = p.read_note()
+                back = self.memory.restorations(note, set(self.inflight)) if note is not None else []
+                if back:
+                    ids = ",".join(sorted({ins.target.request_id for ins in back}))
+                    self.log.info("restoring", note=rel, requests=ids)
+                    p.write(back)
+
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
         telegram = self.config.notify.telegram
@@ -192,12 +204,7 @@ class Daemon:
             p.publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
         if p.publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
-        note = p.read_note()
-        if note is not None:
-            back = self.memory.restorations(note, set(self.inflight))
-            if back:  # an editor saved over this daemon's lines: put them back before deciding anything
-                self.log.info("restoring", requests=",".join(sorted({ins.target.request_id for ins in back})))
-                p.write(back)
+        self.restore(p)
         self.place_waiting_results(p)
         daily = DailyWriter(self.vault, self.writer, p.report.warnings)
         slots = self.config.limits.max_concurrent - len(self.inflight)
@@ -211,7 +218,7 @@ class Daemon:
             dispatcher = p.dispatcher(claimed, self.cancel)
             for item in claimed:
                 planned_item, job = item
-                self.memory.claimed(planned_item.target, job.claim, p.claim_lines[job.claim])
+                self.memory.claimed(job.file, planned_item.target, job.claim, p.claim_lines[job.claim])
                 self.submit(p, item, dispatcher)
         p.finish(daily)
         self.report(p.report, why)

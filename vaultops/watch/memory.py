@@ -20,6 +20,7 @@ ALREADY_RAN = "vaultops already ran this request (claim {claim})"
 
 @dataclass
 class _Claim:
+    note: str  # vault-relative: the inbox or a plan note
     target: Target
     claim_lines: tuple[str, ...]
     result: Insert | None
@@ -30,8 +31,12 @@ class ClaimMemory:
     def __init__(self) -> None:
         self.claims: dict[str, _Claim] = {}
 
-    def claimed(self, target: Target, claim: str, lines: tuple[str, ...]) -> None:
-        self.claims[claim] = _Claim(target, lines, None, time.monotonic())
+    def claimed(self, note: str, target: Target, claim: str, lines: tuple[str, ...]) -> None:
+        self.claims[claim] = _Claim(note, target, lines, None, time.monotonic())
+
+    def notes(self) -> list[str]:
+        """The notes that hold claims this daemon remembers."""
+        return sorted({known.note for known in self.claims.values()})
 
     def recorded(self, insert: Insert) -> None:
         known = self.claims.get(insert.claim)
@@ -44,6 +49,8 @@ class ClaimMemory:
         self.claims = {c: k for c, k in self.claims.items() if now - k.at < KEEP}
         by_id: dict[str, list[tuple[str, _Claim]]] = {}
         for claim, known in self.claims.items():
+            if known.note != note.rel:
+                continue
             by_id.setdefault(known.target.request_id, []).append((claim, known))
         out: list[Insert] = []
         for request in note.requests:
