@@ -23,3 +23,6 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log.touch()
     monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
     return log
+
+
+from worker_helpers import make  # noqa: E402, F401  (the fixture: a vault whose workers die with the test)

@@ -28,6 +28,7 @@ from vaultops.decide.schedule import ScheduleError, due, parse_schedule
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
 from vaultops.pipeline.budget import Budget, day_start
+from vaultops.pipeline.follow import follow_workers, live_workers, start_worker
 from vaultops.pipeline.plan import (
     CLAIM_LOST,
     MISSING,
@@ -191,12 +192,13 @@ class Pass:
                 self.recover_note()
 
     def recover_note(self) -> None:
+        from vaultops.pipeline.follow import runs_on
         from vaultops.pipeline.recover import interrupted_lines, stale_claims
 
         note = self.read_note()
         if note is None:
             return
-        stale = stale_claims(note, self.mine)
+        stale = [(t, r) for t, r in stale_claims(note, self.mine) if not runs_on(self.state, r)]
         if not stale:
             return
         now = self.clock()
@@ -422,6 +424,8 @@ class Pass:
     ) -> list[tuple[_Planned, Job]]:
         for _ in range(CLAIM_ATTEMPTS):
             note = self.read_note()
+            if note is not None and follow_workers(self, note, daily):
+                note = self.read_note()
             if note is None:
                 return []
             planned, wait = self.plan(note, wait_settle)
@@ -465,15 +469,26 @@ class Pass:
         self.teller.acknowledge(offset)
 
     def apart(self, planned: list[_Planned], taken: list[tuple[_Planned, Job]]) -> list[_Planned]:
-        """Plan notes whose ``files:`` overlap a job's already taken in this pass wait for a later pass:
-        two jobs that might change one file never run at once."""
+        """Plan notes whose ``files:`` overlap a job's already taken in this pass, or a live worker's, wait
+        for a later pass: two jobs that might change one file never run at once.  A plan run by a worker
+        also waits for a free place (``[workers] max``) and for its worker's name."""
         busy = [*self.running_files, *(files_of(p.request) for p, _ in taken if files_of(p.request))]
+        workers = live_workers(self.state) if any(p.action.kind == "profile" for p in planned) else []
+        busy += [w.files for w in workers]  # a worker without files: any file
+        places = (self.config.workers.max or self.config.limits.max_concurrent) - len(workers)
+        names = {w.name for w in workers}
         out = []
         for p in planned:
             files = files_of(p.request)
-            if files and p.action.kind == "profile" and any(files_overlap(files, b) for b in busy):
-                continue
-            if files and p.action.kind == "profile":
+            if p.action.kind == "profile" and (name := p.request.fields.get("worker")):
+                if name in names or places <= 0 or any(files_overlap(files, b) for b in busy):
+                    continue  # it starts once the worker of that name, a place, or its files are free
+                names.add(name)
+                places -= 1
+                busy.append(files)
+            elif files and p.action.kind == "profile":
+                if any(files_overlap(files, b) for b in busy):
+                    continue
                 busy.append(files)
             out.append(p)
         return out
@@ -585,7 +600,8 @@ class Pass:
                 if kind != "builtin" else None,
                 approved=bool(p.action.approved), workdir=p.request.fields.get("workdir", ""),
                 tasks=tuple(t for t in p.request.fields.get("tasks", "").split("\n") if t),
-                done_tasks=_done_tasks(p.request),
+                done_tasks=_done_tasks(p.request), worker=p.request.fields.get("worker", ""),
+                files=files_of(p.request),
             )  # fmt: skip
             lease = (job.budget or job_budget(self.config, (), None)) + self.config.git.lease_margin
             if kind == "builtin" and not claim_light:
@@ -662,6 +678,8 @@ class Pass:
             budget = self.budget()
         if budget.exhausted:  # spent by the jobs before it in this batch
             return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
+        if job.worker:
+            return start_worker(self, job, job.files)
         job = self.resumed(job)
         if job.tasks:
             workers = self.config.limits.max_concurrent
@@ -693,14 +711,16 @@ class Pass:
         inserts = []
         files: dict[str, list[Insert]] = {}
         for (p, job), result in sorted(done, key=lambda d: d[0][0].request.start):
-            if result.state is State.WAITING:
-                lines = render.status_only(State.WAITING, result.started, result.reason)
-                self.report.outcomes.append((job.request_id, State.WAITING.value, result.reason))
+            if result.state in (State.WAITING, State.RUNNING):  # RUNNING: a worker took it on
+                lines = render.status_only(result.state, result.started, result.reason)
+                self.report.outcomes.append((job.request_id, result.state.value, result.reason))
             else:
                 lines = self.result_lines(p, result)
                 self.finished(p, job, result, daily)
-            inserts.append(Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim))
-            files.setdefault(job.file, []).append(inserts[-1])
+            insert = Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim)
+            files.setdefault(job.file, []).append(insert)
+            if result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
+                inserts.append(insert)
         for rel, group in files.items():
             with self.on(rel):
                 self.write(group)

@@ -44,6 +44,8 @@ class Job:
     workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)
     tasks: tuple[str, ...] = ()  # a plan note's fan-out: one run per task
     done_tasks: frozenset[int] = frozenset()  # tasks (from 1) an earlier run finished: a retry skips them
+    worker: str = ""  # a plan note run by a long-lived worker of this name (vaultops.pipeline.follow)
+    files: tuple[str, ...] = ()  # a plan note's files: what its worker may touch
 
 
 LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this

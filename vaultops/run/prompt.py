@@ -33,6 +33,17 @@ REPORT = (
     "does not ask for."
 )
 
+# A plan note run by a long-lived worker: it reports with tagged lines, which the policy answers.
+WORKER_REPORT = (
+    "You work on this as a long-lived worker session; report with tagged lines, each on a line of its own. "
+    "`[STATUS:<step>] <what you are doing>` as you go. Before an action that needs leave, ask "
+    "`[REQUEST:<action>] key=value …` (create_worktree, run_build, run_tests, open_draft_pr, "
+    "push_own_branch, comment_external, merge_pr) and wait for the line `[ANSWER:<action>] approve|deny|"
+    "escalate — <reason>` on your input. `[ESCALATE:<reason>] <question>` when the person must decide; "
+    "their answer comes the same way. When the work is finished, `[DONE:<label>] <one-line summary>`: "
+    "that line completes the plan note."
+)
+
 _WIKILINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[( |x|X)\]\s+(.+)$")
 _LABELLED = re.compile(
@@ -128,11 +139,13 @@ def fill(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def build_prompt(given: PromptInput, notes: Sequence[str] = (), template: str = "") -> str:
+def build_prompt(
+    given: PromptInput, notes: Sequence[str] = (), template: str = "", report: str = REPORT
+) -> str:
     values = {
         "text": given.text.strip(),
         "context": json.dumps(context(given, notes), ensure_ascii=False, indent=2),
-        "report": REPORT,
+        "report": report,
         "id": given.request_id,
         "title": given.title,
         "type": given.type,

@@ -25,6 +25,7 @@ from vaultops.decide.schedule import Schedule, ScheduleError, parse_schedule
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.requests import whole_note_request
 from vaultops.vault import inside_any
+from vaultops.workers.names import name_from, name_problem
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
@@ -41,6 +42,7 @@ class Plan:
     schedule: Schedule | None = None
     timeout: float | None = None
     tasks: tuple[str, ...] = ()
+    worker: str | None = None  # run as a long-lived worker session of this name (DESIGN §10)
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
 
@@ -88,10 +90,29 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
         if timeout is None or timeout <= 0:
             problems.append(f"{rel}: timeout {raw!r} is not a duration; write e.g. 900, 90s or 15m")
             timeout = None
+    worker = _worker(meta.get("worker"), rel, problems)
+    if worker and tasks:
+        problems.append(f"{rel}: a plan runs either as `tasks:` or as one `worker:`, not both; remove one")
     return Plan(
         rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
-        skipped, tuple(problems),
+        worker, skipped, tuple(problems),
     )  # fmt: skip
+
+
+def _worker(value: Any, rel: str, problems: list[str]) -> str | None:
+    """``worker: yes`` (named after the note) or ``worker: NAME``; ``no`` or nothing: a one-shot run."""
+    if value is None or value is False or str(value).strip().lower() in ("", "no", "false"):
+        return None
+    if value is True or str(value).strip().lower() in ("yes", "true"):
+        return name_from(PurePosixPath(rel).stem)
+    if isinstance(value, (dict, list)):
+        problems.append(f"{rel}: `worker:` must be yes or a name, not a list or a mapping")
+        return None
+    name = str(value).strip()
+    if problem := name_problem(name):
+        problems.append(f"{rel}: `worker:` {problem}")
+        return None
+    return name
 
 
 def _strings(value: Any, key: str, rel: str, problems: list[str]) -> tuple[str, ...]:
@@ -192,6 +213,8 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         fields["files"] = "\n".join(plan.files)
     if plan.schedule is not None:
         fields["schedule"] = plan.schedule.text
+    if plan.worker:
+        fields["worker"] = plan.worker
     if plan.tasks:
         fields["tasks"] = "\n".join(" ".join(t.split()) for t in plan.tasks)
         fields["tasks-done"] = tasks_done(note.lines[request.start + 1 : request.end])

@@ -102,9 +102,21 @@ CREATE TABLE IF NOT EXISTS workers (
     last_line_at REAL,
     ended REAL,
     exit_code INTEGER,
-    stop_requested REAL
+    stop_requested REAL,
+    plan TEXT,
+    claim TEXT,
+    reports_after INTEGER NOT NULL DEFAULT 0
 );
 """
+
+# (table, column, type) added after the first release of their table
+_ADDED_COLUMNS = (
+    ("runs", "job_pid", "INTEGER"),
+    ("runs", "job_start", "INTEGER"),
+    ("workers", "plan", "TEXT"),
+    ("workers", "claim", "TEXT"),
+    ("workers", "reports_after", "INTEGER NOT NULL DEFAULT 0"),
+)
 
 
 def _safe(value: Any) -> Any:
@@ -122,10 +134,9 @@ class StateDB:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-        for column in ("job_pid", "job_start"):  # state.db files from before these columns
-            if column not in columns:
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} INTEGER")
+        for table, column, kind in _ADDED_COLUMNS:  # state.db files from before these columns
+            if column not in {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _exec(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         return self.db.execute(sql, tuple(_safe(a) for a in args))
@@ -219,13 +230,18 @@ class StateDB:
             (time.time(), kind, file, request_id, json.dumps(detail, default=str) if detail else None),
         )
 
-    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT at, kind, file, request_id, detail FROM events"
-        cur = self._exec(sql + (" WHERE kind = ?" if kind else "") + " ORDER BY id", (kind,) if kind else ())
+    def events(self, kind: str | None = None, after: int = 0) -> list[dict[str, Any]]:
+        """Events in order (of one kind), those after event id ``after`` only."""
+        sql = "SELECT id, at, kind, file, request_id, detail FROM events WHERE id > ?"
+        args: tuple[Any, ...] = (after, kind) if kind else (after,)
+        cur = self._exec(sql + (" AND kind = ?" if kind else "") + " ORDER BY id", args)
         return [
-            {"at": at, "kind": k, "file": f, "request_id": r, "detail": json.loads(d) if d else {}}
-            for at, k, f, r, d in cur.fetchall()
+            {"id": i, "at": at, "kind": k, "file": f, "request_id": r, "detail": json.loads(d) if d else {}}
+            for i, at, k, f, r, d in cur.fetchall()
         ]
+
+    def last_event_id(self) -> int:
+        return int(self._exec("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
 
     # --- settle -------------------------------------------------------------------------------
 

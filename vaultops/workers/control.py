@@ -17,7 +17,6 @@ import contextlib
 import errno
 import json
 import os
-import re
 import select
 import signal
 import subprocess
@@ -32,6 +31,7 @@ from vaultops.errors import VaultopsError
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import tail
+from vaultops.workers.names import name_problem
 from vaultops.workers.registry import LIVE, Registry, Worker, observed_state, process_alive
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 WORKER_ENV = "VAULTOPS_WORKER"  # set in a worker's environment: its own name
 PARENT_ENV = "VAULTOPS_PARENT"  # who spawned it: a parent's name, or "person"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # a folder name and a bus name
 SPAWN_WAIT = 15.0  # seconds spawn waits for the worker to be running
 INJECT_WAIT = 10.0  # seconds inject waits for a worker that is not reading its stdin
 KILL_WAIT = 5.0  # seconds to wait for the group to go after SIGKILL
@@ -60,10 +59,8 @@ def worker_folder(vault: Vault, name: str) -> Path:
 
 
 def _check_name(name: str) -> None:
-    if not NAME.match(name):
-        raise WorkerError(
-            f"{name!r} is not a usable worker name; use letters, digits, '.', '_', '-' or '@' (at most 64)"
-        )
+    if problem := name_problem(name):
+        raise WorkerError(problem)
 
 
 def _known(registry: Registry, name: str) -> Worker:
@@ -98,6 +95,8 @@ def spawn(
     profile: str | None = None,
     environ: Mapping[str, str] | None = None,
     wait: float = SPAWN_WAIT,
+    plan: str | None = None,
+    claim: str | None = None,
 ) -> Worker:
     """Start a worker and wait until it runs (or failed to start); return its row.
 
@@ -105,7 +104,8 @@ def spawn(
     ``{prompt}`` filled with ``prompt``; a ``prompt`` that no ``{prompt}`` takes is the worker's first line
     on stdin.  Refused, with the reason, when: the caller is itself a worker; the name is taken by a live
     worker; ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or
-    ``files`` overlap a live worker's files."""
+    ``files`` overlap a live worker's files.  ``plan`` and ``claim``: the plan note (and its claim) the
+    daemon started it for; its ``[DONE:…]`` completes that note."""
     from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
 
     environ = os.environ if environ is None else environ
@@ -212,6 +212,8 @@ def spawn(
                 notify=tuple(notify),
                 files=tuple(files),
                 input="stream-json" if stream_json else "text",
+                plan=plan,
+                claim=claim,
             )
             with (folder / "supervisor.log").open("ab") as errors:
                 supervisor = subprocess.Popen(

@@ -43,6 +43,9 @@ class Worker:
     ended: float | None
     exit_code: int | None
     stop_requested: float | None
+    plan: str | None = None  # the plan note it runs (vault-relative), when the daemon started it for one
+    claim: str | None = None  # that plan's claim
+    reports_after: int = 0  # its reports up to this event id are in the plan note already
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Worker:
@@ -65,6 +68,9 @@ class Worker:
             ended=row["ended"],
             exit_code=row["exit_code"],
             stop_requested=row["stop_requested"],
+            plan=row.get("plan"),
+            claim=row.get("claim"),
+            reports_after=row.get("reports_after") or 0,
         )
 
 
@@ -140,11 +146,15 @@ class Registry:
         notify: tuple[str, ...] = (),
         files: tuple[str, ...] = (),
         input: str = "text",
+        plan: str | None = None,
+        claim: str | None = None,
     ) -> None:
-        """A new row in state ``starting``; an older row of that name (no longer live) is replaced."""
+        """A new row in state ``starting``; an older row of that name (no longer live) is replaced.  Its
+        reports start after the latest event: an earlier worker's of that name are not its own."""
         self.db.execute(
             "INSERT OR REPLACE INTO workers (name, state, parent, dir, command, persona, notify, files,"
-            " input, started) VALUES (?, 'starting', ?, ?, ?, ?, ?, ?, ?, ?)",
+            " input, started, plan, claim, reports_after)"
+            " VALUES (?, 'starting', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 name,
                 parent,
@@ -155,7 +165,20 @@ class Registry:
                 json.dumps(list(files)),
                 input,
                 time.time(),
+                plan,
+                claim,
+                self.state.last_event_id(),
             ),
+        )
+
+    def for_claim(self, claim: str) -> Worker | None:
+        """The worker started for a plan note's claim."""
+        rows = self._rows("SELECT * FROM workers WHERE claim = ?", (claim,))
+        return Worker.from_row(rows[0]) if rows else None
+
+    def reports_handled(self, name: str, event_id: int) -> None:
+        self.db.execute(
+            "UPDATE workers SET reports_after = MAX(reports_after, ?) WHERE name = ?", (event_id, name)
         )
 
     def supervisor_started(self, name: str, pid: int, start: int | None) -> None:

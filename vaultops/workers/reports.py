@@ -44,19 +44,26 @@ class Report:
         return "unreadable" if isinstance(self.item, Problem) else self.item.label
 
 
-def message_lines(raw: str) -> list[str]:
+def message_lines(raw: str, streamed: bool = False) -> list[str]:
     """The lines a worker said.  Claude Code with ``--output-format stream-json`` prints JSON events;
-    what the model said is the text of its ``assistant`` messages, and tags are read from that."""
+    what the model said is the text of its ``assistant`` messages, and tags are read from that.  With
+    ``--output-format json`` it prints one ``result`` object at the end, whose text is read instead;
+    ``streamed``: assistant messages came before, and the result only repeats the last of them."""
     stripped = raw.strip()
-    if stripped.startswith("{") and '"assistant"' in stripped:
-        try:
-            event = json.loads(stripped)
-        except ValueError:
-            return [raw]
-        if isinstance(event, dict) and event.get("type") == "assistant":
-            content = (event.get("message") or {}).get("content") or []
-            texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-            return [line for text in texts for line in str(text).splitlines()]
+    if not stripped.startswith("{") or not ('"assistant"' in stripped or '"result"' in stripped):
+        return [raw]
+    try:
+        event = json.loads(stripped)
+    except ValueError:
+        return [raw]
+    if not isinstance(event, dict):
+        return [raw]
+    if event.get("type") == "assistant":
+        content = (event.get("message") or {}).get("content") or []
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return [line for text in texts for line in str(text).splitlines()]
+    if event.get("type") == "result" and isinstance(event.get("result"), str):
+        return [] if streamed else event["result"].splitlines()
     return [raw]
 
 
@@ -80,11 +87,13 @@ class ReportReader:
         self.scope = scope
         self.table = table or PolicyTable()
         self.window: deque[str] = deque(maxlen=WINDOW)
+        self.streamed = False  # Claude Code's stream-json events came: its final result is a repeat
 
     def feed(self, raw: str) -> list[Report]:
         """Reports for one line of the worker's stdout (chatter gives none)."""
         reports: list[Report] = []
-        for line in message_lines(raw):
+        self.streamed = self.streamed or '"type":"assistant"' in raw.replace(" ", "")
+        for line in message_lines(raw, self.streamed):
             self.window.append(line)
             item = parse_line(line)
             if item is None:

@@ -29,6 +29,7 @@ from typing import IO, Any
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
+from vaultops.workers.plans import NEWS_KEY, is_news
 from vaultops.workers.registry import Registry, Worker
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
@@ -106,6 +107,8 @@ class Supervisor:
                     reason=item.verdict.reason,
                     line=item.line,
                 )
+                if self.worker.plan and is_news(item.kind, item.verdict.kind):
+                    self.state.set(NEWS_KEY, str(time.time()))
             if item.answer is not None:
                 self.answers.put(item.answer)
             if self.worker.notify:
@@ -242,6 +245,8 @@ class Supervisor:
             current = self.registry.get(name)
             stopped = current is not None and current.stop_requested is not None
             self.registry.ended(name, "exited" if code == 0 or stopped else "failed", code)
+            if self.worker.plan:
+                self.state.set(NEWS_KEY, str(now))
         self.log.write(f"{OWN_PREFIX}the worker ended with exit code {code} at {now:.0f}".encode())
         self.notices.put(None)  # after the end is recorded: a slow notifier must not make it look lost
         notifier.join(NOTIFY_AFTER_EXIT)
