@@ -198,11 +198,11 @@ def _budget(p: Pass, request: Request) -> float:
 
 
 def runs_on(state: StateDB, request: Request) -> bool:
-    """Whether a live worker works on this claimed request: its claim outlives the pass that made it."""
+    """Whether a worker was started for this claimed request: its claim outlives the pass that made it,
+    and the worker's news (or its end) closes it, not crash recovery."""
     if request.lock is None or "worker" not in request.fields:
         return False
-    worker = Registry(state).for_claim(request.lock.claim)
-    return worker is not None and _alive(worker)
+    return Registry(state).for_claim(request.lock.claim) is not None
 
 
 def live_workers(state: StateDB) -> list[Worker]:

@@ -475,8 +475,9 @@ class Pass:
         busy = [*self.running_files, *(files_of(p.request) for p, _ in taken if files_of(p.request))]
         workers = live_workers(self.state) if any(p.action.kind == "profile" for p in planned) else []
         busy += [w.files for w in workers]  # a worker without files: any file
-        places = (self.config.workers.max or self.config.limits.max_concurrent) - len(workers)
-        names = {w.name for w in workers}
+        starting = [job.worker for _, job in taken if job.worker]  # claimed in this pass, not spawned yet
+        places = (self.config.workers.max or self.config.limits.max_concurrent) - len(workers) - len(starting)
+        names = {w.name for w in workers} | set(starting)
         out = []
         for p in planned:
             files = files_of(p.request)
