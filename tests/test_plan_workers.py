@@ -310,3 +310,26 @@ def test_the_worker_field(value: str, name: str | None) -> None:
     note = as_plan_note(parse_note("executor-queue/Fix the tab.md", text.encode()), datetime.now(UTC))
     (request,) = note.requests
     assert request.fields.get("worker") == name
+
+
+def test_a_telegram_reply_answers_a_workers_question(make: Callable[..., Path]) -> None:
+    from fake_servers import FakeBotAPI, JsonSink
+
+    token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+    with JsonSink() as sink, FakeBotAPI(token) as api:
+        chat = (
+            f'[notify]\nurls = ["{sink.url()}"]\n\n[notify.telegram]\ntoken = "{token}"\n'
+            f'chat_ids = [4242]\napi_base = "{api.base}"\npoll_timeout = 0\n'
+        )
+        vault = worker_vault(make, {"tabs.md": plan("worker: coder\n")}, chat)
+        path = vault / QUEUE / "tabs.md"
+        run_tick(vault)
+        say(vault, "coder", "[ESCALATE:scope_expansion] TabBar.swift is broken too")
+        run_tick(vault)
+        [message] = sink.messages()
+        assert "PLAN-tabs" in message and "the answer goes to the worker" in message
+        api.say(4242, "Approve PLAN-tabs: yes, fix it", first_name="Ann", date=int(time.time()) + 1)
+        run_tick(vault)
+        assert "- decision: approve — via Telegram (Ann): yes, fix it" in path.read_text()
+        assert last_status(path).startswith("- status: running")
+        assert wait_for(lambda: in_log(vault, "coder", "echo: [ANSWER:scope_expansion] approve — the person"))

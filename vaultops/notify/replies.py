@@ -1,4 +1,5 @@
-"""The person's chat replies: ``approve REQ-…`` and ``deny REQ-… reason``.  Pure: text in, verdict out.
+"""The person's chat replies: ``approve REQ-…`` and ``deny REQ-… reason`` (``PLAN-…`` for a plan note).
+Pure: text in, verdict out.
 
 Phones capitalise the first word and Telegram groups send ``/approve@some_bot``, so the verb is read
 case-insensitively, with an optional slash and bot name.  The id follows the inbox grammar
@@ -19,8 +20,8 @@ _COMMAND = re.compile(
     r"\A\s*/?(?P<verb>approve|deny)(?:@[A-Za-z0-9_]+)?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
     re.IGNORECASE | re.DOTALL,
 )
-_ID = re.compile(r"(?<![A-Za-z0-9._-])REQ-[A-Za-z0-9._-]+", re.IGNORECASE)
-_ID_AT_START = re.compile(r"REQ-[A-Za-z0-9._-]+", re.IGNORECASE)
+_ID = re.compile(r"(?<![A-Za-z0-9._-])(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
+_ID_AT_START = re.compile(r"(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
 _COMMENT_LEAD = " \t\n:,—–-"
 
 
@@ -32,8 +33,9 @@ class Parsed:
 
 
 def _normal_id(raw: str) -> str:
-    ident = "REQ-" + raw[4:]
-    return ident.rstrip(".") if len(ident.rstrip(".")) > 4 else ident
+    prefix, rest = raw.split("-", 1)
+    ident = f"{prefix.upper()}-{rest}"
+    return ident.rstrip(".") if len(ident.rstrip(".")) > len(prefix) + 1 else ident
 
 
 def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
@@ -53,6 +55,6 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
             return None  # no id, and no single request to take it from
         ident = named.pop()
         comment = rest
-    if len(ident) <= len("REQ-"):
+    if ident.endswith("-"):
         return None
     return Parsed(request_id=ident, verdict=verdict, comment=" ".join(comment.split()).lstrip(_COMMENT_LEAD))

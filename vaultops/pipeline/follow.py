@@ -169,7 +169,12 @@ def _reported(
         daily.add(request, now, f"{said.state.value} · worker {worker.name}")
         p.state.event("result", request.file, request.id, state=said.state.value, claim=worker.claim or "")
         if said.state in (State.ESCALATED, State.ERROR):
-            p.teller.waiting(request, said.state, now, said.reason, decision)
+            answer = (
+                f"Reply `approve {request.id}` or `deny {request.id}`: the answer goes to the worker"
+                if said.state is State.ESCALATED
+                else "Write `- retry: yes` under it to start a new worker"
+            )
+            p.teller.waiting(request, said.state, now, said.reason, decision, answer)
 
     return lines, effect
 

@@ -27,6 +27,7 @@ from vaultops.decide.route import Action, decide
 from vaultops.decide.schedule import ScheduleError, due, parse_schedule
 from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
+from vaultops.notify.telegram import Reply
 from vaultops.pipeline.budget import Budget, day_start
 from vaultops.pipeline.follow import follow_workers, live_workers, start_worker
 from vaultops.pipeline.plan import (
@@ -50,7 +51,7 @@ from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, job_budget, run_builtin
 from vaultops.scan.note import ParsedNote
-from vaultops.scan.plan import last_run, workdir_problem
+from vaultops.scan.plan import last_run, plan_id, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
@@ -447,26 +448,36 @@ class Pass:
         return []
 
     def take_replies(self) -> None:
-        """Answers from Telegram become ``- decision:`` lines under their requests, committed (and pushed)
-        before anything is claimed; the bot is told they were read only once they are in the note."""
+        """Answers from Telegram become ``- decision:`` lines under their requests (in the inbox, or in the
+        plan note a ``PLAN-…`` id names), committed (and pushed) before anything is claimed; the bot is told
+        they were read only once they are all in the notes."""
         replies, offset = self.teller.replies()
-        if not replies:
-            if offset is not None:
-                self.teller.acknowledge(offset)
-            return
-        note = self.read_note()
-        if note is None:
-            return
-        inserts, refused = reply_inserts(note, replies)
-        self.report.warnings.extend(refused)
-        _, applied = self.write(inserts)
-        if len(applied.landed) + len(applied.dropped) < len(inserts):
-            return  # the note could not be written: the replies are read again next time
-        answered = [(i.target.request_id, "answered", "via Telegram") for i in applied.landed]
+        plans = {plan_id(rel): rel for rel in self.vault.plan_notes()} if replies else {}
+        by_note: dict[str, list[Reply]] = {}
+        for reply in replies:
+            by_note.setdefault(plans.get(reply.request_id, self.inbox), []).append(reply)
+        whole = True
+        answered: list[tuple[str, str, str]] = []
+        written: list[str] = []
+        for rel, group in by_note.items():
+            with self.on(rel):
+                note = self.read_note()
+                if note is None:
+                    whole = False
+                    continue
+                inserts, refused = reply_inserts(note, group)
+                self.report.warnings.extend(refused)
+                _, applied = self.write(inserts)
+            if len(applied.landed) + len(applied.dropped) < len(inserts):
+                whole = False  # the note could not be written: the replies are read again next time
+                continue
+            answered += [(i.target.request_id, "answered", "via Telegram") for i in applied.landed]
+            written += [rel] if applied.landed else []
         if answered and self.publisher.git.is_repo():
-            self.publisher.commit([self.rel], answered, self.report.warnings)
-            self.report.written = [w for w in self.report.written if w != self.rel]
-        self.teller.acknowledge(offset)
+            self.publisher.commit(written, answered, self.report.warnings)
+            self.report.written = [w for w in self.report.written if w not in written]
+        if whole and offset is not None:
+            self.teller.acknowledge(offset)
 
     def apart(self, planned: list[_Planned], taken: list[tuple[_Planned, Job]]) -> list[_Planned]:
         """Plan notes whose ``files:`` overlap a job's already taken in this pass, or a live worker's, wait

@@ -52,9 +52,20 @@ class Teller:
     def vault_name(self) -> str:
         return self.vault.root.name  # Obsidian names a vault after its folder
 
-    def waiting(self, request: Request, state: State, at: datetime, reason: str, decision: Decision) -> None:
-        """A request now waits for the person (escalated, or heavy work interrupted)."""
-        if state is State.ESCALATED:
+    def waiting(
+        self,
+        request: Request,
+        state: State,
+        at: datetime,
+        reason: str,
+        decision: Decision,
+        proposed: str | None = None,
+    ) -> None:
+        """A request now waits for the person (escalated, or heavy work interrupted).  ``proposed``: what
+        an answer does, when it is not the usual (a worker's question: the answer goes to the worker)."""
+        if proposed is not None:
+            proposed = f"{reason}. {proposed}"
+        elif state is State.ESCALATED:
             proposed = f"{reason}. Approve to run it once" + (
                 f" on {decision.route[0]}" if decision.route else " on the profile you name"
             )
