@@ -286,6 +286,24 @@ def test_a_persona_speaks_through_its_own_notifiers(make: Callable[..., Path]) -
     assert sorted(titles) == ["Tab Fixer: done — pr_ready", "Tab Fixer: escalated — merge_pr"]
 
 
+def test_a_persona_notice_that_failed_is_retried_through_the_outbox_and_sent_once(
+    make: Callable[..., Path],
+) -> None:
+    vault = make()
+    with JsonSink(codes=[500]) as sink:  # the persona's chat server is down at first
+        proc = spawn(
+            vault, "tabs", "--persona", "Tab Fixer", "--notify", sink.url(), args=("[DONE:pr_ready] ok",)
+        )
+        assert proc.returncode == 0, proc.stderr
+        wait_for(lambda: len(sink.received) >= 2, said="the retry")
+        time.sleep(3)  # a third would be a notice sent twice
+        titles = [body.get("title", "") for _, body in sink.received]
+    assert titles == ["Tab Fixer: done — pr_ready"] * 2
+    assert in_log(vault, "tabs", "not delivered, retried in 10 s")
+    assert in_log(vault, "tabs", "notified: worker:tabs:")
+    assert not any(sink.url().split("://")[1] in line for line in logs(vault, "tabs")), "no URL in the log"
+
+
 def test_watch_reports_reads_a_log_from_an_offset_across_rotation(tmp_path: Path) -> None:
     folder = tmp_path / "w"
     log = RotatingLog(folder, max_bytes=120, keep=2)

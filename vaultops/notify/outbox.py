@@ -65,25 +65,29 @@ class Outbox:
     """The outbox table of one state.db.  Callers serialise access (the vault lock does), as for the
     rest of state.db."""
 
-    def __init__(self, state: StateDB) -> None:
+    def __init__(self, state: StateDB, sender: str = "") -> None:
+        """``sender``: whose notices these are: the vault's (""), or a worker persona's (``worker:NAME``),
+        which go out through that worker's own notifiers."""
         self.db = state.db
+        self.sender = sender
 
     def queue(self, notice: Notice, now: float | None = None) -> bool:
         """Keep ``notice`` to be sent; False when its key was queued before (sent or not)."""
         at = time.time() if now is None else now
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO outbox (key, title, body, queued) VALUES (?, ?, ?, ?)",
-            (_text(notice.key), _text(notice.title), _text(notice.body), at),
+            "INSERT OR IGNORE INTO outbox (key, title, body, queued, sender) VALUES (?, ?, ?, ?, ?)",
+            (_text(notice.key), _text(notice.title), _text(notice.body), at, self.sender),
         )
         return cur.rowcount == 1
 
     def pending(self, now: float | None = None) -> list[Entry]:
-        """Notices not sent yet, oldest first; with ``now``, only those whose retry time has come."""
-        sql = f"SELECT {_COLUMNS} FROM outbox WHERE sent IS NULL"
-        args: tuple[float, ...] = ()
+        """This sender's notices not sent yet, oldest first; with ``now``, only those whose retry time has
+        come."""
+        sql = f"SELECT {_COLUMNS} FROM outbox WHERE sent IS NULL AND sender = ?"
+        args: tuple[str | float, ...] = (self.sender,)
         if now is not None:
             sql += " AND retry_at <= ?"
-            args = (now,)
+            args = (self.sender, now)
         return [_entry(row) for row in self.db.execute(sql + " ORDER BY queued, rowid", args)]
 
     def entry(self, key: str) -> Entry | None:

@@ -55,6 +55,6 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
             return None  # no id, and no single request to take it from
         ident = named.pop()
         comment = rest
-    if ident.endswith("-"):
+    if not ident.split("-", 1)[1]:
         return None
     return Parsed(request_id=ident, verdict=verdict, comment=" ".join(comment.split()).lstrip(_COMMENT_LEAD))

@@ -136,8 +136,10 @@ def deliver(
     *,
     telegram: TelegramConfig | None = None,
     now: float | None = None,
+    sender: str = "",
 ) -> Delivered:
-    """Send every pending notice whose retry time has come to every target that lacks it.
+    """Send every pending notice (of ``sender``, see ``Outbox``) whose retry time has come to every target
+    that lacks it.
 
     With no target configured nothing is tried and the notices wait: they are kept, not dropped.
     """
@@ -148,7 +150,7 @@ def deliver(
     secrets = [s for url in urls for s in url_secrets(url)]
     if telegram is not None:
         secrets.append(telegram.token.get_secret_value())
-    outbox = Outbox(state)
+    outbox = Outbox(state, sender)
     down: dict[str, str] = {}  # target id -> why it failed earlier in this round
     sent = 0
     failed: list[str] = []

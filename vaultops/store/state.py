@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS outbox (
     attempts INTEGER NOT NULL DEFAULT 0,
     retry_at REAL NOT NULL DEFAULT 0,
     last_error TEXT,
-    reached TEXT NOT NULL DEFAULT '[]'
+    reached TEXT NOT NULL DEFAULT '[]',
+    sender TEXT NOT NULL DEFAULT ''  -- '': the vault's notifiers; 'worker:NAME': that worker's persona
 );
 -- Messages between the orchestrator and workers (vaultops.bus): kept after they are acked, so that
 -- ``bus log`` shows the whole conversation.  ``recipient``, not ``to``: TO is an SQL keyword.
@@ -116,6 +117,7 @@ _ADDED_COLUMNS = (
     ("workers", "plan", "TEXT"),
     ("workers", "claim", "TEXT"),
     ("workers", "reports_after", "INTEGER NOT NULL DEFAULT 0"),
+    ("outbox", "sender", "TEXT NOT NULL DEFAULT ''"),
 )
 
 

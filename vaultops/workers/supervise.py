@@ -35,6 +35,7 @@ from vaultops.workers.registry import Registry, Worker
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
 DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
 NOTIFY_AFTER_EXIT = 30.0  # seconds the worker's last notices may take to go out
+NOTIFY_RETRY = 2.0  # seconds between looks at the outbox for notices due again
 TREE_EVERY = 1.0  # seconds between looks at the worker's process tree
 LEFTOVER_GRACE = 2.0  # seconds descendants left behind by the worker get between TERM and KILL
 
@@ -144,21 +145,30 @@ class Supervisor:
             self.log.write(f"{OWN_PREFIX}could not put the answer on the bus: {exc}".encode())
 
     def send_notices(self) -> None:
-        """The worker's own notifiers, in a thread of their own: a slow chat server must not hold up the
-        worker's output or its answers.  A failure is logged (by the URL's scheme only, never the URL,
-        which may hold a token) and not retried."""
-        from vaultops.notify.send import AppriseTarget
+        """The worker's own notifiers, through the outbox (keyed, so a notice goes out once; a failure is
+        retried with the outbox's back-off), in a thread of its own with a connection of its own: a slow
+        chat server must not hold up the worker's output or its answers.  After the worker ends, what is
+        due goes out once more; a notice still failing then waits in the outbox for a worker of this name."""
+        from vaultops.notify.outbox import Outbox
+        from vaultops.notify.send import deliver
 
-        while (notice := self.notices.get()) is not None:
-            for i, url in enumerate(self.worker.notify):
-                target = AppriseTarget(url, i)
+        sender = f"worker:{self.worker.name}"
+        state = StateDB(self.state.path)
+        log = _OwnLog(self.log)
+        try:
+            ending = False
+            while not ending:
                 try:
-                    target.send(notice)
-                except Exception as exc:
-                    scheme = url.split("://", 1)[0]
-                    self.log.write(
-                        f"{OWN_PREFIX}could not notify {scheme}://…: {type(exc).__name__}".encode()
-                    )
+                    notice = self.notices.get(timeout=NOTIFY_RETRY)
+                except queue.Empty:
+                    notice = False
+                if notice is None:
+                    ending = True
+                elif notice:
+                    Outbox(state, sender).queue(notice)
+                deliver(state, self.worker.notify, log, sender=sender)
+        finally:
+            state.close()
 
     # --- the process tree -----------------------------------------------------------------------
 
@@ -251,6 +261,21 @@ class Supervisor:
         self.notices.put(None)  # after the end is recorded: a slow notifier must not make it look lost
         notifier.join(NOTIFY_AFTER_EXIT)
         return 0
+
+
+class _OwnLog:
+    """The notifier's log lines, in the worker's log as vaultops's own (never the URLs: they are redacted
+    by the sender, and may hold a token)."""
+
+    def __init__(self, log: RotatingLog) -> None:
+        self.log = log
+
+    def info(self, event: str, **fields: Any) -> None:
+        if event == "notified":
+            self.log.write(f"{OWN_PREFIX}notified: {fields.get('key', '')}".encode())
+
+    def warn(self, message: str) -> None:
+        self.log.write(f"{OWN_PREFIX}{message}".encode())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
