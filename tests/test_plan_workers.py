@@ -333,3 +333,29 @@ def test_a_telegram_reply_answers_a_workers_question(make: Callable[..., Path]) 
         assert "- decision: approve — via Telegram (Ann): yes, fix it" in path.read_text()
         assert last_status(path).startswith("- status: running")
         assert wait_for(lambda: in_log(vault, "coder", "echo: [ANSWER:scope_expansion] approve — the person"))
+
+
+def test_a_plan_worker_running_the_real_claude_cli_completes_the_note(
+    make: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Claude Code with ``-p {prompt} --output-format json`` prints one result at the end; its tags are
+    read from the result's text (with stdin a pipe that never ends, it must not wait for more input)."""
+    from claude_cli import claude_bin, requires_claude
+    from fake_anthropic import FakeAnthropic, Text
+    from test_claude_real import profile
+
+    if claude_bin() is None:
+        pytest.skip(str(requires_claude.kwargs["reason"]))
+    with FakeAnthropic() as api:
+        api.script(Text("[STATUS:reading] the vault\n[DONE:summary_ready] three open threads"))
+        vault = worker_vault(make, {"sum.md": plan("worker: summariser\n")})
+        local = vault / ".vaultops" / "local.toml"
+        local.write_text(profile("worker-research", api.start(), tmp_path / "cc"))
+        path = vault / QUEUE / "sum.md"
+        run_tick(vault)
+        assert "worker summariser (pid" in last_status(path)
+        wait_for(lambda: listed(vault)["summariser"]["state"] in ("exited", "failed"), timeout=90)
+        run_tick(vault)
+    text = path.read_text()
+    assert last_status(path).startswith("- status: done"), text
+    assert "[DONE:summary_ready] three open threads" in text and "[STATUS:reading] the vault" in text
