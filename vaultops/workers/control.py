@@ -398,6 +398,7 @@ def list_workers(vault: Vault, now: float | None = None, commits: bool = True) -
                 "files": list(w.files),
                 "last_line_at": w.last_line_at,
                 "command": list(w.command),
+                "plan": w.plan,  # the plan note it works on, when the daemon started it for one
             }
         )
     return rows
