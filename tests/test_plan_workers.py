@@ -210,19 +210,25 @@ def test_cancel_stops_the_worker(make: Callable[..., Path]) -> None:
 
 
 def test_a_worker_past_its_time_is_stopped_and_the_note_says_so(make: Callable[..., Path]) -> None:
-    vault = worker_vault(
-        make, {"tabs.md": plan("worker: coder\ntimeout: 1\n")}, "[retry]\nrate_limit_delays = []\n"
-    )
+    plans = {
+        "tabs.md": plan("worker: coder\ntimeout: 1\nfiles: [src/**]\n"),
+        "long.md": plan("worker: long\ntimeout: 4h\nfiles: [docs/**]\n"),  # longer than a profile allows
+        "longer.md": plan("worker: longer\ntimeout: 5h\nfiles: [assets/**]\n"),
+    }
+    vault = worker_vault(make, plans)
     path = vault / QUEUE / "tabs.md"
     run_tick(vault)
-    time.sleep(2.5)
+    assert "[workers] timeout allows (14400 s)" in last_status(vault / QUEUE / "longer.md")
+    assert listed(vault)["long"]["state"] == "running"
+    time.sleep(1.5)
     run_tick(vault)
     status = last_status(path)
     assert (
         status.startswith("- status: error")
-        and "gave no [DONE:…] within its time (2 s) and was stopped" in status
+        and "gave no [DONE:…] within its time (1 s) and was stopped" in status
     )
     assert listed(vault)["coder"]["state"] == "exited"
+    assert listed(vault)["long"]["state"] == "running"
 
 
 def test_worker_plans_wait_for_overlapping_files_and_free_places(make: Callable[..., Path]) -> None:
@@ -240,6 +246,16 @@ def test_worker_plans_wait_for_overlapping_files_and_free_places(make: Callable[
     say(vault, "wa", "[DONE:ok] done")
     run_tick(vault)
     assert "wb" in listed(vault) and "wd" not in listed(vault)
+
+
+def test_worker_plans_without_files_take_every_file_and_run_one_at_a_time(make: Callable[..., Path]) -> None:
+    vault = worker_vault(make, {"a.md": plan("worker: wa\n"), "b.md": plan("worker: wb\n")})
+    run_tick(vault)
+    assert sorted(listed(vault)) == ["wa"]
+    assert plan_state(vault, f"{QUEUE}/b.md") is State.OPEN, "it waits, with no error"
+    say(vault, "wa", "[DONE:ok] done")
+    run_tick(vault)
+    assert sorted(listed(vault)) == ["wa", "wb"]
 
 
 def test_a_plan_cannot_be_both_tasks_and_a_worker(make: Callable[..., Path]) -> None:

@@ -138,6 +138,7 @@ class WorkersConfig(_Section):
     grace: float = Field(10.0, ge=0)  # seconds between TERM and KILL on terminate
     log_max_bytes: int = Field(1_000_000, ge=64)  # a worker's log rotates at this size
     log_keep: int = Field(3, ge=1, le=100)  # rotated logs kept besides the current one
+    timeout: float = Field(14400.0, gt=0)  # seconds a worker running a plan note may take (default and most)
 
 
 class Config(_Section):

@@ -105,8 +105,11 @@ def to_profile(
                 decision,
                 f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m",
             )
-        if timeout > profile.timeout:
-            limit = f"[profiles.{name}] allows ({profile.timeout:g} s)"
+        # a worker is a long-lived session: its limit is [workers] timeout, not a one-shot run's
+        most = config.workers.timeout if fields.get("worker") else profile.timeout
+        if timeout > most:
+            where = "[workers] timeout" if fields.get("worker") else f"[profiles.{name}]"
+            limit = f"{where} allows ({most:g} s)"
             why = f"asks for a timeout of {timeout:g} s, more than {limit}"
             return Action("error", decision, why)
     tools = None

@@ -49,7 +49,7 @@ from vaultops.record.late import late_result
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
-from vaultops.run.jobs import Job, job_budget, run_builtin
+from vaultops.run.jobs import Job, job_budget, run_builtin, worker_budget
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import last_run, plan_id, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
@@ -483,7 +483,8 @@ class Pass:
         """Plan notes whose ``files:`` overlap a job's already taken in this pass, or a live worker's, wait
         for a later pass: two jobs that might change one file never run at once.  A plan run by a worker
         also waits for a free place (``[workers] max``) and for its worker's name."""
-        busy = [*self.running_files, *(files_of(p.request) for p, _ in taken if files_of(p.request))]
+        # a worker's empty files: any file; another plan's: none named, so it is not checked
+        busy = [*self.running_files, *(job.files for _, job in taken if job.files or job.worker)]
         workers = live_workers(self.state) if any(p.action.kind == "profile" for p in planned) else []
         busy += [w.files for w in workers]  # a worker without files: any file
         starting = [job.worker for _, job in taken if job.worker]  # claimed in this pass, not spawned yet
@@ -608,8 +609,7 @@ class Pass:
                 p.request.file, p.request.id, p.request.title, p.request.text or "", p.action.decision.type,
                 new_claim(), p.action.profile, p.action.timeout, p.action.decision.route, p.action.tools,
                 _earlier(p.request),
-                job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
-                if kind != "builtin" else None,
+                self.budget_of(p),
                 approved=bool(p.action.approved), workdir=p.request.fields.get("workdir", ""),
                 tasks=tuple(t for t in p.request.fields.get("tasks", "").split("\n") if t),
                 done_tasks=_done_tasks(p.request), worker=p.request.fields.get("worker", ""),
@@ -633,6 +633,14 @@ class Pass:
             batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
             batch.effects.append((p.target, partial(self.finished, p, job, result, daily)))
         return batch
+
+    def budget_of(self, p: _Planned) -> float | None:
+        """Seconds a claimed job may take (its lease adds a margin); None for a built-in check."""
+        if p.action.kind == "builtin":
+            return None
+        if p.request.fields.get("worker"):
+            return worker_budget(self.config, p.action.timeout)
+        return job_budget(self.config, p.action.decision.route or (p.action.profile,), p.action.timeout)
 
     def _said(self, p: _Planned, state: State, now: datetime, daily: DailyWriter) -> Callable[[], None]:
         def effect() -> None:

@@ -62,6 +62,12 @@ def job_budget(config: Config, route: tuple[str, ...], timeout: float | None) ->
     return 2 * longest + sum(config.retry.rate_limit_delays)
 
 
+def worker_budget(config: Config, timeout: float | None) -> float:
+    """The longest a worker running a plan note may take: the note's ``timeout:``, else [workers] timeout.
+    Past it the worker is stopped and the note says so (vaultops.pipeline.follow)."""
+    return timeout or config.workers.timeout
+
+
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     text = job.text
     if job.type == "env-check":
