@@ -376,3 +376,49 @@ def test_a_plan_worker_running_the_real_claude_cli_completes_the_note(
     text = path.read_text()
     assert last_status(path).startswith("- status: done"), text
     assert "[DONE:summary_ready] three open threads" in text and "[STATUS:reading] the vault" in text
+
+
+def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
+    make: Callable[..., Path], tmp_path: Path
+) -> None:
+    """The template's ``worker_command``: one Claude Code session that stays alive; the prompt, the
+    policy's answer and the person's answer reach it as stream-json user messages, each starting a turn."""
+    import json
+
+    from claude_cli import claude_bin, requires_claude
+    from fake_anthropic import FakeAnthropic, Text
+    from test_claude_real import profile
+
+    if claude_bin() is None:
+        pytest.skip(str(requires_claude.kwargs["reason"]))
+    session = [
+        claude_bin(), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+        "--allowedTools", "{tools}",
+    ]  # fmt: skip
+    with FakeAnthropic() as api:
+        api.script(
+            Text("[STATUS:reading] the notes\n[ESCALATE:scope_expansion] TabBar.swift is broken too"),
+            Text("[STATUS:waiting] for the person"),  # the policy's answer to the escalation
+            Text("[DONE:fixed] both fixed"),  # the person's answer
+        )
+        vault = worker_vault(make, {"tabs.md": plan("worker: tabs\n")})
+        config = profile("worker-research", api.start(), tmp_path / "cc")
+        config = config.replace("output = ", f"worker_command = {json.dumps(session)}\noutput = ", 1)
+        (vault / ".vaultops" / "local.toml").write_text(config)
+        path = vault / QUEUE / "tabs.md"
+        run_tick(vault)
+        wait_for(lambda: _reported(vault, "tabs", "[STATUS:waiting]"), timeout=60, said="two turns")
+        run_tick(vault)
+        assert last_status(path).startswith("- status: escalated"), path.read_text()
+        assert listed(vault)["tabs"]["state"] == "running", "the session waits for the person"
+        with path.open("a") as fh:
+            fh.write("- decision: approve — fix TabBar too\n")
+        run_tick(vault)
+        wait_for(lambda: _reported(vault, "tabs", "[DONE:fixed]"), timeout=60, said="the third turn")
+        run_tick(vault)
+        asked = [json.dumps(r, ensure_ascii=False) for r in api.requests]
+    text = path.read_text()
+    assert last_status(path).startswith("- status: done") and "[DONE:fixed] both fixed" in text
+    assert "Summarise the open threads" in asked[0], "the note was the first message"
+    assert any("[ANSWER:scope_expansion] approve — the person answered: fix TabBar too" in r for r in asked)
+    assert wait_for(lambda: listed(vault)["tabs"]["state"] == "exited")

@@ -67,6 +67,9 @@ class ProfileConfig(_Section):
     health: tuple[str, ...] = ()
     tools: tuple[str, ...] | None = None  # what it may use; {tools} in the command fills --allowedTools
     prompt_template: str = ""  # replaces the default prompt; {text}, {context} and {report} fill it
+    # a long-lived session, for workers (`worker spawn --profile`, plan notes with `worker:`); for Claude
+    # Code: -p with stream-json in and out, so it stays alive between the messages written to its input
+    worker_command: tuple[str, ...] | None = Field(None, min_length=1)
 
     def allowed_tools(self) -> tuple[str, ...] | None:
         """Its ``tools``, else the literal list after ``--allowedTools`` in its command; None if neither."""

@@ -56,7 +56,7 @@ def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
     try:
         worker = spawn(
             vault, job.worker, (), dir=dir, files=files, parent=vault.agent, profile=profile, prompt=prompt,
-            stream_json=chosen.output == "claude-json", plan=job.file, claim=job.claim,
+            plan=job.file, claim=job.claim,
         )  # fmt: skip
     except WorkerError as exc:
         duration = (p.clock() - started).total_seconds()

@@ -86,15 +86,23 @@ def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     return RunResult(state, "direct", started, duration, output, "" if result.ok else result.summary)
 
 
-def argv_for(profile: ProfileConfig, values: dict[str, str], tools: tuple[str, ...] | None) -> list[str]:
-    """The command with its placeholders filled; a request's narrower tool list replaces the profile's."""
-    command = list(profile.command)
+def argv_for(
+    profile: ProfileConfig, values: dict[str, str], tools: tuple[str, ...] | None, *, session: bool = False
+) -> list[str]:
+    """The command with its placeholders filled; a request's narrower tool list replaces the profile's.
+    ``session``: its ``worker_command`` (a long-lived session), when it has one."""
+    command = list(session_command(profile) if session else profile.command)
     if tools is not None and ALLOWED_TOOLS_FLAG in command[:-1]:
         at = command.index(ALLOWED_TOOLS_FLAG) + 1
         if "{" not in command[at]:
             command[at] = ",".join(tools)
     allowed = tools if tools is not None else profile.allowed_tools()
     return fill_argv(command, {**values, "tools": ",".join(allowed or ())})
+
+
+def session_command(profile: ProfileConfig) -> tuple[str, ...]:
+    """What a worker of this profile runs: its ``worker_command``, else its one-shot command."""
+    return profile.worker_command or profile.command
 
 
 def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:

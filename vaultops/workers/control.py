@@ -133,7 +133,7 @@ def spawn(
     workdir = Path(os.path.realpath(Path(dir).expanduser() if dir is not None else Path.cwd()))
     first_line = prompt
     if profile is not None:
-        from vaultops.run.jobs import argv_for
+        from vaultops.run.jobs import argv_for, session_command
 
         chosen = vault.config.profiles[profile]
         values = {
@@ -145,9 +145,11 @@ def spawn(
             "vault": str(vault.root),
             "file": "",
         }
-        command = argv_for(chosen, values, None)
-        if any("{prompt}" in arg for arg in chosen.command):
+        command = argv_for(chosen, values, None, session=True)
+        if any("{prompt}" in arg for arg in session_command(chosen)):
             first_line = None  # the prompt is in the command already
+        # Claude Code's session reads stream-json user messages: the prompt, injects and answers
+        stream_json = stream_json or (chosen.worker_command is not None and chosen.output == "claude-json")
     if not workdir.is_dir():
         raise WorkerError(f"{workdir}: no such folder for the worker to run in")
     if not inside_any(workdir, vault.allowed_roots):
