@@ -38,6 +38,7 @@ def make_vault(
         for name in ("worker-code", "worker-research"):
             local += (
                 f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
+                f'worker_command = ["{FAKE_AGENT}", "{{prompt}}"]\n'
                 'output = "text"\ntimeout = 30\nhealth = []\n\n'
             )
     (root / ".vaultops" / "local.toml").write_text(local)

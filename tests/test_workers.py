@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_servers import JsonSink
-from helpers import vaultops
+from helpers import FAKE_AGENT, vaultops
 from worker_helpers import FAKE_WORKER, WAIT, cli, gone, in_log, listed, logs, wait_for
 
 from vaultops.decide.files import files_overlap, patterns_overlap
@@ -230,7 +230,13 @@ def test_other_refusals(make: Callable[..., Path], tmp_path: Path) -> None:
     assert spawn(vault, "x").returncode == 0  # a name that ended may be used again
     assert "already running" in one_line_error(spawn(vault, "x"))
     assert "put the command after --" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault), "cat"))
-    assert "no command to run" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault)))
+    assert cli(vault, "terminate", "x").returncode == 0
+    proc = cli(vault, "spawn", "y", "--dir", str(vault), "--prompt", "look")  # DESIGN §10's form
+    assert proc.returncode == 0, proc.stderr
+    assert listed(vault)["y"]["command"][0] == str(FAKE_AGENT), "the profile [routing] gives code work"
+    with (vault / ".vaultops" / "local.toml").open("a") as fh:
+        fh.write("[routing]\ncode = []\ndefault = []\n")
+    assert "no command to run" in one_line_error(cli(vault, "spawn", "z", "--dir", str(vault)))
     assert "no profile named nope" in one_line_error(cli(vault, "spawn", "y", "--profile", "nope"))
     assert "no worker named nobody" in one_line_error(cli(vault, "logs", "nobody"))
 

@@ -102,7 +102,8 @@ def spawn(
 
     ``profile`` takes the command (and its env) from ``[profiles.NAME]`` instead of ``command``, its
     ``{prompt}`` filled with ``prompt``; a ``prompt`` that no ``{prompt}`` takes is the worker's first line
-    on stdin.  Refused, with the reason, when: the caller is itself a worker; the name is taken by a live
+    on stdin.  With neither a command nor a profile, the first profile ``[routing]`` gives code work runs.
+    Refused, with the reason, when: the caller is itself a worker; the name is taken by a live
     worker; ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or
     ``files`` overlap a live worker's files.  ``plan`` and ``claim``: the plan note (and its claim) the
     daemon started it for; its ``[DONE:…]`` completes that note."""
@@ -115,6 +116,9 @@ def spawn(
             "environment); ask the orchestrator or the person to spawn it"
         )
     _check_name(name)
+    if not command and profile is None:
+        # DESIGN §10's `spawn NAME --dir DIR --prompt TEXT`: the profile code work goes to
+        profile = next((p for p in vault.config.route_for("code") if p in vault.config.profiles), None)
     profile_env: dict[str, str] = {}
     if profile is not None:
         from vaultops.run.jobs import workdir_of
@@ -129,7 +133,10 @@ def spawn(
         if dir is None:
             dir = workdir_of(vault, chosen)
     if not command and profile is None:
-        raise WorkerError("no command to run; give it after --, e.g. `worker spawn NAME -- claude …`")
+        raise WorkerError(
+            "no command to run and no profile in [routing] code or default; give one after --, e.g. "
+            "`worker spawn NAME -- claude …`, or --profile NAME"
+        )
     workdir = Path(os.path.realpath(Path(dir).expanduser() if dir is not None else Path.cwd()))
     first_line = prompt
     if profile is not None:
