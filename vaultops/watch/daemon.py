@@ -32,7 +32,6 @@ from vaultops.vault import Vault
 from vaultops.watch.events import watch
 from vaultops.watch.log import DaemonLog
 from vaultops.watch.memory import ClaimMemory
-from vaultops.workers.plans import NEWS_KEY
 
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
 FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
@@ -57,7 +56,6 @@ class Daemon:
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
-        self.news_seen: str | None = None
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -105,7 +103,6 @@ class Daemon:
         self.report(first.report)
         self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
         self.notifier.ready(f"watching {self.vault.root}")
-        self.news_seen = self.state.get(NEWS_KEY)
         self.run_pass("start")
 
     def loop(self) -> None:
@@ -119,21 +116,10 @@ class Daemon:
             if now >= self.fetch_at:  # requests pushed from other machines arrive by fetching
                 due = True
                 events.append("fetch")
-            if self.worker_news():
-                events.append("worker")
             if events or due:
                 self.run_pass(", ".join(sorted(set(events)))[:200] if events else "timer")
             faults.reach("daemon.loop")
             self.notifier.watchdog()  # the loop came round: it is alive and making progress
-
-    def worker_news(self) -> bool:
-        """A worker running a plan note said something the note must show (its supervisor marks it in
-        state.db; one small read per turn of the loop)."""
-        news = self.state.get(NEWS_KEY)
-        if news == self.news_seen:
-            return False
-        self.news_seen = news
-        return True
 
     def sleep_for(self, ping: float | None) -> float:
         now = time.monotonic()

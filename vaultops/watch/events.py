@@ -25,6 +25,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from vaultops.vault import Vault, is_ignored
+from vaultops.workers.plans import NEWS_FILE
 
 EVENTS = [FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent]
 MODIFIED_FALLBACK = 0.5  # seconds: a modification with no close after it is still looked at
@@ -43,6 +44,7 @@ class VaultEvents(FileSystemEventHandler):
         self.queue = root / vault.config.queue.folder
         self.daily_settings = root / ".obsidian" / "daily-notes.json"
         self.git = root / ".git"
+        self.workers = vault.state_dir / "workers"
         self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
 
@@ -53,6 +55,8 @@ class VaultEvents(FileSystemEventHandler):
             return "inbox"
         if p == self.daily_settings:
             return "daily-notes settings"
+        if p == self.workers / NEWS_FILE:
+            return "worker"
         if p.parent == self.git or self.git in p.parents:
             # What moves this clone's branch (a pull by obsidian-git or the person) matters; fetches do
             # not, and the daemon's own fetches would otherwise wake it for nothing.
@@ -90,11 +94,14 @@ class VaultEvents(FileSystemEventHandler):
 
 
 def watch(vault: Vault, wake: Callable[[str], None], quiet: float) -> tuple[BaseObserver, VaultEvents]:
-    """Start watching the inbox's folder, the queue folder, the Obsidian settings and the git refs."""
+    """Start watching the inbox's folder, the queue folder, the Obsidian settings, the git refs, and the
+    file workers running plan notes rewrite when they have news."""
     observer = Observer()
     closes = type(observer).__name__ == "InotifyObserver"
     handler = VaultEvents(vault, wake, closes_reported=closes, quiet=quiet)
+    handler.workers.mkdir(parents=True, exist_ok=True)  # a worker started later tells the daemon here
     folders = {handler.inbox.parent: False, handler.daily_settings.parent: False, handler.git: False}
+    folders[handler.workers] = False
     if handler.queue.is_dir():
         folders[handler.queue] = True
     if (handler.git / "refs").is_dir():

@@ -16,7 +16,7 @@ from typing import Any
 
 from vaultops.model import State
 
-NEWS_KEY = "worker-news"  # state.db's kv: a plan's worker said something for the note (the daemon looks)
+NEWS_FILE = "news"  # in .vaultops/state/workers/: rewritten when a plan's worker said something for its note
 ENDED = frozenset({"exited", "failed", "lost"})
 _ASKED = re.compile(r"\[(?:ESCALATE|REQUEST):([^\]]+)\]")
 

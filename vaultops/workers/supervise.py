@@ -29,7 +29,7 @@ from typing import IO, Any
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
-from vaultops.workers.plans import NEWS_KEY, is_news
+from vaultops.workers.plans import NEWS_FILE, is_news
 from vaultops.workers.registry import Registry, Worker
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
@@ -108,8 +108,8 @@ class Supervisor:
                     reason=item.verdict.reason,
                     line=item.line,
                 )
-                if self.worker.plan and is_news(item.kind, item.verdict.kind):
-                    self.state.set(NEWS_KEY, str(time.time()))
+            if self.worker.plan and is_news(item.kind, item.verdict.kind):
+                self.tell_daemon()
             if item.answer is not None:
                 self.answers.put(item.answer)
             if self.worker.notify:
@@ -118,6 +118,11 @@ class Supervisor:
                 notice = persona_notice(self.worker.name, self.worker.persona, item)
                 if notice is not None:
                     self.notices.put(notice)
+
+    def tell_daemon(self) -> None:
+        """The daemon watches this file: its plan note has news to write (after the report is in state.db)."""
+        with contextlib.suppress(OSError):
+            (self.folder.parent / NEWS_FILE).write_text(f"{self.worker.name} {time.time()}\n")
 
     # --- input --------------------------------------------------------------------------------
 
@@ -255,8 +260,8 @@ class Supervisor:
             current = self.registry.get(name)
             stopped = current is not None and current.stop_requested is not None
             self.registry.ended(name, "exited" if code == 0 or stopped else "failed", code)
-            if self.worker.plan:
-                self.state.set(NEWS_KEY, str(now))
+        if self.worker.plan:
+            self.tell_daemon()
         self.log.write(f"{OWN_PREFIX}the worker ended with exit code {code} at {now:.0f}".encode())
         self.notices.put(None)  # after the end is recorded: a slow notifier must not make it look lost
         notifier.join(NOTIFY_AFTER_EXIT)
