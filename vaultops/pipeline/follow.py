@@ -64,7 +64,7 @@ def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
         reason = f"worker {job.worker} could not start: {exc.message}; `- retry: yes` tries again"
         return RunResult(State.ERROR, profile, started, duration, "", reason)
     duration = (p.clock() - started).total_seconds()
-    p.state.run_ended(run_id, "worker", None, duration)
+    p.state.run_ended(run_id, "done", None, duration)  # the attempt, starting the worker, went through
     reason = (
         f"worker {worker.name} (pid {worker.pid}) works on it; its [DONE:…] line completes this note "
         f"(`vaultops worker logs {worker.name}`)"
