@@ -482,6 +482,49 @@ def test_claims_pulled_in_by_obsidian_git_before_our_own_write_still_run(tmp_pat
     assert text.count("- locked-by:") == 2  # each claim once, not written again over the pulled one
 
 
+def test_a_result_survives_another_tool_resetting_the_working_tree_before_it_is_committed(
+    tmp_path: Path,
+) -> None:
+    """obsidian-git's failed `pull --rebase` ends in `rebase --abort`, a hard reset of the clone vaultops
+    works in.  A result written to the note and not yet in a commit was lost so; it must reach the remote."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        faults.on("record.after_write", lambda: git(clone, "reset", "-q", "--hard"))
+        tick(Vault.open(clone), wait_settle=False)
+    finally:
+        faults.on("record.after_write", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    assert fleet.runs() == {"REQ-000": 1}
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}
+    tick(Vault.open(clone), wait_settle=False)
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}, "and it stays done"
+    assert "- status: done" in (clone / INBOX).read_text()
+
+
+@pytest.mark.parametrize("point", ["result.after_push", "record.after_write"])
+def test_a_reset_at_any_point_after_the_result_push_loses_nothing(tmp_path: Path, point: str) -> None:
+    """The hard reset lands after the result reached the remote but before (or after) this clone took it
+    in: the remote keeps it, and the clone has it again after its next pull."""
+    fleet = Fleet(tmp_path, 1, inbox_of(2))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        faults.on(point, lambda: git(clone, "reset", "-q", "--hard"))
+        tick(Vault.open(clone), wait_settle=False)
+        faults.on(point, None)
+        tick(Vault.open(clone), wait_settle=False)
+    finally:
+        faults.on(point, None)
+        del os.environ["FAKE_AGENT_LOG"]
+    assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
+    assert {r.state.value for r in fleet.remote_requests().values()} == {"done"}
+    text = (clone / INBOX).read_text()
+    assert text.count("- status: done") == 2 and text.count("### Result") == 2
+    assert git(clone, "status", "--porcelain", "--untracked-files=no").strip() == ""
+
+
 def test_a_persons_commit_that_git_cannot_merge_is_replayed_when_it_only_adds_lines(tmp_path: Path) -> None:
     """On machine 0's clone obsidian-git committed a new request at the end of the inbox; meanwhile machine
     1 pushed a result onto the last block.  git's merge fails on that; vaultops replays the person's

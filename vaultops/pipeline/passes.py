@@ -743,8 +743,41 @@ class Pass:
                 inserts.append(insert)
         for rel, group in files.items():
             with self.on(rel):
-                self.write(group)
+                if not self.push_first(group):
+                    self.write(group)
+        faults.reach("record.after_write")
         return inserts
+
+    def push_first(self, inserts: list[Insert]) -> bool:
+        """With a remote, results reach it before the note on disk, as claims do: a commit built on HEAD
+        and pushed, then the same lines written and the commit adopted.  Another tool that resets this
+        clone's working tree meanwhile (obsidian-git's `rebase --abort`) cannot lose them: the remote has
+        them, and the next pull brings them back.  False when they were not pushed (no remote, or it cannot
+        take them now, or none of them can be placed): the caller writes them, to be committed later."""
+        publisher = self.publisher
+        ids = {ins.target.request_id for ins in inserts}
+        outcomes = [o for o in self.report.outcomes if o[0] in ids]
+        for _ in range(CLAIM_ATTEMPTS):
+            if not publisher.through_remote:
+                return False
+            self.wait_for_other_git()
+            note = self.read_note()
+            if note is None:
+                return False
+            raw, applied = with_inserts(note, inserts)
+            if not applied.landed:
+                return False  # fenced out or missing: the note writer says so, and keeps late results
+            pushed, head = publisher.swap(self.rel, raw, render.commit_message(outcomes), stage="result")
+            if pushed.kind == "failed":
+                return False
+            if pushed.kind == "pushed":
+                _, local = self.write(inserts)
+                publisher.adopt(pushed, head, [self.rel])
+                if not local.dropped:  # committed already; a late result written besides waits for commit
+                    self.report.written = [w for w in self.report.written if w != self.rel]
+                return True
+            publisher.pull(self.report.warnings)  # someone pushed first: place them on what they pushed
+        return False
 
     def with_budget_warning(self, result: RunResult) -> RunResult:
         """The first result of the day past 80 % of the budget says so on its status line."""

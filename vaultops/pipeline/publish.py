@@ -1,8 +1,10 @@
 """Getting a pass's writes into git: commits on this clone, and, with a remote, through it.
 
 With a remote, the remote decides between machines: claims (and the errors and escalations written with
-them) are a compare-and-swap push made before any job starts; results are written to the note first,
-committed, and pushed, and a push that finds the remote moved pulls and replays them.  Without a remote,
+them) are a compare-and-swap push made before any job starts.  Results go the same way: pushed first,
+then written to the note, so that another tool resetting this clone's working tree (obsidian-git's
+`rebase --abort`) cannot lose them; when that push cannot be made, they are written, committed and
+pushed, and a push that finds the remote moved pulls and replays them.  Without a remote,
 or with ``[git] push = false``, everything is committed on this clone only.
 """
 
@@ -94,9 +96,9 @@ class Publisher:
 
     # --- claims: compare-and-swap -----------------------------------------------------------------
 
-    def swap(self, rel: str, raw: bytes, message: str) -> tuple[Pushed, str | None]:
+    def swap(self, rel: str, raw: bytes, message: str, stage: str = "claim") -> tuple[Pushed, str | None]:
         assert self.remote is not None
-        return self.remote.swap({rel: raw}, message, self.vault.agent)
+        return self.remote.swap({rel: raw}, message, self.vault.agent, stage)
 
     def adopt(self, pushed: Pushed, old_head: str | None, paths: list[str]) -> None:
         assert self.remote is not None

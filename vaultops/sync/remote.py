@@ -243,22 +243,25 @@ class Remote:
 
     # --- writing to it --------------------------------------------------------------------------
 
-    def swap(self, files: dict[str, bytes], message: str, agent: str) -> tuple[Pushed, str | None]:
+    def swap(
+        self, files: dict[str, bytes], message: str, agent: str, stage: str = "claim"
+    ) -> tuple[Pushed, str | None]:
         """Commit ``files`` on this clone's HEAD without touching the working tree, and push it: the
-        compare-and-swap.  Returns the push and the HEAD it was built on."""
+        compare-and-swap.  Returns the push and the HEAD it was built on.  ``stage`` names the fault
+        points around the push (``claim.after_push``, ``result.after_push``)."""
         head = self.head()
         name, email = identity(agent)
         commit = self.git.commit_files(head, dict(files), message, (name, email, ""))
-        faults.reach("claim.before_push")
+        faults.reach(f"{stage}.before_push")
         pushed = self.push(commit)
         if pushed.kind == "pushed":
-            faults.reach("claim.after_push")
+            faults.reach(f"{stage}.after_push")
         return pushed, head
 
     def adopt(self, commit: str, old_head: str | None, paths: list[str]) -> bool:
         """Make a pushed commit this clone's HEAD; the caller has written the same lines into the files.
         False when HEAD moved meanwhile (a commit by obsidian-git): the next pull brings it in."""
-        args = ["update-ref", "-m", "vaultops: claim", "HEAD", commit]
+        args = ["update-ref", "-m", "vaultops: pushed", "HEAD", commit]
         if self.git.run(*args, *([old_head] if old_head else []), check=False).returncode != 0:
             return False
         self.git.run("reset", "-q", commit, "--", *paths, check=False)
