@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from vaultops.bus.message import check_name
 
 PERSON = "person"  # the name of whoever runs vaultops at a terminal
-WORKER_VAR = "VAULTOPS_WORKER"
-PARENT_VAR = "VAULTOPS_PARENT"
+WORKER_VAR = "VAULTOPS_WORKER"  # set in a worker's environment: its own name
+PARENT_VAR = "VAULTOPS_PARENT"  # who spawned it: a parent's name, or "person"
 
 
 def whoami(environ: Mapping[str, str], as_name: str | None = None) -> str:

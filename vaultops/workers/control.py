@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultops.bus.identity import PARENT_VAR, WORKER_VAR
 from vaultops.decide.files import files_overlap
 from vaultops.errors import VaultopsError
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
@@ -37,8 +38,6 @@ from vaultops.workers.registry import LIVE, Registry, Worker, observed_state, pr
 if TYPE_CHECKING:
     from vaultops.vault import Vault
 
-WORKER_ENV = "VAULTOPS_WORKER"  # set in a worker's environment: its own name
-PARENT_ENV = "VAULTOPS_PARENT"  # who spawned it: a parent's name, or "person"
 SPAWN_WAIT = 15.0  # seconds spawn waits for the worker to be running
 INJECT_WAIT = 10.0  # seconds inject waits for a worker that is not reading its stdin
 KILL_WAIT = 5.0  # seconds to wait for the group to go after SIGKILL
@@ -110,9 +109,9 @@ def spawn(
     from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
 
     environ = os.environ if environ is None else environ
-    if environ.get(WORKER_ENV):
+    if environ.get(WORKER_VAR):
         raise WorkerError(
-            f"a worker may not spawn workers ({WORKER_ENV}={environ[WORKER_ENV]} is set in this "
+            f"a worker may not spawn workers ({WORKER_VAR}={environ[WORKER_VAR]} is set in this "
             "environment); ask the orchestrator or the person to spawn it"
         )
     _check_name(name)
@@ -167,7 +166,7 @@ def spawn(
     folder = worker_folder(vault, name)
     folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET"}  # systemd's socket is the daemon's
-    env |= profile_env | {WORKER_ENV: name, PARENT_ENV: parent, "VAULTOPS_VAULT": str(vault.root)}
+    env |= profile_env | {WORKER_VAR: name, PARENT_VAR: parent, "VAULTOPS_VAULT": str(vault.root)}
     argv = [
         sys.executable,
         "-m",
