@@ -422,3 +422,21 @@ def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
     assert "Summarise the open threads" in asked[0], "the note was the first message"
     assert any("[ANSWER:scope_expansion] approve — the person answered: fix TabBar too" in r for r in asked)
     assert wait_for(lambda: listed(vault)["tabs"]["state"] == "exited")
+
+
+def test_a_worker_whose_plan_another_machine_took_over_is_stopped(make: Callable[..., Path]) -> None:
+    vault = worker_vault(make, {"tabs.md": plan("worker: coder\n")})
+    path = vault / QUEUE / "tabs.md"
+    run_tick(vault)
+    assert listed(vault)["coder"]["state"] == "running"
+    with path.open("a") as fh:  # what a takeover after the lease writes, pulled from the remote
+        fh.write(
+            "- locked-by: hermes-vps2 @ 2026-05-04T09:10:00+10:00 (vps2, claim 41be07, lease 600 s)\n"
+            "- status: interrupted @ 2026-05-04T09:10:00+10:00 — taken over: claim ? gave no result\n"
+        )
+    report = tick(Vault.open(vault), wait_settle=False)
+    assert any("worker coder was stopped: its claim" in w and "41be07" in w for w in report.warnings), (
+        report.warnings
+    )
+    assert listed(vault)["coder"]["state"] == "exited"
+    assert last_status(path).startswith("- status: interrupted"), "the takeover's word stands"

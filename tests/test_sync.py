@@ -454,8 +454,12 @@ def test_sharing_a_clone_with_obsidian_git_loses_nothing_and_runs_nothing_twice(
     lines = final.splitlines() + journal.splitlines()
     missing = [w for w in written if w not in lines]
     assert missing == [], f"typed lines are gone: {missing} (plugin failures: {plugin_failures})"
-    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
-    assert len(states) == 6 + len(added) and all(state == "done" for state in states.values()), states
+    requests = fleet.remote_requests()
+    states = {r.id: r.state.value for r in requests.values()}
+    not_done = {
+        r.id: final.splitlines()[r.start : r.end] for r in requests.values() if r.state.value != "done"
+    }
+    assert len(states) == 6 + len(added) and not not_done, not_done
     assert all(n == 1 for n in fleet.runs().values()), fleet.runs()
     assert not (shared / ".git" / "index.lock").exists()
     fleet.fsck()

@@ -93,6 +93,7 @@ def follow_workers(p: Pass, note: ParsedNote, daily: DailyWriter) -> bool:
         lines, effect = step
         inserts.append(Insert(target, tuple(lines), frozenset({request.state}), claim=request.lock.claim))
         effects.append((target, effect))
+    _stop_superseded(p, registry, note)
     if not inserts:
         return False
     _, applied = p.write(inserts)
@@ -101,6 +102,23 @@ def follow_workers(p: Pass, note: ParsedNote, daily: DailyWriter) -> bool:
         if target in landed:
             effect()
     return bool(applied.landed)
+
+
+def _stop_superseded(p: Pass, registry: Registry, note: ParsedNote) -> None:
+    """A worker whose plan note now holds another claim (another machine took it over after the lease):
+    its work is no longer this clone's, and it is stopped."""
+    locks = {r.id: r.lock for r in note.requests if "worker" in r.fields and r.lock is not None}
+    for worker in registry.live():
+        if worker.plan != note.rel or worker.claim is None:
+            continue
+        lock = next((lk for lk in locks.values() if lk.claim == worker.claim), None)
+        others = [lk for lk in locks.values() if lk.claim != worker.claim]
+        if lock is None and others:
+            _stop(p, worker)
+            p.warn(
+                f"{note.rel}: worker {worker.name} was stopped: its claim {worker.claim} was taken over "
+                f"(now claim {others[-1].claim}, {others[-1].agent} on {others[-1].host})"
+            )
 
 
 def _answered(p: Pass, worker: Worker, request: Request) -> tuple[list[str], Callable[[], None]] | None:
