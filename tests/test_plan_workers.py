@@ -422,6 +422,10 @@ def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
     assert "Summarise the open threads" in asked[0], "the note was the first message"
     assert any("[ANSWER:scope_expansion] approve — the person answered: fix TabBar too" in r for r in asked)
     assert wait_for(lambda: listed(vault)["tabs"]["state"] == "exited")
+    shown = cli(vault, "logs", "tabs", "--lines", "100").stdout.splitlines()
+    assert "[DONE:fixed] both fixed" in shown and "[STATUS:waiting] for the person" in shown
+    assert any(line.startswith("[session] ") for line in shown), "stream-json shown as text"
+    assert any(line.startswith('{"type"') for line in cli(vault, "logs", "tabs", "--raw").stdout.splitlines())
 
 
 def test_a_worker_whose_plan_another_machine_took_over_is_stopped(make: Callable[..., Path]) -> None:

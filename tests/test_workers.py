@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_servers import JsonSink
-from helpers import FAKE_AGENT, vaultops
+from helpers import FAKE_AGENT, REPO, vaultops
 from worker_helpers import FAKE_WORKER, WAIT, cli, gone, in_log, listed, logs, wait_for
 
 from vaultops.decide.files import files_overlap, patterns_overlap
@@ -27,7 +27,7 @@ from vaultops.vault import Vault
 from vaultops.workers import control
 from vaultops.workers.logs import RotatingLog
 from vaultops.workers.registry import Registry
-from vaultops.workers.reports import ReportReader, message_lines, watch_reports, worker_scope
+from vaultops.workers.reports import ReportReader, message_lines, shown_lines, watch_reports, worker_scope
 
 
 def spawn(
@@ -341,6 +341,20 @@ def test_stream_json_lines_are_read_and_written() -> None:
     }
     assert message_lines(json.dumps(event)) == ["ok", "[DONE:pr_ready] green"]
     assert message_lines("[STATUS:x] plain") == ["[STATUS:x] plain"]
+
+
+def test_logs_show_claude_codes_stream_json_as_text() -> None:
+    captured = (REPO / "fixtures" / "claude-code" / "stream.jsonl").read_text().splitlines()
+    shown = [line for raw in captured for line in shown_lines(raw)]
+    assert shown[0].startswith("[session] 89e73a01-") and "claude-opus" in shown[0]
+    assert shown[1:] == [
+        "[tool] Bash: echo hello > out.txt",
+        "[tool result] (Bash completed with no output)",
+        "done",
+        "[result] success · 2 turns · $0.0184",
+    ]
+    assert shown_lines("[STATUS:x] plain") == ["[STATUS:x] plain"]
+    assert shown_lines('{"type": broken') == ['{"type": broken']
 
 
 def test_inject_stream_json_writes_a_claude_code_user_message(make: Callable[..., Path]) -> None:

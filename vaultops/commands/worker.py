@@ -51,6 +51,7 @@ def add_worker_parser(sub: Any) -> None:
     s = actions.add_parser("logs", help="the end of a worker's log")
     s.add_argument("name")
     s.add_argument("--lines", type=int, default=50, help="how many lines (default: 50)")
+    s.add_argument("--raw", action="store_true", help="Claude Code's stream-json events as they were printed")
     p.set_defaults(func=run)
 
 
@@ -164,6 +165,6 @@ def run(args: argparse.Namespace) -> int:
         _, said = control.terminate(vault, args.name, args.grace)
         print(said)
     else:
-        for line in control.worker_logs(vault, args.name, args.lines):
+        for line in control.worker_logs(vault, args.name, args.lines, raw=args.raw):
             print(line)
     return 0

@@ -412,10 +412,15 @@ def list_workers(vault: Vault, now: float | None = None, commits: bool = True) -
     return rows
 
 
-def worker_logs(vault: Vault, name: str, lines: int = 50) -> list[str]:
+def worker_logs(vault: Vault, name: str, lines: int = 50, raw: bool = False) -> list[str]:
+    """The end of a worker's log (its last ``lines`` lines); Claude Code's stream-json events shown as
+    text unless ``raw``."""
+    from vaultops.workers.reports import shown_lines
+
     state = state_db(vault)
     try:
         _known(Registry(state), name)
     finally:
         state.close()
-    return tail(worker_folder(vault, name), lines)
+    logged = tail(worker_folder(vault, name), lines)
+    return logged if raw else [shown for line in logged for shown in shown_lines(line)]

@@ -67,6 +67,47 @@ def message_lines(raw: str, streamed: bool = False) -> list[str]:
     return [raw]
 
 
+def shown_lines(raw: str, width: int = 200) -> list[str]:
+    """A log line as a person reads it: Claude Code's stream-json events become what the model said, the
+    tools it called, what came back and the final result; any other line stays as it is."""
+    stripped = raw.strip()
+    if not stripped.startswith('{"type"'):
+        return [raw]
+    try:
+        event = json.loads(stripped)
+    except ValueError:
+        return [raw]
+    kind = event.get("type") if isinstance(event, dict) else None
+    if kind == "system" and event.get("subtype") == "init":
+        return [f"[session] {event.get('session_id', '?')} started ({event.get('model', '?')})"]
+    if kind == "result":
+        cost = event.get("total_cost_usd")
+        spent = f" · ${cost:.4f}" if isinstance(cost, (int, float)) else ""
+        return [f"[result] {event.get('subtype', '?')} · {event.get('num_turns', '?')} turns{spent}"]
+    if kind not in ("assistant", "user"):
+        return [raw]
+    content = (event.get("message") or {}).get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    out: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            lines = str(block.get("text", "")).splitlines()
+            out += lines if kind == "assistant" else [f"[input] {line}"[:width] for line in lines[:3]]
+        elif block.get("type") == "tool_use":
+            given = block.get("input") or {}
+            what = given.get("command") or given.get("file_path") or json.dumps(given, ensure_ascii=False)
+            out.append(f"[tool] {block.get('name', '?')}: {what}"[:width])
+        elif block.get("type") == "tool_result":
+            result = block.get("content")
+            text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+            first = text.strip().splitlines()[0] if text.strip() else "(nothing)"
+            out.append(f"[tool result] {first}"[:width])
+    return out
+
+
 def answer_line(item: Tag | Problem, verdict: Verdict) -> str:
     """``[ANSWER:<action>] <verdict> — <reason>``, on one line whatever the reason holds."""
     action = "unreadable" if isinstance(item, Problem) else item.label
