@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from vaultops import faults
 from vaultops.config import Config
-from vaultops.errors import UnsafePath
+from vaultops.errors import UnsafePath, VaultopsError
 from vaultops.model import State
 from vaultops.pipeline.plan import Insert, Target, edits_for
 from vaultops.scan.note import parse_note
@@ -196,3 +196,59 @@ def test_backups_rotate(tmp_path: Path) -> None:
     kept = sorted(writer.backups.folder("_System/COO-Inbox.md").glob("*.md"))
     assert len(kept) == 3
     assert kept[-1].read_text().count("- note") == 5
+
+
+def _rewritten_by_checkout(path: Path, text: str, after: float = 0.0) -> None:
+    """What git's checkout does to a file it updates: remove it, then write the new version."""
+    import threading
+
+    path.unlink()
+    if after:
+        threading.Timer(after, path.write_text, args=(text,)).start()
+    else:
+        path.write_text(text)
+
+
+@pytest.mark.parametrize("point", ["write.before_check", "write.before_replace"])
+def test_a_note_rewritten_by_gits_checkout_during_a_write_is_read_again(tmp_path: Path, point: str) -> None:
+    vault = vault_at(tmp_path)
+    path = tmp_path / "_System" / "COO-Inbox.md"
+    path.write_text("## REQ-a\ntext\n")
+    inserts = [Insert(Target("REQ-a"), ("- status: done @ t",), frozenset(State))]
+    checkouts = iter([lambda: _rewritten_by_checkout(path, "## REQ-a\ntext\n\n## REQ-b\npulled\n")])
+    faults.on(point, lambda: next(checkouts, lambda: None)())
+    try:
+        result = NoteWriter(vault).apply("_System/COO-Inbox.md", lambda n: edits_for(n, inserts))
+    finally:
+        faults.on(point, None)
+    assert result.attempts == 2
+    assert path.read_text() == "## REQ-a\ntext\n- status: done @ t\n\n## REQ-b\npulled\n"
+
+
+def test_a_note_that_vanishes_at_the_last_moment_is_not_recreated_by_the_writer(tmp_path: Path) -> None:
+    """git's checkout creates the file anew once it removed it; a writer that put its own copy there
+    meanwhile would make the checkout fail.  The writer reads again, and says the note is gone."""
+    vault = vault_at(tmp_path)
+    path = tmp_path / "_System" / "COO-Inbox.md"
+    path.write_text("## REQ-a\ntext\n")
+    inserts = [Insert(Target("REQ-a"), ("- status: done @ t",), frozenset(State))]
+    faults.on("write.before_replace", lambda: path.unlink() if path.exists() else None)
+    try:
+        with pytest.raises(VaultopsError, match="does not exist"):
+            NoteWriter(vault).apply("_System/COO-Inbox.md", lambda n: edits_for(n, inserts))
+    finally:
+        faults.on("write.before_replace", None)
+    assert not path.exists()
+
+
+def test_a_note_that_vanishes_while_read_is_looked_for_again(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    path = tmp_path / "_System" / "COO-Inbox.md"
+    path.write_text("## REQ-a\ntext\n")
+    once = iter([lambda: _rewritten_by_checkout(path, "## REQ-a\nnew text\n", after=0.005)])
+    faults.on("note.before_read", lambda: next(once, lambda: None)())
+    try:
+        note = NoteWriter(vault).read("_System/COO-Inbox.md")
+    finally:
+        faults.on("note.before_read", None)
+    assert note is not None and "new text" in note.raw.decode()

@@ -269,7 +269,10 @@ class Pass:
 
     def plan(self, note: ParsedNote, wait: bool) -> tuple[list[_Planned], float]:
         now = time.time()
-        mtime = self.vault.resolve(note.rel).stat().st_mtime
+        try:
+            mtime = self.vault.resolve(note.rel).stat().st_mtime
+        except FileNotFoundError:  # rewritten by git's checkout since it was read: as good as just saved
+            mtime = now
         # a takeover needs a fresh view of the remote: judged from a stale one, it could run work twice
         fresh = not self.publisher.shared or self.publisher.through_remote
         planned: list[_Planned] = self.takeovers(note) if fresh else []

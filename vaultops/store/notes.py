@@ -37,6 +37,8 @@ QUIET = 0.02
 QUIET_LIMIT = 2.0
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 MAX_ATTEMPTS = 8
+VANISHED_TRIES = 5  # looks for a note that vanished while read (git's checkout rewrites files so)
+VANISHED_WAIT = 0.02  # seconds between them
 
 Plan = Callable[[ParsedNote], Sequence[Edit]]
 
@@ -272,12 +274,20 @@ class NoteWriter:
         return note
 
     def read(self, rel: str, *, requests: bool = True, full: bool = False) -> ParsedNote | None:
+        """The note parsed, or None when there is none.  A note that vanishes while it is read (git's
+        checkout removes a file and writes it anew) is looked for again, briefly."""
         path = self.vault.resolve(rel)
-        if not path.exists():
-            return None
-        return self.parse(
-            rel, read_raw(path, max_bytes=self.max_bytes, rel=rel), requests=requests, full=full
-        )
+        for _ in range(VANISHED_TRIES):
+            if not path.exists():
+                return None
+            faults.reach("note.before_read")
+            try:
+                raw = read_raw(path, max_bytes=self.max_bytes, rel=rel)
+            except FileNotFoundError:
+                time.sleep(VANISHED_WAIT)
+                continue
+            return self.parse(rel, raw, requests=requests, full=full)
+        return None
 
     def apply(self, rel: str, plan: Plan, *, create: bool = False, requests: bool = True) -> WriteResult:
         """Parse the note, ask ``plan`` for insertions, and write them safely (see the module doc)."""
@@ -287,8 +297,12 @@ class NoteWriter:
             if not exists and not create:
                 raise VaultopsError(f"{rel} does not exist; nothing was written")
             wait_quiet(path)
-            stamp = path.stat().st_mtime_ns if exists else None
-            raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
+            try:
+                stamp = path.stat().st_mtime_ns if exists else None
+                raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if exists else b""
+            except FileNotFoundError:  # gone between the look and the read: look again
+                time.sleep(VANISHED_WAIT)
+                continue
             note = self.parse(rel, raw, requests=requests)
             if note.conflict_line is not None:
                 raise VaultopsError(conflict_message(note))
@@ -328,11 +342,18 @@ class NoteWriter:
             if writers_of(path):
                 return False  # an editor is saving it right now: swapping the file would lose its save
             # the last checks, as close to the replace as can be: any save since we read means read again
-            current = path.read_bytes() if path.exists() else None
-            if current != expected or (stamp is not None and path.stat().st_mtime_ns != stamp):
+            try:
+                current = path.read_bytes() if path.exists() else None
+                if current != expected or (stamp is not None and path.stat().st_mtime_ns != stamp):
+                    return False
+            except FileNotFoundError:  # removed under us (git's checkout): read again
                 return False
             faults.reach("write.before_replace")
-            if expected is not None and exchange(tmp, path):
+            try:
+                swapped = expected is not None and exchange(tmp, path)
+            except FileNotFoundError:  # removed at the last moment: ours must not take its place
+                return False
+            if swapped:
                 # The old note now sits at `tmp`.  A save that began before the swap went on writing into
                 # it: then put it back, so that the save stands, and start again from its bytes.
                 wait_quiet(tmp)
