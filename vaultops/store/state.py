@@ -138,7 +138,11 @@ class StateDB:
         self.db.executescript(_SCHEMA)
         for table, column, kind in _ADDED_COLUMNS:  # state.db files from before these columns
             if column not in {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}:
-                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                try:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError as exc:  # another process opening it added it first
+                    if "duplicate column" not in str(exc):
+                        raise
 
     def _exec(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         return self.db.execute(sql, tuple(_safe(a) for a in args))
