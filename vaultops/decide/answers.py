@@ -32,15 +32,16 @@ def answered(request: Request, config: Config) -> Action | None:
         return None
     said = f" — {answer.comment}" if answer.comment else ""
     if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
-        return Action("cancel", _decision(request, config), f"cancelled by the person{said}")
+        return Action("cancel", decision_of(request, config), f"cancelled by the person{said}")
     if answer.key != "decision" or request.state is not State.ESCALATED:
         return None
     if answer.value == "deny":
-        return Action("deny", _decision(request, config), f"denied by the person{said}")
+        return Action("deny", decision_of(request, config), f"denied by the person{said}")
     return _approved(request, config, answer)
 
 
-def _decision(request: Request, config: Config) -> Decision:
+def decision_of(request: Request, config: Config) -> Decision:
+    """How a request's text is classified (its ``- type:`` wins), for what is said about it."""
     explicit = request.fields.get("type", "").strip().lower() or None
     return decide_text(request.text or "", explicit, config)
 
@@ -48,7 +49,7 @@ def _decision(request: Request, config: Config) -> Decision:
 def _approved(request: Request, config: Config, answer: Answer) -> Action:
     """An approved request runs once: on the profile the answer names, else the one its `- profile:` field
     names, else its type's route.  It is not classified again: the person has seen why it stopped."""
-    decision = _decision(request, config)
+    decision = decision_of(request, config)
     named = [w for w in re.split(r"[\s,;:()]+", answer.comment) if w in config.profiles]
     fields = dict(request.fields)
     if named:

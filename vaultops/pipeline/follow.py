@@ -16,8 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from vaultops.decide.answers import standing_answer
-from vaultops.decide.route import decide_text
+from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.model import Request, State
 from vaultops.pipeline.plan import Insert, Target, targets_of
 from vaultops.record import render
@@ -182,7 +181,6 @@ def _reported(
             _stop(p, worker)
         if state == "lost":
             registry.ended(worker.name, "lost", None)
-        decision = decide_text(request.text or "", request.fields.get("type") or None, p.config)
         p.report.outcomes.append((request.id, said.state.value, said.reason or f"worker {worker.name}"))
         daily.add(request, now, f"{said.state.value} · worker {worker.name}")
         p.state.event("result", request.file, request.id, state=said.state.value, claim=worker.claim or "")
@@ -192,7 +190,7 @@ def _reported(
                 if said.state is State.ESCALATED
                 else "Write `- retry: yes` under it to start a new worker"
             )
-            p.teller.waiting(request, said.state, now, said.reason, decision, answer)
+            p.teller.waiting(request, said.state, now, said.reason, decision_of(request, p.config), answer)
 
     return lines, effect
 
@@ -200,7 +198,7 @@ def _reported(
 def _result_lines(
     p: Pass, request: Request, worker: Worker, said: News, started: datetime, now: datetime
 ) -> list[str]:
-    decision = decide_text(request.text or "", request.fields.get("type") or None, p.config)
+    decision = decision_of(request, p.config)
     duration = (now - started).total_seconds()
     route = f"worker {worker.name}"
     result = RunResult(said.state, route, started, duration, said.output, said.reason, worker.exit_code)
