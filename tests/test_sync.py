@@ -403,8 +403,8 @@ def obsidian_git_once(clone: Path, stop: threading.Event) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.skipif(
     not os.environ.get("VAULTOPS_STRESS"),
-    reason="known race, opt in with VAULTOPS_STRESS=1: under a loaded machine obsidian-git's rebase can "
-    "still rewrite the inbox around vaultops's write, so a result is lost and the request ends in error",
+    reason="a stress test (half a minute, and it means most on a loaded machine): opt in with "
+    "VAULTOPS_STRESS=1",
 )
 def test_sharing_a_clone_with_obsidian_git_loses_nothing_and_runs_nothing_twice(tmp_path: Path) -> None:
     """Machine 0's clone is also the one Obsidian edits and obsidian-git commits, pulls and pushes; machine
