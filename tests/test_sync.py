@@ -529,6 +529,39 @@ def test_a_reset_at_any_point_after_the_result_push_loses_nothing(tmp_path: Path
     assert git(clone, "status", "--porcelain", "--untracked-files=no").strip() == ""
 
 
+def test_a_request_typed_during_a_job_and_committed_by_obsidian_git_is_not_doubled(tmp_path: Path) -> None:
+    """The person appends a request while a job runs; obsidian-git commits it just after vaultops pushed the
+    job's result.  vaultops's commits carry only vaultops's lines, so the request is in the inbox once."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    git(clone, "config", "user.name", "Person")
+    git(clone, "config", "user.email", "person@example.invalid")
+    path = clone / INBOX
+    typed = request_block("REQ-typed", "Summarise the typed note.")
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    try:
+        faults.on("claim.after_push", lambda: path.write_text(path.read_text() + typed))
+        faults.on("result.after_push", lambda: backup(clone, "typed"))
+        tick(Vault.open(clone), wait_settle=False)
+        faults.on("claim.after_push", None)
+        faults.on("result.after_push", None)
+        for _ in range(3):
+            tick(Vault.open(clone), wait_settle=False)
+            backup(clone, "later")
+    finally:
+        faults.on("claim.after_push", None)
+        faults.on("result.after_push", None)
+        del os.environ["FAKE_AGENT_LOG"]
+    final = fleet.remote_inbox()
+    assert final.count("## REQ-typed") == 1, final
+    assert "Late result" not in final and final.count("### Result") == 2, final
+    assert {r.id: r.state.value for r in fleet.remote_requests().values()} == {
+        "REQ-000": "done",
+        "REQ-typed": "done",
+    }
+    assert fleet.runs() == {"REQ-000": 1, "REQ-typed": 1}
+
+
 def test_a_persons_commit_that_git_cannot_merge_is_replayed_when_it_only_adds_lines(tmp_path: Path) -> None:
     """On machine 0's clone obsidian-git committed a new request at the end of the inbox; meanwhile machine
     1 pushed a result onto the last block.  git's merge fails on that; vaultops replays the person's

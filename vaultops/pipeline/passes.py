@@ -534,7 +534,7 @@ class Pass:
         if (batch.claims or batch.takeovers) and not publisher.may_claim():
             batch = batch.without_claims()
         if publisher.through_remote:
-            raw, applied = with_inserts(note, batch.inserts)
+            raw, applied, head = self.to_push(note, batch.inserts)
             if not applied.landed:
                 return []
             message = render.commit_message(self.claim_outcomes(batch, applied))
@@ -543,7 +543,7 @@ class Pass:
                 self.state.claimed(
                     job.file, job.request_id, job.claim, job.handler, self.vault.host, "claiming"
                 )
-            pushed, head = publisher.swap(self.rel, raw, message)
+            pushed = publisher.swap(self.rel, raw, message, head)
             if pushed.kind == "behind" and not faults.enabled("claims.merge"):
                 self.state.drop_claims([job.claim for job in claims])
                 return None
@@ -570,6 +570,21 @@ class Pass:
             for _, job in jobs:
                 self.state.claimed(job.file, job.request_id, job.claim, job.handler, self.vault.host)
         return jobs
+
+    def to_push(self, note: ParsedNote, inserts: list[Insert]) -> tuple[bytes, Applied, str | None]:
+        """The note's bytes to commit with ``inserts``, which of them land, and the HEAD to build on.
+
+        HEAD's version of the note with them placed, when they land there as they do on disk: lines the
+        person saved and has not committed yet stay theirs, to be committed by them (obsidian-git) and not
+        by vaultops too, which would put them in the note twice.  Else (a request saved but never
+        committed, being claimed) the note as it is on disk."""
+        head, committed = self.publisher.head_version(self.rel)
+        raw, applied = with_inserts(note, inserts)
+        if committed is not None and committed != note.raw:
+            at_head, placed = with_inserts(self.writer.parse(self.rel, committed), inserts)
+            if [i.target for i in placed.landed] == [i.target for i in applied.landed]:
+                return at_head, applied, head
+        return raw, applied, head
 
     def claim_outcomes(self, batch: _Batch, applied: Applied) -> list[tuple[str, str, str]]:
         """What a claim commit says: each request claimed, taken over, or answered with an error or an
@@ -767,10 +782,10 @@ class Pass:
             note = self.read_note()
             if note is None:
                 return False
-            raw, applied = with_inserts(note, inserts)
+            raw, applied, head = self.to_push(note, inserts)
             if not applied.landed:
                 return False  # fenced out or missing: the note writer says so, and keeps late results
-            pushed, head = publisher.swap(self.rel, raw, render.commit_message(outcomes), stage="result")
+            pushed = publisher.swap(self.rel, raw, render.commit_message(outcomes), head, stage="result")
             if pushed.kind == "failed":
                 return False
             if pushed.kind == "pushed":

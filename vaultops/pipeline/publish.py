@@ -96,9 +96,14 @@ class Publisher:
 
     # --- claims: compare-and-swap -----------------------------------------------------------------
 
-    def swap(self, rel: str, raw: bytes, message: str, stage: str = "claim") -> tuple[Pushed, str | None]:
+    def head_version(self, rel: str) -> tuple[str | None, bytes | None]:
+        """This clone's HEAD, and the note's bytes in it (None when it is not there)."""
+        head = self.git.rev("HEAD")
+        return head, self.git.blob(head, rel)
+
+    def swap(self, rel: str, raw: bytes, message: str, head: str | None, stage: str = "claim") -> Pushed:
         assert self.remote is not None
-        return self.remote.swap({rel: raw}, message, self.vault.agent, stage)
+        return self.remote.swap({rel: raw}, message, self.vault.agent, head, stage)
 
     def adopt(self, pushed: Pushed, old_head: str | None, paths: list[str]) -> None:
         assert self.remote is not None

@@ -244,19 +244,18 @@ class Remote:
     # --- writing to it --------------------------------------------------------------------------
 
     def swap(
-        self, files: dict[str, bytes], message: str, agent: str, stage: str = "claim"
-    ) -> tuple[Pushed, str | None]:
-        """Commit ``files`` on this clone's HEAD without touching the working tree, and push it: the
-        compare-and-swap.  Returns the push and the HEAD it was built on.  ``stage`` names the fault
+        self, files: dict[str, bytes], message: str, agent: str, head: str | None, stage: str = "claim"
+    ) -> Pushed:
+        """Commit ``files`` on ``head`` (this clone's HEAD, as the caller read it with the files' bytes)
+        without touching the working tree, and push it: the compare-and-swap.  ``stage`` names the fault
         points around the push (``claim.after_push``, ``result.after_push``)."""
-        head = self.head()
         name, email = identity(agent)
         commit = self.git.commit_files(head, dict(files), message, (name, email, ""))
         faults.reach(f"{stage}.before_push")
         pushed = self.push(commit)
         if pushed.kind == "pushed":
             faults.reach(f"{stage}.after_push")
-        return pushed, head
+        return pushed
 
     def adopt(self, commit: str, old_head: str | None, paths: list[str]) -> bool:
         """Make a pushed commit this clone's HEAD; the caller has written the same lines into the files.
