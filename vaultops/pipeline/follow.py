@@ -11,7 +11,6 @@ and the reports are on disk, and the next pass goes on from the last report it w
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -29,7 +28,7 @@ from vaultops.store.state import StateDB
 from vaultops.workers.control import WorkerError, inject, spawn, terminate, worker_folder
 from vaultops.workers.logs import tail
 from vaultops.workers.plans import Heard, News, answer_for, asked_label, news
-from vaultops.workers.registry import Registry, Worker, observed_state
+from vaultops.workers.registry import Registry, Worker, is_live, observed_state
 
 if TYPE_CHECKING:
     from vaultops.pipeline.passes import Pass
@@ -107,6 +106,8 @@ def _stop_superseded(p: Pass, registry: Registry, note: ParsedNote) -> None:
     """A worker whose plan note now holds another claim (another machine took it over after the lease):
     its work is no longer this clone's, and it is stopped."""
     locks = {r.id: r.lock for r in note.requests if "worker" in r.fields and r.lock is not None}
+    if not locks:
+        return  # no claim here that could have replaced a worker's (and no workers to look up)
     for worker in registry.live():
         if worker.plan != note.rel or worker.claim is None:
             continue
@@ -124,7 +125,7 @@ def _answered(p: Pass, worker: Worker, request: Request) -> tuple[list[str], Cal
     """The person's answer under a worker's plan: cancel stops the worker; a decision on its escalation is
     written to its input, and the note is running again."""
     answer = standing_answer(request)
-    if answer is None or not _alive(worker):
+    if answer is None or not is_live(worker):
         return None
     now = p.clock()
     if answer.key == "cancel":
@@ -224,14 +225,6 @@ def runs_on(state: StateDB, request: Request) -> bool:
     if request.lock is None or "worker" not in request.fields:
         return False
     return Registry(state).for_claim(request.lock.claim) is not None
-
-
-def live_workers(state: StateDB) -> list[Worker]:
-    return Registry(state).live()
-
-
-def _alive(worker: Worker) -> bool:
-    return observed_state(worker, time.time(), float("inf")) in ("starting", "running")
 
 
 def _stop(p: Pass, worker: Worker) -> None:

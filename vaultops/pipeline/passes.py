@@ -29,7 +29,7 @@ from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
 from vaultops.notify.telegram import Reply
 from vaultops.pipeline.budget import Budget, day_start
-from vaultops.pipeline.follow import follow_workers, live_workers, start_worker
+from vaultops.pipeline.follow import follow_workers, start_worker
 from vaultops.pipeline.plan import (
     CLAIM_LOST,
     MISSING,
@@ -56,6 +56,7 @@ from vaultops.store.asked import asked_since, describe, grant, waiting
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
+from vaultops.workers.registry import Registry
 
 Clock = Callable[[], datetime]
 INPUT_ERROR = "input-error"
@@ -488,7 +489,7 @@ class Pass:
         also waits for a free place (``[workers] max``) and for its worker's name."""
         # a worker's empty files: any file; another plan's: none named, so it is not checked
         busy = [*self.running_files, *(job.files for _, job in taken if job.files or job.worker)]
-        workers = live_workers(self.state) if any(p.action.kind == "profile" for p in planned) else []
+        workers = Registry(self.state).live() if any(p.action.kind == "profile" for p in planned) else []
         busy += [w.files for w in workers]  # a worker without files: any file
         starting = [job.worker for _, job in taken if job.worker]  # claimed in this pass, not spawned yet
         places = (self.config.workers.max or self.config.limits.max_concurrent) - len(workers) - len(starting)

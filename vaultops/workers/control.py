@@ -33,7 +33,7 @@ from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import tail
 from vaultops.workers.names import name_problem
-from vaultops.workers.registry import LIVE, Registry, Worker, observed_state, process_alive
+from vaultops.workers.registry import LIVE, Registry, Worker, is_live, observed_state, process_alive
 
 if TYPE_CHECKING:
     from vaultops.vault import Vault
@@ -306,7 +306,7 @@ def inject(vault: Vault, name: str, text: str, *, stream_json: bool | None = Non
         worker = _known(Registry(state), name)
     finally:
         state.close()
-    if worker.state not in LIVE or not process_alive(worker):
+    if not is_live(worker):
         raise WorkerError(f"worker {name} is not running ({observed_state(worker, time.time(), 1e18)})")
     wrap = worker.input == "stream-json" if stream_json is None else stream_json
     line = stream_json_message(text) if wrap else text

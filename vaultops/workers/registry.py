@@ -90,6 +90,11 @@ def process_alive(worker: Worker) -> bool:
     return _group_alive(worker.sup_pid)
 
 
+def is_live(worker: Worker) -> bool:
+    """A live state, and its process is really there."""
+    return worker.state in LIVE and process_alive(worker)
+
+
 def observed_state(worker: Worker, now: float, stale_after: float) -> str:
     """What ``list`` shows: the recorded state, ``lost`` when a live state's process is gone, ``stale``
     when a running worker has printed nothing of its own for longer than ``stale_after`` seconds."""
@@ -133,7 +138,7 @@ class Registry:
 
     def live(self) -> list[Worker]:
         """Workers whose process is really there (a live state and a matching pid and start time)."""
-        return [w for w in self.all() if w.state in LIVE and process_alive(w)]
+        return [w for w in self.all() if is_live(w)]
 
     def add(
         self,
