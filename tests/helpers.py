@@ -64,3 +64,16 @@ def vaultops(
         text=True,
         timeout=timeout,
     )
+
+
+def with_plans(vault: Path, plans: dict[str, str]) -> Path:
+    """The vault's queue folder holding exactly ``plans`` (name -> text), committed.  The template's own
+    plan note (paused) is tested elsewhere."""
+    queue = vault / "executor-queue"
+    for old in queue.glob("*.md"):
+        old.unlink()
+    for name, text in plans.items():
+        (queue / name).write_text(text)
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "plans")
+    return vault

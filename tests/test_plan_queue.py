@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from helpers import FAKE_AGENT, git, make_vault
+from helpers import FAKE_AGENT, git, make_vault, with_plans
 
 from vaultops.pipeline.tick import tick
 from vaultops.vault import Vault
@@ -15,14 +15,7 @@ QUEUE = "executor-queue"
 
 
 def vault_with_plans(tmp_path: Path, plans: dict[str, str]) -> Path:
-    vault = make_vault(tmp_path / "v", "# Inbox\n")
-    for name in (vault / QUEUE).glob("*.md"):
-        name.unlink()  # the template's own plan note (paused) is tested elsewhere
-    for name, text in plans.items():
-        (vault / QUEUE / name).write_text(text)
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "plans")
-    return vault
+    return with_plans(make_vault(tmp_path / "v", "# Inbox\n"), plans)
 
 
 def plan(front: str, body: str = "Summarise the open threads in this vault.") -> str:

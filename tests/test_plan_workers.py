@@ -13,7 +13,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
-from helpers import git
+from helpers import git, with_plans
 from worker_helpers import FAKE_WORKER, cli, in_log, listed, wait_for
 
 from vaultops.model import State
@@ -33,13 +33,7 @@ PROFILE = (
 def worker_vault(make: Callable[..., Path], plans: dict[str, str], extra: str = "") -> Path:
     vault = make()
     (vault / ".vaultops" / "local.toml").write_text(PROFILE + extra)
-    for old in (vault / QUEUE).glob("*.md"):
-        old.unlink()
-    for name, text in plans.items():
-        (vault / QUEUE / name).write_text(text)
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "plans")
-    return vault
+    return with_plans(vault, plans)
 
 
 def plan(front: str, body: str = "Summarise the open threads in this vault.") -> str:
