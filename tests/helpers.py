@@ -39,7 +39,7 @@ def make_vault(
             local += (
                 f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
                 f'worker_command = ["{FAKE_AGENT}", "{{prompt}}"]\n'
-                'output = "text"\ntimeout = 30\nhealth = []\n\n'
+                'output = "text"\ntimeout = 30\nhealth = []\ngate = "none"\n\n'
             )
     (root / ".vaultops" / "local.toml").write_text(local)
     if config:

@@ -19,7 +19,7 @@ def profile(name: str, script: str, counter: Path, *, extra: str = "", env: str 
     return (
         f"[profiles.{name}]\n"
         f'command = ["{FAKE_AGENT}", "-p", "{{prompt}}", "--allowedTools", "{{tools}}"]\n'
-        'tools = ["Bash", "Read", "Grep"]\n'
+        'tools = ["Bash", "Read", "Grep"]\ngate = "none"\n'
         f'output = "claude-json"\ntimeout = 20\n{extra if "health" in extra else extra + NO_HEALTH}'
         f'env = {{ FAKE_AGENT_FORMAT = "claude-json", FAKE_AGENT_SCRIPT = "{script}", '
         f'FAKE_AGENT_COUNTER = "{counter}"{env} }}\n\n'

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from vaultops.commands.hook import decision_json, hook_command
+from vaultops.commands.hook import hook_command
+from vaultops.gate.answer import decision_json
 from vaultops.store.asked import fingerprint, grant_allowance
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hook"
@@ -254,7 +255,7 @@ def test_a_known_event_without_a_tool_is_denied(workdir: Path) -> None:
 def test_an_exception_inside_the_policy_denies() -> None:
     """The policy raising (a bug) must deny: the hook process is run with ``decide_call`` replaced."""
     code = (
-        "import sys, vaultops.commands.hook as h\n"
+        "import sys, vaultops.gate.answer as h\n"
         "def boom(*a, **k):\n    raise RuntimeError('policy bug')\n"
         "h.decide_call = boom\n"
         "from vaultops.cli import main\n"
@@ -359,7 +360,7 @@ def test_init_claude_wires_the_hook_idempotently_keeping_other_settings(tmp_path
         and settings["hooks"]["Stop"] == other["hooks"]["Stop"]
     )
     [entry] = settings["hooks"]["PreToolUse"]
-    assert entry["matcher"] == "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"
+    assert entry["matcher"] == "*"
     [hook] = entry["hooks"]
     assert hook["type"] == "command" and hook["timeout"] == 30
     argv = shlex.split(hook["command"].removesuffix(" || exit 2"))

@@ -31,7 +31,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.claude is None or named:  # `init --claude DIR` alone wires the hook and scaffolds no vault
         done = init_vault(Path(named or ".").expanduser())
     if args.claude is not None:
-        from vaultops.commands.hook import MATCHER, hook_command
+        from vaultops.commands.hook import hook_command
         from vaultops.commands.scaffold import wire_claude_hook
 
         project = Path(args.claude).expanduser()
@@ -39,7 +39,7 @@ def cmd_init(args: argparse.Namespace) -> int:
             raise VaultopsError(f"{project}: no such folder; pass the working directory Claude Code runs in")
         vault_text = named or os.environ.get("VAULTOPS_VAULT")
         vault = Path(vault_text).expanduser() if vault_text else None
-        done += wire_claude_hook(project, hook_command(vault), MATCHER)
+        done += wire_claude_hook(project, hook_command(vault))
     for line in done or ["nothing to do: everything is already set up"]:
         print(line)
     return 0

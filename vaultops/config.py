@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from vaultops.errors import ConfigError
+from vaultops.gate.command import gate_problem, is_claude
 
 CONFIG_FILE = ".vaultops/config.toml"
 LOCAL_FILE = ".vaultops/local.toml"
@@ -57,6 +58,9 @@ class LimitsConfig(_Section):
     lock_wait: float = Field(5.0, ge=0)
 
 
+SHELL_TOOLS = frozenset({"Bash", "Shell", "shell", "bash"})
+
+
 class ProfileConfig(_Section):
     command: tuple[str, ...] = Field(min_length=1)
     output: Literal["text", "claude-json"] = "text"
@@ -70,6 +74,29 @@ class ProfileConfig(_Section):
     # a long-lived session, for workers (`worker spawn --profile`, plan notes with `worker:`); for Claude
     # Code: -p with stream-json in and out, so it stays alive between the messages written to its input
     worker_command: tuple[str, ...] | None = Field(None, min_length=1)
+    # the policy gate in front of its agent's tool calls: "claude" (Claude Code's hook, put on its command
+    # line by vaultops), or "none": the person accepts that nothing guards this agent.  Unset: "claude" for
+    # a Claude Code command, else ungated, which a profile that gives its agent a shell must not be.
+    gate: Literal["claude", "none"] | None = None
+
+    @property
+    def gated(self) -> bool:
+        return self.gate == "claude" or (self.gate is None and is_claude(self.command))
+
+    def gate_problem(self) -> str:
+        """Why this profile cannot run as configured, as far as its gate goes, or ""."""
+        if self.gated:
+            for command in (self.command, self.worker_command or ()):
+                if problem := gate_problem(command):
+                    return f"is gated by the policy, but {problem}"
+            return ""
+        shell = [t for t in self.allowed_tools() or () if t.split("(", 1)[0].strip() in SHELL_TOOLS]
+        if self.gate is None and shell:
+            return (
+                f"gives its agent a shell ({shell[0]}), but vaultops can gate only Claude Code's tool calls; "
+                'say gate = "none" to run it ungated, knowingly, or run Claude Code'
+            )
+        return ""
 
     def allowed_tools(self) -> tuple[str, ...] | None:
         """Its ``tools``, else the literal list after ``--allowedTools`` in its command; None if neither."""
@@ -181,6 +208,8 @@ class Config(_Section):
             problems = check_template(profile.command)
             if problems:
                 raise ValueError(f"[profiles.{name}] command: {problems[0]}")
+            if problem := profile.gate_problem():
+                raise ValueError(f"[profiles.{name}] {problem}")
         return value
 
     @model_validator(mode="after")

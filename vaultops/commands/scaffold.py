@@ -9,6 +9,7 @@ from typing import Any
 
 from vaultops.config import CONFIG_FILE
 from vaultops.errors import VaultopsError
+from vaultops.gate.claude import hook_entry
 from vaultops.sync.git import Git
 
 IGNORE_LINES = (".vaultops/state/", ".vaultops/local.toml", "*.vaultops.tmp")
@@ -115,7 +116,6 @@ def init_vault(root: Path, inbox: str = "_System/COO-Inbox.md", queue: str = "ex
 
 
 CLAUDE_SETTINGS = ".claude/settings.json"
-HOOK_TIMEOUT = 30  # seconds; the hook answers in well under one, and denies by itself after five
 
 
 def _is_our_hook(entry: Any) -> bool:
@@ -126,7 +126,7 @@ def _is_our_hook(entry: Any) -> bool:
     return any("vaultops" in c and " hook" in c for c in commands)
 
 
-def wire_claude_hook(project: Path, command: str, matcher: str) -> list[str]:
+def wire_claude_hook(project: Path, command: str) -> list[str]:
     """Add (or update) vaultops's PreToolUse hook in ``project/.claude/settings.json``, keeping every other
     setting; running it twice changes nothing.  Returns a line per thing done."""
     path = project / CLAUDE_SETTINGS
@@ -141,7 +141,7 @@ def wire_claude_hook(project: Path, command: str, matcher: str) -> list[str]:
     pre = settings["hooks"].setdefault("PreToolUse", [])
     if not isinstance(pre, list):
         raise VaultopsError(f"{path}: hooks.PreToolUse is not a list; fix it and run this again")
-    wanted = {"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
+    wanted = hook_entry(command)
     ours = [i for i, entry in enumerate(pre) if _is_our_hook(entry)]
     if ours and pre[ours[0]] == wanted and len(ours) == 1:
         return []
@@ -155,4 +155,4 @@ def wire_claude_hook(project: Path, command: str, matcher: str) -> list[str]:
     tmp = path.with_name(path.name + ".vaultops.tmp")
     tmp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
-    return [f"{'updated' if ours else 'added'} the vaultops hook in {path} (PreToolUse: {matcher})"]
+    return [f"{'updated' if ours else 'added'} the vaultops hook in {path} (PreToolUse: every tool)"]

@@ -24,6 +24,7 @@ from vaultops.run.jobs import Job
 from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
+from vaultops.store.asked import describe, grant, waiting
 from vaultops.store.state import StateDB
 from vaultops.workers.control import WorkerError, inject, spawn, terminate, worker_folder
 from vaultops.workers.logs import tail
@@ -54,7 +55,7 @@ def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
     try:
         worker = spawn(
             vault, job.worker, (), dir=dir, files=files, parent=vault.agent, profile=profile, prompt=prompt,
-            plan=job.file, claim=job.claim,
+            plan=job.file, claim=job.claim, request=job.request_id,
         )  # fmt: skip
     except WorkerError as exc:
         duration = (p.clock() - started).total_seconds()
@@ -141,9 +142,14 @@ def _answered(p: Pass, worker: Worker, request: Request) -> tuple[list[str], Cal
     verdict = "deny" if answer.value == "deny" else "approve"
     label = asked_label(request.statuses[-1].reason if request.statuses else "")
     line = answer_for(label, verdict, answer.comment)
+    stopped = waiting(p.vault.root, request.id)  # tool calls the gate stopped for the person
+    if stopped and verdict == "approve":
+        line += f"; the call may run once now, exactly as you asked it: {describe(stopped)}"
     why = f"the person answered {verdict} to {label}; worker {worker.name} goes on"
 
     def tell() -> None:
+        if stopped:  # approved: each lets exactly that call through once; denied: none is asked again
+            grant(p.vault.root, stopped, allow=verdict == "approve")
         try:
             inject(p.vault, worker.name, line)
         except WorkerError as exc:  # it ended meanwhile: the next pass says so in the note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -11,6 +12,9 @@ from pathlib import Path
 
 from vaultops.config import Config, ProfileConfig
 from vaultops.decide import targets
+from vaultops.gate.claude import GateSetupError, gate
+from vaultops.gate.command import gated_argv
+from vaultops.gate.job import GateJob
 from vaultops.model import State
 from vaultops.record.render import RunResult
 from vaultops.run import builtins
@@ -169,16 +173,24 @@ def run_attempt(
     argv = argv_for(profile, values, job.tools)
     if job.resume and profile.output == "claude-json" and attempt_no == 1:
         argv = [argv[0], "--resume", job.resume, *argv[1:]]
-    proc = run_process(
-        argv,
-        cwd=workdir,
-        env=env,
-        timeout=timeout,
-        inactivity_timeout=profile.inactivity_timeout,
-        extra_secrets=secret_values({**os.environ, **profile.env}),
-        on_start=on_start,
-        cancel=cancel,
-    )
+    guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files)
+    with contextlib.ExitStack() as stack:
+        if profile.gated:
+            try:
+                argv = gated_argv(argv, stack.enter_context(gate(guarded, argv)))
+            except GateSetupError as exc:
+                detail = f"[profiles.{name}] {exc}; the job did not start"
+                return Attempt(name, Failure.OTHER, "", detail, 0.0), ""
+        proc = run_process(
+            argv,
+            cwd=workdir,
+            env=env,
+            timeout=timeout,
+            inactivity_timeout=profile.inactivity_timeout,
+            extra_secrets=secret_values({**os.environ, **profile.env}),
+            on_start=on_start,
+            cancel=cancel,
+        )
     attempt = read_attempt(profile.output, name, proc, timeout)
     if attempt.failure is Failure.OTHER and proc.start_error:
         attempt = Attempt(

@@ -108,10 +108,12 @@ def waiting(vault: Path, request_id: str) -> list[dict[str, Any]]:
     return [r for r in asked if r.get("session_id") == session]
 
 
-def grant(vault: Path, asked: Sequence[Mapping[str, Any]]) -> None:
-    """Let each of these calls through once, and say so in the file so that it is not granted again."""
+def grant(vault: Path, asked: Sequence[Mapping[str, Any]], *, allow: bool = True) -> None:
+    """Let each of these calls through once, and say so in the file so that it is not granted again.
+    ``allow`` false: the person denied them; they are answered, and no later approval lets them through."""
     for r in asked:
-        grant_allowance(vault, str(r.get("tool_name")), dict(r.get("tool_input") or {}))
+        if allow:
+            grant_allowance(vault, str(r.get("tool_name")), dict(r.get("tool_input") or {}))
         granted = {"granted": _call_id(r), "session_id": r.get("session_id"), "request": r.get("request")}
         record_escalation(vault, granted)
 

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from vaultops.bus.identity import PARENT_VAR, WORKER_VAR
 from vaultops.decide.files import files_overlap
 from vaultops.errors import VaultopsError
+from vaultops.gate.command import gate_problem, is_claude
+from vaultops.gate.job import GateJob, gate_spec
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import tail
@@ -96,6 +98,7 @@ def spawn(
     wait: float = SPAWN_WAIT,
     plan: str | None = None,
     claim: str | None = None,
+    request: str | None = None,
 ) -> Worker:
     """Start a worker and wait until it runs (or failed to start); return its row.
 
@@ -105,7 +108,9 @@ def spawn(
     Refused, with the reason, when: the caller is itself a worker; the name is taken by a live
     worker; ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or
     ``files`` overlap a live worker's files.  ``plan`` and ``claim``: the plan note (and its claim) the
-    daemon started it for; its ``[DONE:…]`` completes that note."""
+    daemon started it for; its ``[DONE:…]`` completes that note, and ``request`` (its id) is where the policy
+    gate's escalations land.  A Claude Code worker runs behind the gate (``vaultops.gate``), hosted by its
+    supervisor for as long as it lives; one that cannot be gated does not start."""
     from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
 
     environ = os.environ if environ is None else environ
@@ -156,6 +161,9 @@ def spawn(
             first_line = None  # the prompt is in the command already
         # Claude Code's session reads stream-json user messages: the prompt, injects and answers
         stream_json = stream_json or (chosen.worker_command is not None and chosen.output == "claude-json")
+    gated = vault.config.profiles[profile].gated if profile is not None else is_claude(command)
+    if gated and (problem := gate_problem(command)):
+        raise WorkerError(f"worker {name} cannot be gated: {problem}")
     if not workdir.is_dir():
         raise WorkerError(f"{workdir}: no such folder for the worker to run in")
     if not inside_any(workdir, vault.allowed_roots):
@@ -183,6 +191,10 @@ def spawn(
         "--sender",
         vault.agent,
     ]
+    if gated:
+        tools = vault.config.profiles[profile].allowed_tools() if profile is not None else None
+        job = GateJob(vault.root, str(workdir), request or name, claim or "", tools, tuple(files))
+        argv += ["--gate", gate_spec(job)]
     _reap()
     state = state_db(vault)
     registry = Registry(state)

@@ -22,10 +22,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from vaultops.gate.job import GateJob, job_from_spec
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
@@ -65,6 +66,7 @@ class Supervisor:
         self.done = threading.Event()
         self.stopping = False
         self.sender = "vaultops"  # the vault's agent name, given by spawn
+        self.gate_job: GateJob | None = None  # a Claude Code worker's gate, given by spawn
 
     # --- output -------------------------------------------------------------------------------
 
@@ -217,13 +219,49 @@ class Supervisor:
     # --- life ---------------------------------------------------------------------------------
 
     def run(self) -> int:
+        """The worker's whole life; a Claude Code worker behind its gate, which this process hosts."""
+        command = list(self.worker.command)
+        if self.gate_job is None:
+            return self._run(command)
+        from vaultops.gate.claude import GateSetupError, gate  # the policy: only a gated worker loads it
+        from vaultops.gate.command import gated_argv
+
+        try:
+            with gate(self.gate_job, command, self.gate_escalated) as settings:
+                return self._run(gated_argv(command, settings))
+        except GateSetupError as exc:
+            self.log.write(f"{OWN_PREFIX}could not start {command[0]}: {exc}".encode())
+            with self.db_lock:
+                self.registry.ended(self.worker.name, "failed", None)
+            return 1
+
+    def gate_escalated(self, record: Mapping[str, Any]) -> None:
+        """A tool call the gate stopped for the person: news for the plan note, as the worker's own
+        escalation would be, naming the call."""
+        from vaultops.store.asked import describe
+
+        reason = f"the policy gate stopped {describe([record])}: {record.get('reason')}"
+        with self.db_lock:
+            self.state.event(
+                "worker_report",
+                worker=self.worker.name,
+                tag="ESCALATE",
+                label=str(record.get("action") or "tool_call"),
+                verdict=str(record.get("kind") or "escalate"),
+                reason=reason,
+                line=f"[ESCALATE:{record.get('action')}] {reason}",
+            )
+        if self.worker.plan:
+            self.tell_daemon()
+
+    def _run(self, command: list[str]) -> int:
         name = self.worker.name
         # read-write: the FIFO then always has a writer, so the worker never sees EOF on stdin between
         # two `inject` calls (each opens, writes and closes it)
         self.stdin_fd = os.open(self.folder / "stdin", os.O_RDWR)
         try:
             proc = subprocess.Popen(
-                list(self.worker.command),
+                command,
                 cwd=self.worker.dir,
                 stdin=self.stdin_fd,
                 stdout=subprocess.PIPE,
@@ -292,6 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log-keep", type=int, default=3)
     parser.add_argument("--policy", default="{}")
     parser.add_argument("--sender", default="vaultops", help="who the answers on the bus are from")
+    parser.add_argument("--gate", default="", help="the job the policy gate guards (JSON), if gated")
     args = parser.parse_args(argv)
     state = StateDB(Path(args.state_db))
     registry = Registry(state)
@@ -307,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = RotatingLog(folder, args.log_max, args.log_keep)
     supervisor = Supervisor(state, worker, folder, log, json.loads(args.policy))
     supervisor.sender = args.sender
+    supervisor.gate_job = job_from_spec(args.gate) if args.gate else None
     signal.signal(signal.SIGTERM, supervisor.on_term)
     try:
         return supervisor.run()

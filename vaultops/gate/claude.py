@@ -1,0 +1,79 @@
+"""Claude Code under the gate: the job's ``--settings`` with vaultops's PreToolUse hook on every tool,
+put on the command line of every Claude Code process vaultops starts.
+
+Found by experiment with the real CLI (``tests/test_gate_claude.py`` keeps each one true):
+
+- a project's ``.claude/settings.json`` with ``"disableAllHooks": true`` switches off hooks given with
+  ``--settings`` too, and its ``env`` reaches the hook's process; so a gated job loads the user's settings
+  only (``--setting-sources user``), never the project's or its local ones, which the folder's own files
+  (a cloned repository's included) could choose;
+- ``"disableAllHooks": false`` in the ``--settings`` file wins over the user's own ``true``;
+- Claude Code runs every matching hook and any deny stops the call, so other hooks can add denials but
+  never take ours away;
+- ``--bare`` skips hooks altogether, so a gated command may not carry it, nor its own ``--settings`` or
+  ``--setting-sources`` (``vaultops.config`` refuses them, naming the profile);
+- an ``http`` hook whose server is down lets the call run (a non-blocking error), so the gate is a command
+  hook whose client exits 2 on any failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import shlex
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from vaultops import faults
+from vaultops.gate.answer import OnRecord
+from vaultops.gate.command import gate_problem
+from vaultops.gate.job import GateJob
+from vaultops.gate.server import GateServer
+
+MATCHER = "*"  # every tool: Bash, the file tools, the web tools, MCP tools, and whatever comes next
+HOOK_TIMEOUT = 30  # seconds Claude Code waits for a hook; the hook denies by itself long before
+CLIENT = Path(__file__).with_name("client.py")
+
+
+def hook_entry(command: str) -> dict[str, Any]:
+    """One PreToolUse entry of a settings file: ``command`` before every tool call."""
+    return {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
+
+
+def client_command(socket_path: Path) -> str:
+    """The hook's shell command: the thin client, bare Python; ``|| exit 2`` blocks on any other failure
+    (a missing interpreter exits 127, which would not block)."""
+    return shlex.join([sys.executable, "-I", "-S", str(CLIENT), str(socket_path)]) + " || exit 2"
+
+
+def settings_for(socket_path: Path) -> dict[str, Any]:
+    return {"disableAllHooks": False, "hooks": {"PreToolUse": [hook_entry(client_command(socket_path))]}}
+
+
+class GateSetupError(Exception):
+    """The gate cannot be set up, so the agent must not start; says why in one sentence."""
+
+
+@contextlib.contextmanager
+def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -> Iterator[Path]:
+    """A gate for one job, answering until the block ends; yields the settings file to give Claude Code
+    with ``argv`` (the command as filled: a request's text must not smuggle in ``--bare``)."""
+    if problem := gate_problem(argv):
+        raise GateSetupError(f"cannot be gated: {problem}")
+    try:
+        if faults.enabled("gate.setup"):
+            raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
+        server = GateServer(job, on_record)
+    except OSError as exc:
+        raise GateSetupError(f"the policy gate could not be set up ({exc.strerror or exc})") from None
+    with server:
+        settings = server.folder / "settings.json"
+        text = json.dumps(settings_for(server.socket_path), indent=2) + "\n"
+        try:
+            settings.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise GateSetupError(f"the gate's settings could not be written ({exc.strerror})") from None
+        yield settings
