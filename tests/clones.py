@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from helpers import FAKE_AGENT, git, make_vault, vaultops
+from helpers import fake_profiles_config, git, make_vault, vaultops
 
 from vaultops.model import Request
 from vaultops.scan.note import parse_note
@@ -23,11 +23,7 @@ def request_block(rid: str, text: str, type_: str = "research") -> str:
 
 
 def machine_config(i: int, *, timeout: float = 30, extra: str = "") -> str:
-    profiles = "".join(
-        f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
-        f'output = "text"\ntimeout = {timeout}\nhealth = []\n\n'
-        for name in ("worker-code", "worker-research")
-    )
+    profiles = fake_profiles_config(timeout=timeout)
     return f'[agent]\nname = "agent{i}"\nhost = "host{i}"\n\n{profiles}[inbox]\nsettle = 0\n\n{extra}'
 
 

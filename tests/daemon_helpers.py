@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers import FAKE_AGENT, make_vault
+from helpers import fake_profiles_config, make_vault
 
 from vaultops.model import Request
 from vaultops.scan.note import parse_note
@@ -19,11 +19,7 @@ from vaultops.scan.note import parse_note
 def daemon_vault(root: Path, inbox: str = "# Inbox\n", *, settle: float = 0, extra: str = "") -> Path:
     vault = make_vault(root, inbox, fake_profiles=False)
     (vault / ".vaultops" / "local.toml").write_text(
-        "".join(
-            f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
-            'output = "text"\ntimeout = 60\nhealth = []\n\n'
-            for name in ("worker-code", "worker-research")
-        )
+        fake_profiles_config(timeout=60)
         + f"[inbox]\nsettle = {settle}\n\n[daemon]\nreconcile = 2\ngrace = 10\n\n{extra}"
     )
     return vault  # local.toml is git-ignored, as in every vault

@@ -26,6 +26,17 @@ def git(root: Path, *args: str) -> str:
     ).stdout
 
 
+def fake_profiles_config(*, timeout: float = 30, worker: bool = False) -> str:
+    """The template's two profiles run by ``fixtures/bin/fake-agent``, which no gate guards (so they say
+    ``gate = "none"``: the template gives them a shell)."""
+    session = f'worker_command = ["{FAKE_AGENT}", "{{prompt}}"]\n' if worker else ""
+    return "".join(
+        f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n{session}'
+        f'output = "text"\ntimeout = {timeout:g}\nhealth = []\ngate = "none"\n\n'
+        for name in ("worker-code", "worker-research")
+    )
+
+
 def make_vault(
     root: Path, inbox: str = "", *, config: str = "", repo: bool = True, fake_profiles: bool = True
 ) -> Path:
@@ -33,14 +44,7 @@ def make_vault(
     shutil.copytree(REPO / "vault-template", root)
     if inbox is not None:
         (root / "_System" / "COO-Inbox.md").write_text(inbox, encoding="utf-8")
-    local = ""
-    if fake_profiles:
-        for name in ("worker-code", "worker-research"):
-            local += (
-                f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\n'
-                f'worker_command = ["{FAKE_AGENT}", "{{prompt}}"]\n'
-                'output = "text"\ntimeout = 30\nhealth = []\ngate = "none"\n\n'
-            )
+    local = fake_profiles_config(worker=True) if fake_profiles else ""
     (root / ".vaultops" / "local.toml").write_text(local)
     if config:
         with (root / ".vaultops" / "config.toml").open("a") as fh:
