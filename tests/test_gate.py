@@ -293,3 +293,20 @@ def test_a_job_whose_gate_cannot_be_set_up_does_not_start(tmp_path: Path) -> Non
     assert not log.exists(), "the agent never started"
     text = (vault / INBOX).read_text()
     assert "- status: error" in text and "gate could not be set up" in text and "did not start" in text
+
+
+def test_doctor_and_status_name_the_ungated_profiles(tmp_path: Path) -> None:
+    from helpers import vaultops
+
+    vault = make_vault(tmp_path / "v")  # the fake agent: gate = "none"
+    (vault / ".vaultops" / "local.toml").open("a").write(
+        '[profiles.gated]\ncommand = ["claude", "-p", "{prompt}"]\ntools = ["Bash"]\nhealth = []\n'
+    )
+    doctor = vaultops("--vault", str(vault), "doctor").stdout
+    assert "profile worker-code: UNGATED" in doctor and "profile gated: UNGATED" not in doctor
+    rows = json.loads(vaultops("--vault", str(vault), "status", "--json").stdout)["profiles"]
+    assert {r["name"]: r["gate"] for r in rows} == {
+        "gated": "policy",
+        "worker-code": "NONE",
+        "worker-research": "NONE",
+    }

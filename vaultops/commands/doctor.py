@@ -154,6 +154,11 @@ def _profile_findings(vault: Vault, state: StateDB) -> Iterator[Finding]:
     settings = vault.config.health.model_copy(update={"ttl": 0.0})
     for name, profile in vault.config.profiles.items():
         exe = profile.command[0]
+        if not profile.gated:
+            yield _ok(
+                f"profile {name}: UNGATED — no policy judges its agent's actions (gate = \"none\", or not "
+                "Claude Code); only the request's classification stands between it and harm"
+            )
         if shutil.which(exe) is None and not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
             yield _bad(f"[profiles.{name}] {exe!r} is not on PATH — install it or fix its command")
             continue

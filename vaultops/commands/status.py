@@ -137,6 +137,7 @@ def profile_rows(vault: Vault) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "name": name,
+                    "gate": "policy" if profile.gated else "NONE",
                     "state": report.state.value,
                     "detail": report.detail,
                     "attempts_5min": attempts,
@@ -153,6 +154,7 @@ def format_profiles(rows: list[dict[str, Any]]) -> str:
     table = [
         [
             r["name"],
+            r["gate"],
             r["state"],
             f"{r['error_rate_5min']:.0%} of {r['attempts_5min']}",
             str(r["active_runs"]),
@@ -160,7 +162,7 @@ def format_profiles(rows: list[dict[str, Any]]) -> str:
         ]
         for r in rows
     ]
-    return _table(("profile", "state", "errors (5 min)", "running", "detail"), table)
+    return _table(("profile", "gate", "state", "errors (5 min)", "running", "detail"), table)
 
 
 def _table(cols: tuple[str, ...], table: list[list[str]]) -> str:
