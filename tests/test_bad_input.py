@@ -398,6 +398,7 @@ def test_shell_syntax_reaches_the_executor_as_one_argument_and_runs_nothing(tmp_
     (vault / ".vaultops" / "local.toml").write_text(
         f'[profiles.worker-research]\ncommand = {command}\noutput = "text"\ntimeout = 30\nhealth = []\n\n'
         f'[profiles.worker-code]\ncommand = {command}\noutput = "text"\ntimeout = 30\nhealth = []\n'
+        'gate = "none"\n'
     )
     proc = vaultops("--vault", str(vault), "tick", env={"HOME": str(home)})
     assert proc.returncode == 0, proc.stderr

@@ -93,29 +93,19 @@ def test_rate_limited_every_time_retries_by_the_table_then_names_the_status(
     assert len(api.requests) == 4
 
 
-def test_a_tool_call_denied_by_a_hook_is_listed(tmp_path: Path, api: FakeAnthropic) -> None:
+def test_a_tool_call_denied_by_the_gate_is_listed(tmp_path: Path, api: FakeAnthropic) -> None:
     work = tmp_path / "v" / "work"
-    api.script(ToolUse("Bash", {"command": "echo nope > denied.txt"}), Text("DONE: could not write it."))
+    api.script(ToolUse("Bash", {"command": "echo nope > ../denied.txt"}), Text("DONE: could not write it."))
     vault = vault_with(
         tmp_path,
         profile("worker-code", api.start(), tmp_path / "cc", workdir="work"),
         'code = ["worker-code"]',
     )
-    (work / ".claude").mkdir(parents=True)
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "not in this test"}}  # fmt: skip
-    hook = work / "deny.py"
-    hook.write_text(f"import json, sys\nsys.stdin.read()\nprint(json.dumps({deny!r}))\n")
-    settings = {
-        "hooks": {
-            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": f"python3 {hook}"}]}]
-        }
-    }
-    (work / ".claude" / "settings.json").write_text(json.dumps(settings))
+    work.mkdir(parents=True)
     proc = vaultops("--vault", str(vault), "tick", timeout=120)
     assert "REQ-job: done" in proc.stdout, proc.stdout + proc.stderr
-    assert "- denied: Bash: echo nope > denied.txt" in inbox(vault)
-    assert not (work / "denied.txt").exists()
+    assert "- denied: Bash: echo nope > ../denied.txt" in inbox(vault)
+    assert not (work.parent / "denied.txt").exists()
 
 
 def _probes() -> list[int]:

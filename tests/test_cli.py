@@ -300,8 +300,8 @@ def test_status_on_a_fresh_vault(tmp_path: Path) -> None:
 def test_doctor_names_a_profile_whose_command_does_not_exist(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "v", "# Inbox\n")
     (vault / ".vaultops" / "local.toml").write_text(
-        '[profiles.worker-code]\ncommand = ["no-such-agent-cli", "-p", "{prompt}"]\n\n'
-        f'[profiles.worker-research]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\nhealth = []\n'
+        '[profiles.worker-code]\ncommand = ["no-such-agent-cli", "-p", "{prompt}"]\ngate = "none"\n\n'
+        f'[profiles.worker-research]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\nhealth = []\ngate = "none"\n'
     )
     proc = vaultops("--vault", str(vault), "doctor")
     assert proc.returncode == 1, (proc.stdout, proc.stderr)

@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers import FAKE_AGENT, git, make_vault, vaultops
 
 HEALTHY_PROFILES = "".join(
-    f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\nhealth = ["true"]\n\n'
+    f'[profiles.{name}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\nhealth = ["true"]\ngate = "none"\n\n'
     for name in ("worker-code", "worker-research")
 )
 

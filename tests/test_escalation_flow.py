@@ -109,7 +109,7 @@ def claude_json_vault(tmp_path: Path, sink: JsonSink, extra: str = "") -> Path:
     vault = make_vault(tmp_path / "v", "# Inbox\n\n## REQ-sum\n- type: research\n- ready: yes\nSummarise.\n")
     (vault / ".vaultops" / "local.toml").write_text(
         f'[profiles.worker-code]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "claude-json"\n'
-        'timeout = 30\nhealth = []\nenv = { FAKE_AGENT_FORMAT = "claude-json" }\n\n'
+        'timeout = 30\nhealth = []\ngate = "none"\nenv = { FAKE_AGENT_FORMAT = "claude-json" }\n\n'
         '[routing]\ndefault = ["worker-code"]\nresearch = ["worker-code"]\n\n'
         f'[notify]\nurls = ["{sink.url()}"]\n\n{extra}'
     )
