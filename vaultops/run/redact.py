@@ -18,7 +18,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from vaultops.run.unescape import views
 
@@ -285,6 +285,13 @@ def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
             break
         text = redacted
     return text
+
+
+def redact_lines(lines: Sequence[str], extra_secrets: Iterable[str] = ()) -> tuple[str, ...]:
+    """Lines about to be written, redacted together (a private key spans lines, and becomes one)."""
+    text = "\n".join(lines)
+    redacted = redact(text, extra_secrets)
+    return tuple(lines) if redacted == text else tuple(redacted.split("\n"))
 
 
 _SECRET_NAME = re.compile(rf"{_NAME}\Z", re.IGNORECASE | re.VERBOSE)
