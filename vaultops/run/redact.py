@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from vaultops.run.unescape import views
 
@@ -292,6 +293,21 @@ def redact_lines(lines: Sequence[str], extra_secrets: Iterable[str] = ()) -> tup
     text = "\n".join(lines)
     redacted = redact(text, extra_secrets)
     return tuple(lines) if redacted == text else tuple(redacted.split("\n"))
+
+
+def redact_fields(value: Any, key: str = "", keep: frozenset[str] = frozenset()) -> Any:
+    """``value`` (a record about to be written as JSON, or a part of one) with every text redacted
+    before it is encoded; the value of a field whose name says it holds a secret (``password``,
+    ``api_key``) is replaced whole.  The fields named in ``keep`` (ids) stay as they are."""
+    if isinstance(value, str):
+        if key in keep:
+            return value
+        return "[REDACTED:secret]" if value and looks_secret(key) else redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_fields(v, str(k), keep) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_fields(v, "", keep) for v in value]
+    return value
 
 
 _SECRET_NAME = re.compile(rf"{_NAME}\Z", re.IGNORECASE | re.VERBOSE)

@@ -17,9 +17,10 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1
 _JSON = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[\"\\/bfnrt'])")
 _JSON_CHARS = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")  # ASCII only: "%3D" is "=", "%26" is "&"
-JSON_LEVELS = 2  # JSON in a JSON string in a JSON string is as deep as agents' output goes
+JSON_LEVELS = 3  # a doubly-encoded tool result, quoted once more in a JSON log line
 
 Token = tuple[int, int, int, int]  # view start, view end, original start, original end
+Step = tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]  # trigger, escape, its decoding
 
 
 class View:
@@ -81,13 +82,12 @@ def _json_char(m: re.Match[str]) -> str:
 
 def views(text: str) -> list[View]:
     """The text itself, then each decoding that changes something: ANSI codes removed, JSON escapes
-    undone (twice, for doubly-encoded JSON), URL percent-escapes undone.  Each builds on the one before."""
+    undone (up to three levels deep), URL percent-escapes undone.  Each builds on the one before."""
     found = [View(text)]
-    steps: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-        ("\x1b", _ANSI, lambda m: ""),
-        *[("\\", _JSON, _json_char)] * JSON_LEVELS,
-        ("%", _PERCENT, lambda m: chr(int(m.group()[1:], 16))),
-    ]
+    ansi: Step = ("\x1b", _ANSI, lambda m: "")
+    json_level: Step = ("\\", _JSON, _json_char)
+    # ANSI codes again after each JSON level: "\u001b[31m" is one once decoded
+    steps = [ansi, *[json_level, ansi] * JSON_LEVELS, ("%", _PERCENT, lambda m: chr(int(m.group()[1:], 16)))]
     for trigger, pattern, value in steps:
         if trigger in found[-1].text:
             derived = _derive(found[-1], pattern, value)

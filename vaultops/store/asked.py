@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vaultops.run.redact import looks_secret, redact
+from vaultops.run.redact import redact_fields
 
 STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 ESCALATIONS = "escalations.jsonl"
@@ -37,18 +37,9 @@ def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
 _KEPT = frozenset({"fingerprint", "granted", "tool_use_id", "session_id", "at"})  # ids, never secrets
 
 
-def redacted(value: Any, key: str = "") -> Any:
-    """``value`` (a record, or a part of one) with every text redacted; the value of a field whose name
-    says it holds a secret (``password``, ``api_key``) is replaced whole."""
-    if isinstance(value, str):
-        if key in _KEPT:
-            return value
-        return "[REDACTED:secret]" if value and looks_secret(key) else redact(value)
-    if isinstance(value, Mapping):
-        return {k: redacted(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redacted(v) for v in value]
-    return value
+def redacted(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record as it may be written: every text redacted, a secret-named field's value replaced."""
+    return dict(redact_fields(dict(record), keep=_KEPT))
 
 
 def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
@@ -56,7 +47,7 @@ def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
     interleave.  A call's ``fingerprint`` must be computed (from the raw call) before."""
     path = vault / STATE_DIR / ESCALATIONS
     path.parent.mkdir(parents=True, exist_ok=True)
-    safe = redacted(dict(record))
+    safe = redacted(record)
     line = (json.dumps(safe, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
