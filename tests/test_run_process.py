@@ -14,6 +14,7 @@ import pytest
 
 from vaultops.run import process
 from vaultops.run.process import run_process
+from vaultops.run.redact import redact
 
 
 def script(tmp_path: Path, body: str, name: str = "child.py") -> list[str]:
@@ -289,7 +290,8 @@ def test_full_output_is_kept_below_the_cap(tmp_path: Path) -> None:
     assert result.stdout == expected and result.stderr == expected
 
 
-def test_outputs_are_redacted(tmp_path: Path) -> None:
+def test_outputs_are_kept_raw_with_the_secrets_to_redact_them(tmp_path: Path) -> None:
+    # parsing comes first (vaultops.run.outcome), redaction second: the result carries what to redact
     argv = script(
         tmp_path,
         """
@@ -299,8 +301,10 @@ def test_outputs_are_redacted(tmp_path: Path) -> None:
     """,
     )
     result = run_process(argv, cwd=tmp_path, timeout=30, extra_secrets=["hunter2-pw"])
-    assert result.stdout == "key [REDACTED:anthropic] and [REDACTED:secret]\n"
-    assert result.stderr == "DB_PASSWORD=[REDACTED:secret]\n"
+    assert result.stdout == "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345 and hunter2-pw\n"
+    assert result.stderr == "DB_PASSWORD=hunter2-pw\n"
+    assert result.secrets == ("hunter2-pw",) and "secrets=" not in repr(result)
+    assert redact(result.stdout, result.secrets) == "key [REDACTED:anthropic] and [REDACTED:secret]\n"
 
 
 ESCAPER = r"""

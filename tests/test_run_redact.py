@@ -81,6 +81,38 @@ def test_each_kind(text: str, expected: str) -> None:
     assert redact(text) == expected
 
 
+GH = "ghp_" + "A1b2C3d4E5" * 3 + "XYZ123"  # fake, built in code
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+# Secrets behind an encoding, or with no assignment: (text, expected).
+ENCODED = [
+    (GH[:12] + "\x1b[31m" + GH[12:] + "\x1b[0m ok", "[REDACTED:github]\x1b[0m ok"),
+    ("DB_\x1b[1mPASSWORD\x1b[0m=hunter2", "DB_\x1b[1mPASSWORD\x1b[0m=[REDACTED:secret]"),
+    ('{"password":"s3cr\\u0065t"}', '{"password":"[REDACTED:secret]"}'),
+    ('{\\"token\\": \\"abc123def\\"}', '{\\"token\\": \\"[REDACTED:secret]\\"}'),
+    ("ghp\\u005f" + GH[4:], "[REDACTED:github]"),
+    ('"result":"set DB_PASSWORD=hunter2","cost":1', '"result":"set DB_PASSWORD=[REDACTED:secret]","cost":1'),
+    (
+        "https://x.invalid/cb?access_token=abcdef123&state=ok#f",
+        "https://x.invalid/cb?access_token=[REDACTED:secret]&state=ok#f",
+    ),
+    ("&api_key=abcdef123&x=1", "&api_key=[REDACTED:secret]&x=1"),
+    (
+        "next=%2Fcb%3Faccess_token%3Dabcdef123%26s%3D1",
+        "next=%2Fcb%3Faccess_token%3D[REDACTED:secret]%26s%3D1",
+    ),
+    (f"aws_secret_access_key {AWS_SECRET}", "aws_secret_access_key [REDACTED:secret]"),
+    (f"the key {AWS_SECRET} is here", "the key [REDACTED:aws-secret-key] is here"),
+    ("password is hunter2xyz.", "password is [REDACTED:secret]."),
+    ("secret key = Zx9Qw8Er7Ty6", "secret key = [REDACTED:secret]"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ENCODED)
+def test_encoded_and_bare_secrets(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected
+
+
 ORDINARY = [
     "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
     "request 123e4567-e89b-12d3-a456-426614174000 done",
@@ -95,6 +127,15 @@ ORDINARY = [
     "Password:\n  (prompt shown)",
     "Authorization: Bearer",
     "a bearer of news",
+    "git commit 3f786850e387550fdab836ed7e6dc881de23001b: fix the token refresh",
+    "token 123e4567-e89b-12d3-a456-426614174000",
+    "/home/user/projects/MyApp2/src/Main/Code1/file.py",
+    "Users/Alice/Documents/Project2024/Report",
+    "the password is required; the token expired; a secret santa",
+    "token count 12, tokens: 5, secret_santa_list",
+    "\x1b[32mok\x1b[0m: 3 passed in 0.4 s",
+    '{"path": "C:\\\\Users\\\\x", "n": 1}',
+    "https://example.com/search?q=100%25+cotton&page=2",
 ]
 
 

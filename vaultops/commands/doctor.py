@@ -123,7 +123,7 @@ def _git(vault: Vault) -> Iterator[Finding]:
         detail = f"no answer within {REMOTE_TIMEOUT:g} s"
     else:
         tail = (probe.start_error or probe.stderr or probe.stdout).strip().splitlines()
-        detail = tail[-1].removeprefix("fatal: ") if tail else f"exit {probe.exit_code}"
+        detail = redact(tail[-1].removeprefix("fatal: ")) if tail else f"exit {probe.exit_code}"
     consequence = (
         "vaultops will claim without it ([git] claim_offline = true), so two machines may run one request"
         if vault.config.git.claim_offline

@@ -26,6 +26,10 @@ class Notice:
     title: str
     body: str
 
+    def redacted(self, secrets: Sequence[str] = ()) -> Notice:
+        """The notice as it may leave the machine: title and body redacted (the key names an occasion)."""
+        return Notice(self.key, redact(self.title, secrets), redact(self.body, secrets))
+
 
 def shorten(text: str, limit: int = ASKED_LIMIT) -> str:
     """``text`` itself when it fits in ``limit`` characters, else a prefix of it followed by "…".

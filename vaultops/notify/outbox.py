@@ -74,6 +74,7 @@ class Outbox:
     def queue(self, notice: Notice, now: float | None = None) -> bool:
         """Keep ``notice`` to be sent; False when its key was queued before (sent or not)."""
         at = time.time() if now is None else now
+        notice = notice.redacted()  # kept in state.db, then sent: never with a secret in it
         cur = self.db.execute(
             "INSERT OR IGNORE INTO outbox (key, title, body, queued, sender) VALUES (?, ?, ?, ?, ?)",
             (_text(notice.key), _text(notice.title), _text(notice.body), at, self.sender),

@@ -164,7 +164,7 @@ def deliver(
                 errors.append(f"{target.label}: not tried, it failed earlier in this round")
                 continue
             try:
-                target.send(entry.notice)
+                target.send(entry.notice.redacted(secrets))  # the send path: whatever queued it
             except Exception as exc:  # any failure of a notifier, its bugs too: logged, retried later
                 why = redact(f"{target.label}: {exc}", secrets)
                 down[target.id] = why

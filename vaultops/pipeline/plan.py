@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from vaultops.decide.answers import standing_answer
 from vaultops.model import Request, State
 from vaultops.record.placement import Edit, at_block_end
+from vaultops.run.redact import redact_lines
 from vaultops.scan.note import ParsedNote
 
 # States a pass may start work from.
@@ -59,6 +60,11 @@ class Insert:
     lines: tuple[str, ...]
     expect: frozenset[State]  # insert only if the request is still in one of these states
     claim: str = ""  # for results: insert only if the request's lock is still this claim
+
+    def __post_init__(self) -> None:
+        # Every line vaultops writes into a note is an Insert's: redacted here, once, so that what is
+        # compared with the note (already there? the same result?) is what the note holds.
+        object.__setattr__(self, "lines", redact_lines(self.lines))
 
 
 @dataclass

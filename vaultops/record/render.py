@@ -9,6 +9,7 @@ from datetime import datetime
 
 from vaultops import lines as fmt
 from vaultops.model import State
+from vaultops.run.redact import redact, redact_lines
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_LINE = 1000
@@ -151,6 +152,11 @@ class DailyEntry:
 
 
 def daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
+    """The daily note's entries, redacted: titles and summaries quote requests and agents."""
+    return list(redact_lines(_daily_lines(entries, agent)))
+
+
+def _daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
     out: list[str] = []
     for e in entries:
         if out:
@@ -162,7 +168,12 @@ def daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
 
 
 def commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
-    """``outcomes``: (request id, state, detail).  The subject names the requests and what happened."""
+    """``outcomes``: (request id, state, detail).  The subject names the requests and what happened.
+    Redacted: a commit message is pushed wherever the vault goes."""
+    return redact(_commit_message(outcomes))
+
+
+def _commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
     if len(outcomes) == 1:
         rid, state, _ = outcomes[0]
         subject = f"vaultops: {rid} {state}"

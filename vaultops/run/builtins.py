@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.run.process import ProcessResult, run_process
-from vaultops.run.redact import secret_values
+from vaultops.run.redact import redact, secret_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +129,7 @@ def _version(path: str, environ: Mapping[str, str]) -> str:
         version = f"version unknown: --version exited with {result.exit_code}"
     else:
         version = _first_line(result.stdout) or _first_line(result.stderr) or "version unknown: no output"
+    version = redact(version, result.secrets)  # the output is raw
     if not result.timed_out:  # a slow first start (cold disk, a shim) deserves another try
         with _versions_lock:
             _versions[key] = version

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from vaultops.config import HealthConfig, ProfileConfig
 from vaultops.run.process import run_process
+from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 
@@ -38,6 +39,11 @@ class HealthReport:
 
 
 def _probe(argv: tuple[str, ...], cwd: Path, timeout: float) -> tuple[bool, float, str]:
+    ok, duration, detail = _judge(argv, cwd, timeout)
+    return ok, duration, redact(detail)  # the output is raw; the detail is kept in state.db and shown
+
+
+def _judge(argv: tuple[str, ...], cwd: Path, timeout: float) -> tuple[bool, float, str]:
     proc = run_process(argv, cwd=cwd, timeout=timeout)
     if proc.start_error:
         return False, proc.duration, proc.start_error

@@ -126,7 +126,9 @@ def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
         "--- stderr ---",
         proc.stderr,
     ]
-    path.write_text("\n".join(parts), encoding="utf-8", errors="replace")
+    # the process's output is raw (parsed first): redacted here, as it is written
+    text = redact("\n".join(parts), [*proc.secrets, *secret_values(os.environ)])
+    path.write_text(text, encoding="utf-8", errors="replace")
     return path.relative_to(vault.root).as_posix()
 
 

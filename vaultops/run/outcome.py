@@ -1,4 +1,4 @@
-"""What one attempt of a profile produced, read from its process.  Pure.
+"""What one attempt of a profile produced, read from its raw output, then redacted.  Pure.
 
 Plain-text profiles are judged by exit status.  Claude Code (``output = "claude-json"``) is judged by the
 result object's ``is_error`` and ``subtype``, never by its exit code: an API failure exits 1 with a
@@ -7,12 +7,14 @@ perfectly good result object on stdout, and that object says which failure it wa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from vaultops.run.process import ProcessResult
+from vaultops.run.redact import redact
 
 
 class Failure(StrEnum):
@@ -159,7 +161,18 @@ def from_claude(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
     return Attempt(profile, None, text, "", proc.duration, **common)
 
 
-def read_attempt(output: str, profile: str, proc: ProcessResult, timeout: float) -> Attempt:
-    return (
-        from_claude(profile, proc, timeout) if output == "claude-json" else from_text(profile, proc, timeout)
+def redacted(attempt: Attempt, secrets: tuple[str, ...] = ()) -> Attempt:
+    """``attempt`` with every text it keeps redacted: its text, its detail and its denials."""
+    return dataclasses.replace(
+        attempt,
+        text=redact(attempt.text, secrets),
+        detail=redact(attempt.detail, secrets),
+        denials=tuple(redact(d, secrets) for d in attempt.denials),
     )
+
+
+def read_attempt(output: str, profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+    """What the attempt produced: parsed from the raw output first, so that a secret in it never breaks
+    the parse (cost, turns and session stay), then redacted."""
+    read = from_claude if output == "claude-json" else from_text
+    return redacted(read(profile, proc, timeout), proc.secrets)

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -37,10 +37,11 @@ class ProcessResult:
     exit_code: int | None  # None if it could not start; negative: killed by that signal
     timed_out: bool
     duration: float  # seconds
-    stdout: str  # decoded UTF-8 (errors replaced), redacted
-    stderr: str
-    start_error: str | None  # "command not found: foo", "permission denied: ./x", …
+    stdout: str  # decoded UTF-8 (errors replaced), raw: parse it first, then redact what is kept
+    stderr: str  # raw too
+    start_error: str | None  # "command not found: foo", "permission denied: ./x", … (redacted)
     cancelled: bool = False  # stopped on request (the daemon shutting down), not by a timeout
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # the run's extra_secrets, for redact()
 
 
 class _Reader(threading.Thread):
@@ -234,7 +235,8 @@ def run_process(
     ``timeout`` bounds the wall-clock time; ``inactivity_timeout`` the time with no output on either
     stream.  Either one stops the whole group and sets ``timed_out``.  ``env`` (default: this
     process's environment) is passed without NOTIFY_SOCKET, which belongs to the daemon alone.
-    Outputs are redacted, with ``extra_secrets`` as well.
+    The outputs are kept raw, so that a secret in them cannot break their parse (Claude Code's JSON):
+    whoever keeps or shows them redacts them, with ``extra_secrets`` (kept as ``secrets``) as well.
     """
     args = tuple(argv)
     secrets = list(extra_secrets)
@@ -295,5 +297,7 @@ def run_process(
             reader.join(max(0.0, drain_until - time.monotonic()))
 
     duration = time.monotonic() - started
-    stdout, stderr = (redact(reader.text(), secrets) for reader in readers)
-    return ProcessResult(args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled)
+    stdout, stderr = (reader.text() for reader in readers)
+    return ProcessResult(
+        args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled, tuple(secrets)
+    )

@@ -6,13 +6,22 @@ context first (``PASSWD= Authorization: Bearer x`` loses both values).  Where tw
 one that starts first names the marker, and at the same start the earlier, more specific rule.
 Every search starts at a literal, a bounded prefix or a boundary and never rescans what it has passed,
 so megabytes of agent output stay linear.
+
+The rules also run over the text's decoded views (vaultops.run.unescape): ANSI codes removed, JSON string
+escapes and URL percent-escapes undone.  A secret split by a colour code or written ``s3cr\u0065t`` is
+found there and replaced in the text itself, escapes and all.  Redacting twice changes nothing more.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from vaultops.run.unescape import views
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 MIN_EXTRA_LEN = 6
@@ -107,8 +116,9 @@ _HEAD = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _QUOTED = {q: re.compile(rf"{q}((?:[^{q}\\\n]|\\.)*){q}") for q in "\"'"}
-_SPACE = re.compile(r"\s")
-_TRAILING = ",;)}]"
+_STOP = re.compile(r"[\s\"]")  # a bare value ends at a space, or at the quote that closes a JSON string
+_QUERY_STOP = re.compile(r"[&#]")  # ...and in a query string (?access_token=…&) at the next parameter
+_TRAILING = ",;)}]'"
 
 
 def _assignments(text: str) -> Iterator[Found]:
@@ -125,16 +135,81 @@ def _assignments(text: str) -> Iterator[Found]:
         if quoted:
             yield quoted.start(1), quoted.end(1), "secret"
             continue
-        if space < start:
-            m = _SPACE.search(text, start)
+        if text.startswith(('\\"', "\\'"), start):
+            continue  # an escaped quote (doubly-encoded JSON): the decoded view finds the value
+        if space <= start:
+            m = _STOP.search(text, start + 1)
             space = m.start() if m else len(text)
-        marker = MARKER.match(text, start)
-        if marker and not text[marker.end() : space].strip(_TRAILING):
-            continue  # redacted already
         end = space
+        if head.start() and text[head.start() - 1] in "?&":
+            m = _QUERY_STOP.search(text, start, end)
+            end = m.start() if m and m.start() > start else end
+        marker = MARKER.match(text, start)
+        if marker and not text[marker.end() : end].strip(_TRAILING):
+            continue  # redacted already
         while end > start + 1 and text[end - 1] in _TRAILING:
             end -= 1  # closing punctuation after a bare value stays, unless it is all there is
         yield start, end, "secret"
+
+
+# Key material with no assignment, next to a word that names it: "aws_secret_access_key wJalr…",
+# "password is hunter2xyz", "secret key = …".  The value must look generated (see _generated).
+_NAMED = re.compile(
+    r"""(?<![A-Za-z0-9])
+    (?:(?:aws[_ ])?secret[_ ]access[_ ]key|secret[_ ]key|private[_ ]key|api[_ -]?key|access[_ ]token
+      |auth[_ ]token|password|passwd|passphrase|secret|token)
+    (?![A-Za-z0-9_])["']?
+    (?:[ \t]+(?:is|was|=|:)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+)
+    (?![/~.]|\[REDACTED:)(?P<s>[A-Za-z0-9/+=_.~!@$%^*-]{8,})""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)
+_SYMBOLS = frozenset("/+=~!@$%^*")
+
+
+def _classes(value: str) -> int:
+    return sum(
+        (
+            any(c.isupper() for c in value),
+            any(c.islower() for c in value),
+            any(c.isdigit() for c in value),
+            any(c in _SYMBOLS for c in value),
+        )
+    )
+
+
+def _generated(value: str) -> bool:
+    """Whether a word looks like key material rather than prose: letters and digits mixed, or long and
+    of two kinds of character at least; never a uuid."""
+    if _UUID.match(value):
+        return False
+    mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return mixed or (len(value) >= 20 and _classes(value) >= 2)
+
+
+def _named(text: str) -> Iterator[Found]:
+    for m in _NAMED.finditer(text):
+        value = m.group("s").rstrip(".,;:!")
+        if len(value) >= 8 and _generated(value):
+            yield m.start("s"), m.start("s") + len(value), "secret"
+
+
+# A bare 40-character AWS secret access key: base64 letters of all three kinds, and random (by its entropy:
+# a folder path or a word of that length is not), never 40 hex digits (a git SHA).
+_FORTY = re.compile(r"(?<![A-Za-z0-9/+=_.-])[A-Za-z0-9][A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=_.-])")
+_MIN_ENTROPY = 4.4  # bits per character; random base64 of 40 has about 4.8, paths and words about 4.1
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in Counter(value).values())
+
+
+def _forty(text: str) -> Iterator[Found]:
+    for m in _FORTY.finditer(text):
+        value = m.group()
+        if _classes(value.replace("/", "").replace("+", "")) >= 3 and _entropy(value) >= _MIN_ENTROPY:
+            yield m.start(), m.end(), "aws-secret-key"
 
 
 @functools.lru_cache(maxsize=32)
@@ -165,15 +240,21 @@ _FINDERS: tuple[_Finder, ...] = (
     _assignments,
     _context_finder("authorization"),
     _context_finder("bearer"),
+    _named,
+    _forty,
 )
 
 
-def _one_pass(text: str, finders: Iterable[_Finder]) -> str:
+def _one_pass(text: str, finders: tuple[_Finder, ...]) -> str:
+    """One round of every finder over the text and over each of its decoded views (vaultops.run.unescape),
+    whose finds are mapped back to the text."""
     found: list[tuple[int, int, int, str]] = []  # start, finder index, end, kind
-    for index, find in enumerate(finders):
-        for start, end, kind in find(text):
-            if start < end and not MARKER.fullmatch(text, start, end):
-                found.append((start, index, end, kind))
+    for view in views(text):
+        for index, find in enumerate(finders):
+            for v_start, v_end, kind in find(view.text):
+                start, end = view.span(v_start, v_end)
+                if start < end and not MARKER.fullmatch(text, start, end):
+                    found.append((start, index, end, kind))
     if not found:
         return text
     found.sort()
@@ -205,6 +286,28 @@ def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
             break
         text = redacted
     return text
+
+
+def redact_lines(lines: Sequence[str], extra_secrets: Iterable[str] = ()) -> tuple[str, ...]:
+    """Lines about to be written, redacted together (a private key spans lines, and becomes one)."""
+    text = "\n".join(lines)
+    redacted = redact(text, extra_secrets)
+    return tuple(lines) if redacted == text else tuple(redacted.split("\n"))
+
+
+def redact_fields(value: Any, key: str = "", keep: frozenset[str] = frozenset()) -> Any:
+    """``value`` (a record about to be written as JSON, or a part of one) with every text redacted
+    before it is encoded; the value of a field whose name says it holds a secret (``password``,
+    ``api_key``) is replaced whole.  The fields named in ``keep`` (ids) stay as they are."""
+    if isinstance(value, str):
+        if key in keep:
+            return value
+        return "[REDACTED:secret]" if value and looks_secret(key) else redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_fields(v, str(k), keep) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_fields(v, "", keep) for v in value]
+    return value
 
 
 _SECRET_NAME = re.compile(rf"{_NAME}\Z", re.IGNORECASE | re.VERBOSE)

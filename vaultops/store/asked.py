@@ -3,7 +3,11 @@ escalated call (written by ``vaultops hook``), and a ``granted`` line once the p
 that call through once, by a file under ``.vaultops/state/allow/`` that the hook removes as it uses it.
 The file is append-only, so a hook and a pass never overwrite each other.
 
-Only the standard library here: the hook imports this, and it must answer in milliseconds.
+Records are redacted as they are written (tool inputs quote commands, and commands carry tokens); each
+keeps the ``fingerprint`` of the raw call, so an approval still lets exactly that call through.
+
+Only the standard library (and vaultops.run.redact, which uses nothing else) here: the hook imports this,
+and it must answer in milliseconds.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from vaultops.run.redact import redact_fields
 
 STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 ESCALATIONS = "escalations.jsonl"
@@ -28,11 +34,21 @@ def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+_KEPT = frozenset({"fingerprint", "granted", "tool_use_id", "session_id", "at"})  # ids, never secrets
+
+
+def redacted(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record as it may be written: every text redacted, a secret-named field's value replaced."""
+    return dict(redact_fields(dict(record), keep=_KEPT))
+
+
 def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
-    """Append one JSON line; a single ``write`` on an O_APPEND file, so concurrent hooks never interleave."""
+    """Append one JSON line, redacted; a single ``write`` on an O_APPEND file, so concurrent hooks never
+    interleave.  A call's ``fingerprint`` must be computed (from the raw call) before."""
     path = vault / STATE_DIR / ESCALATIONS
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
+    safe = redacted(record)
+    line = (json.dumps(safe, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line)
@@ -43,9 +59,15 @@ def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
 
 def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
     """Let exactly this call through once (the person approved it): the next identical call consumes it."""
-    path = vault / STATE_DIR / ALLOWANCES / fingerprint(tool_name, tool_input)
+    return allow_once(vault, fingerprint(tool_name, tool_input), tool_name, tool_input)
+
+
+def allow_once(vault: Path, call: str, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
+    """Let the call of fingerprint ``call`` through once; the file says which call it is (redacted)."""
+    path = vault / STATE_DIR / ALLOWANCES / call
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"tool_name": tool_name, "tool_input": dict(tool_input)}) + "\n")
+    shown = redacted({"tool_name": tool_name, "tool_input": dict(tool_input)})
+    path.write_text(json.dumps(shown, ensure_ascii=False) + "\n", encoding="utf-8", errors="replace")
     return path
 
 
@@ -113,7 +135,9 @@ def grant(vault: Path, asked: Sequence[Mapping[str, Any]], *, allow: bool = True
     ``allow`` false: the person denied them; they are answered, and no later approval lets them through."""
     for r in asked:
         if allow:
-            grant_allowance(vault, str(r.get("tool_name")), dict(r.get("tool_input") or {}))
+            tool, given = str(r.get("tool_name")), dict(r.get("tool_input") or {})
+            # the record's input is redacted: its fingerprint, taken from the raw call, names the call
+            allow_once(vault, str(r.get("fingerprint") or fingerprint(tool, given)), tool, given)
         granted = {"granted": _call_id(r), "session_id": r.get("session_id"), "request": r.get("request")}
         record_escalation(vault, granted)
 

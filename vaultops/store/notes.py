@@ -25,6 +25,7 @@ from pathlib import Path
 from vaultops import faults
 from vaultops.errors import VaultopsError
 from vaultops.record.placement import Edit
+from vaultops.run.redact import redact_lines
 from vaultops.scan.note import ParsedNote, content_hash, parse_note
 from vaultops.scan.plan import as_plan_note
 from vaultops.scan.text import split_raw_lines
@@ -89,9 +90,10 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
         by_line.setdefault(edit.after, []).append(edit)
 
     def text(after: int, ending: bytes) -> list[bytes]:
-        # vaultops's own lines may quote a note's undecodable bytes (a title, say): never write those raw
+        # vaultops's own lines may quote a note's undecodable bytes (a title, say): never write those raw;
+        # and never a secret (they are redacted when made; this is the last look before the disk)
         return [
-            ending.join(s.encode("utf-8", "replace") for s in e.lines) + ending
+            ending.join(s.encode("utf-8", "replace") for s in redact_lines(e.lines)) + ending
             for e in by_line.get(after, [])
         ]
 

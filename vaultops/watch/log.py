@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from vaultops.run.redact import redact
+from vaultops.run.redact import redact, redact_fields
 
 MAX_BYTES = 10_000_000
 KEEP = 3
@@ -33,6 +33,8 @@ class DaemonLog:
             self.path.replace(self.path.with_suffix(".jsonl.1"))
 
     def write(self, level: str, event: str, **fields: Any) -> None:
+        # each value redacted before it is encoded (an encoding hides secrets), then the line itself
+        fields = redact_fields(fields)
         record = {"at": round(time.time(), 3), "level": level, "event": event, **fields}
         line = redact(json.dumps(record, ensure_ascii=False, default=str))
         human = " ".join([time.strftime("%H:%M:%S"), event, *(f"{k}={v}" for k, v in fields.items())])

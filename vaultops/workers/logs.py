@@ -13,6 +13,8 @@ import threading
 from collections import deque
 from pathlib import Path
 
+from vaultops.run.redact import redact
+
 LOG_NAME = "stdout.log"
 # Lines in the log that are not the worker's stdout: its stderr, and what vaultops wrote to it (answers).
 # Neither prefix opens a tag (vaultops.policy.tags), so they can never be read as the worker's reports.
@@ -40,6 +42,8 @@ class RotatingLog:
         self._size = self._fh.tell()
 
     def write(self, line: bytes) -> None:
+        """Append one line, redacted: a worker prints what its tools print."""
+        line = redact(line.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
         if not line.endswith(b"\n"):
             line += b"\n"
         with self._lock:
