@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from vaultops.commands.hook import answer
+from vaultops.gate.answer import HookAnswer
+from vaultops.gate.answer import answer as answer_event
+from vaultops.gate.job import job_from_environ
 from vaultops.store.asked import ESCALATIONS, STATE_DIR, grant, record_escalation, redacted, waiting
 
 TOKEN = "ghp_" + "A" * 36  # an obviously fake GitHub token
 ENV = {"VAULTOPS_REQUEST": "REQ-tok"}
+
+
+def answer(text: str, environ: dict[str, str], vault: Path) -> HookAnswer:
+    """The hook's decision as a hook wired by hand makes it: its job from the environment."""
+    return answer_event(text, job_from_environ(environ, vault), environ)
 
 
 def event(workdir: Path, command: str, use: str = "toolu_1") -> str:

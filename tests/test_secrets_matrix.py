@@ -61,7 +61,7 @@ def vault_for(tmp_path: Path, secret: str, sink: JsonSink) -> Path:
     (vault / ".vaultops" / "local.toml").write_text(
         f'[profiles.worker-research]\ncommand = ["{sys.executable}", "{script}", '
         f'"{tmp_path / "secret.txt"}", "{{prompt}}"]\n'
-        'output = "claude-json"\ntools = ["Bash", "Read"]\ntimeout = 60\nhealth = []\n\n'
+        'output = "claude-json"\ntools = ["Bash", "Read"]\ngate = "none"\ntimeout = 60\nhealth = []\n\n'
         '[routing]\nresearch = ["worker-research"]\n\n'
         f'[notify]\nurls = ["{sink.url()}"]\n'
     )
