@@ -29,6 +29,7 @@ class Word:
     text: str
     dynamic: bool = False
     glob: bool = False
+    origin: tuple[str, ...] = ()  # when the word is one command substitution: that command's text
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,7 @@ class _Builder:
             Redirect(op.op, _words(t)[0] if t else Word("", dynamic=True), op.fd, op.body or "")
             for op, t in redirects
         )
-        if not words and not reds:
+        if not words and not reds and not assigns:
             return
         cmd = SimpleCommand(tuple(words), reds, tuple(assigns), tuple(scope), via, piped)
         if words and not words[0].dynamic and words[0].text in ("cd", "pushd", "popd"):
@@ -452,7 +453,8 @@ def _cd_target(words: Sequence[Word]) -> str:
 def _words(tok: Tok) -> list[Word]:
     """A token's words: one, or several when an unquoted ``{a,b}`` expands."""
     texts = _expand_braces(tok.text) if tok.brace else [tok.text]
-    return [Word(t, dynamic=tok.dynamic, glob=tok.glob) for t in texts]
+    origin = tuple(tok.sources) if tok.text in ("$(…)", "`…`") else ()
+    return [Word(t, dynamic=tok.dynamic, glob=tok.glob, origin=origin) for t in texts]
 
 
 def _expand_braces(text: str, limit: int = 64) -> list[str]:
