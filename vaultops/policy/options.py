@@ -8,6 +8,7 @@ A table is written as one string, one option a word, a suffix saying what the op
     -f=r          its value is a path the program reads
     -e=!          its value is code the program runs (escalated)
     -x!           a flag that makes the program run code (escalated)
+    --arg=2       takes two values (jq ``--arg NAME VALUE``); ``=2r``: the second is a path it reads
     --color?      a long option whose value is optional (only ``--color=always``)
 
 Short flags bundle the way getopt reads them (``-la``; ``-n5``; ``-czf FILE``).  A long option must be
@@ -25,9 +26,10 @@ from typing import Literal, Protocol
 
 from vaultops.policy.bash import Word
 
-Effect = Literal["flag", "value", "write", "read", "code", "runs", "optional"]
+Effect = Literal["flag", "value", "write", "read", "code", "runs", "optional", "pair", "pair_read"]
 _SUFFIX: dict[str, Effect] = {
-    "=": "value", "=w": "write", "=r": "read", "=!": "code", "!": "runs", "?": "optional"
+    "=": "value", "=w": "write", "=r": "read", "=!": "code", "!": "runs", "?": "optional", "=2": "pair",
+    "=2r": "pair_read",
 }  # fmt: skip
 _NUMBER = re.compile(r"^-\d+$")
 
@@ -52,7 +54,7 @@ def table(text: str, numeric: bool = False) -> Options:
     """An option table from its one-string form (see the module's docstring)."""
     effects: dict[str, Effect] = {}
     for word in text.split():
-        for suffix in ("=w", "=r", "=!", "=", "!", "?"):
+        for suffix in ("=2r", "=2", "=w", "=r", "=!", "=", "!", "?"):
             if word.endswith(suffix) and len(word) > len(suffix) + 1:
                 effects[word[: -len(suffix)]] = _SUFFIX[suffix]
                 break
@@ -142,6 +144,20 @@ def read_options(
             sink.add("unknown", f"{program} is given an option only known when it runs ({text})")
             continue
         if opts.numeric and _NUMBER.match(text):
+            continue
+        whole = opts.effect(text) if not text.startswith("--") and len(text) > 2 else None
+        if whole is not None or (text.startswith("--") and opts.effect(text) in ("pair", "pair_read")):
+            kind: Effect = whole or opts.effect(text) or "flag"
+            if kind in ("pair", "pair_read"):
+                if kind == "pair_read" and i + 1 < len(args):
+                    sink.read(args[i + 1])
+                given.add(text)
+                i += 2
+            elif kind in ("flag", "runs", "optional"):
+                apply(text, kind, None)
+            else:
+                apply(text, kind, args[i] if i < len(args) else Word("", dynamic=True))
+                i += 1
             continue
         if text.startswith("--"):
             name, eq, rest = text.partition("=")
