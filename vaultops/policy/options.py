@@ -187,6 +187,9 @@ def read_options(
                     break
                 unknown(option if len(text) == 2 else f"{option} (in {text})")
                 break
+            if effect == "optional" and text[j + 1 :].isdigit():  # make -j4: an optional value, attached
+                apply(option, effect, Word(text[j + 1 :]))
+                break
             if effect in ("flag", "runs", "optional"):
                 apply(option, effect, None)
                 j += 1

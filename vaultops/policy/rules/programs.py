@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from vaultops.policy.bash import SimpleCommand, Word
 from vaultops.policy.judge import Handler, Judge, flag_value, has, names, positionals, register
+from vaultops.policy.options import read_options, table
 
 _INTERPRETERS = {
     "python": "python",
@@ -304,15 +305,33 @@ def _subcommand_tool(
     return rule
 
 
+_MAKE = table(
+    "-B -d -e -i -k -n -q -r -R -s -S -t -v -w -p -L -j? -l? -O? -C= -f=r -I= -o= -W= -E=! --always-make "
+    "--debug? --environment-overrides --ignore-errors --keep-going --dry-run --just-print --recon "
+    "--question --no-builtin-rules --no-builtin-variables --silent --quiet --stop --touch --version --help "
+    "--print-directory --no-print-directory --jobs? --load-average? --directory= --file=r --makefile=r "
+    "--include-dir= --old-file= --assume-old= --what-if= --new-file= --assume-new= --output-sync? "
+    "--warn-undefined-variables --trace --print-data-base --check-symlink-times --eval=! --shuffle?"
+)
+# make VAR=value on the command line: these variables run or load what they name
+_MAKE_CODE_VARIABLES = frozenset({"SHELL", ".SHELLFLAGS", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKESHELL",
+                                  "MAKE", "GNUMAKEFLAGS", ".DEFAULT_GOAL"})  # fmt: skip
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:+=@%-]*$")
+
+
 def _make(j: Judge, args: list[Word]) -> None:
-    j.with_cwd(flag_value(args, "-C", "--directory"))
-    targets = [
-        w.text
-        for w in positionals(
-            args, ("-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-o", "-W", "-I")
-        )
-        if "=" not in w.text
-    ]
+    parsed = read_options(j, j.cmd.name, args, _MAKE)
+    j.with_cwd(parsed.value("-C", "--directory"))
+    makefile = parsed.value("-f", "--file", "--makefile")
+    if makefile is not None:
+        j.run_file(makefile)
+    targets = []
+    for w in parsed.positionals:
+        name, eq, value = w.text.partition("=")
+        if not eq:
+            targets.append(w.text)
+        elif name.rstrip(":+?!") in _MAKE_CODE_VARIABLES or w.dynamic or not _PLAIN_VALUE.match(value):
+            j.add("unknown", f"make {w.text}: a variable that may name a command to run")
     if any(t in ("install", "uninstall") for t in targets):
         j.add("system_change", "make install writes outside the worktree")
     elif any(_DEPLOY_WORDS.match(t) for t in targets):
