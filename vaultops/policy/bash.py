@@ -275,7 +275,7 @@ class _Builder:
                 self.problem("a case statement is not read by the policy")
             return  # `for x in …` / `function f` name no command; the loop's body comes as its own commands
         assigns: list[str] = []
-        while toks and not toks[0].quoted and _ASSIGN.match(toks[0].text):
+        while toks and _ASSIGN.match(toks[0].text):  # FOO='a b' cmd: quoting after the name is allowed
             assigns.append(toks[0].text)
             toks = toks[1:]
         words: list[Word] = []

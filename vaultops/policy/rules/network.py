@@ -42,6 +42,9 @@ def _host_in(host: str, domains: Iterable[str]) -> bool:
     return any(host == d or host.endswith("." + d) for d in domains)
 
 
+_PLAIN_SSH = re.compile(r"ssh(\s+-[46AaCqTvx]+|\s+-[pilFJ]\s*[\w.@/=:-]+)*")  # -o could set ProxyCommand
+
+
 def _rsync(j: Judge, args: list[Word]) -> None:
     pos = positionals(
         args,
@@ -50,6 +53,11 @@ def _rsync(j: Judge, args: list[Word]) -> None:
             "--password-file"
         ),
     )
+    shell = flag_value(args, "-e", "--rsh")
+    if shell is not None and not _PLAIN_SSH.fullmatch(shell.text):
+        j.add("unknown", f"rsync -e {shell.text!r}: a remote shell that is not plain ssh")
+    if flag_value(args, "--rsync-path") is not None or has(args, "--rsync-path"):
+        j.add("unknown", "rsync --rsync-path runs a command of its own on the other side")
     if len(pos) < 2:
         j.add("read", "lists files")
         return
