@@ -15,8 +15,17 @@ from vaultops.policy.decide import decide_call
 from vaultops.policy.environ import changes_what_runs, risky_assignment
 from vaultops.policy.hosts import is_metadata_host, metadata_targets
 from vaultops.policy.rules.scripts import awk_effects, read_sed
-from vaultops.policy.table import FLOORS, PolicyTable, check_overrides
+from vaultops.policy.table import FLOORS, PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
+
+
+def _lines(text: str) -> list[str]:
+    """One case a line."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _verdict(sandbox: Sandbox, command: str) -> Verdict:
+    return decide_call(ToolCall("Bash", {"command": sandbox.fill(command)}, str(sandbox.wd)), sandbox.scope)
 
 
 @pytest.fixture(scope="module")
@@ -121,31 +130,33 @@ def test_a_dangerous_command_wrapped_twice_in_code_running_constructs_is_never_a
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "BASH_ENV=x.sh bash -c true",
-        "LD_PRELOAD=./x.so ls",
-        "LD_AUDIT=./x.so ls",
-        "DYLD_LIBRARY_PATH=. ls",
-        "PATH=.:$PATH ls",
-        "IFS=, read a b",
-        "PERL5LIB=. perl x.pl",
-        "RUBYLIB=. ruby x.rb",
-        "GIT_SSH=./x git fetch",
-        "GIT_EDITOR='sh -c id' git commit",
-        "GIT_CONFIG_GLOBAL=./cfg git log",
-        "GIT_EXEC_PATH=. git status",
-        "MANPAGER='sh -c id' man ls",
-        "VISUAL=./x crontab -e",
-        "export GIT_PAGER='sh -c id'",
-        "declare -gx PYTHONPATH=.",
-        "readonly PROMPT_COMMAND=id",
-        "PS4='$(id)' bash -xc true",
-        "SHELLOPTS=xtrace bash -c true",
-        "env NODE_OPTIONS=--require=./x.js node app.js",
-        "read -r LD_PRELOAD < README.md",
-        "printf -v PATH '%s' .",
-        "ENV=./x.sh sh -i",
-    ],
+    _lines(
+        """
+        BASH_ENV=x.sh bash -c true
+        LD_PRELOAD=./x.so ls
+        LD_AUDIT=./x.so ls
+        DYLD_LIBRARY_PATH=. ls
+        PATH=.:$PATH ls
+        IFS=, read a b
+        PERL5LIB=. perl x.pl
+        RUBYLIB=. ruby x.rb
+        GIT_SSH=./x git fetch
+        GIT_EDITOR='sh -c id' git commit
+        GIT_CONFIG_GLOBAL=./cfg git log
+        GIT_EXEC_PATH=. git status
+        MANPAGER='sh -c id' man ls
+        VISUAL=./x crontab -e
+        export GIT_PAGER='sh -c id'
+        declare -gx PYTHONPATH=.
+        readonly PROMPT_COMMAND=id
+        PS4='$(id)' bash -xc true
+        SHELLOPTS=xtrace bash -c true
+        env NODE_OPTIONS=--require=./x.js node app.js
+        read -r LD_PRELOAD < README.md
+        printf -v PATH '%s' .
+        ENV=./x.sh sh -i
+        """
+    ),
 )
 def test_a_variable_that_changes_what_runs_is_escalated(sandbox: Sandbox, command: str) -> None:
     assert sandbox.kind(command) == "escalate", command
@@ -165,18 +176,19 @@ def test_the_variable_rule_knows_data_from_code() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "rm -rf {tmp}",
-        "rm -rf {tmp}/",
-        "rm -r {tmp}/*",
-        "rm -f {tmp}/*",
-        "find {tmp} -delete",
-        "rm -rf $TMPDIR",
-    ],
+    _lines(
+        """
+        rm -rf {tmp}
+        rm -rf {tmp}/
+        rm -r {tmp}/*
+        rm -f {tmp}/*
+        find {tmp} -delete
+        rm -rf $TMPDIR
+        """
+    ),
 )
 def test_deleting_a_temp_folder_itself_is_not_a_temp_write(sandbox: Sandbox, command: str) -> None:
-    call = ToolCall("Bash", {"command": sandbox.fill(command)}, str(sandbox.wd))
-    verdict = decide_call(call, sandbox.scope)
+    verdict = _verdict(sandbox, command)
     assert verdict.kind != "approve" and verdict.action != "temp_write", (command, verdict)
 
 
@@ -189,35 +201,36 @@ def test_a_file_in_a_temp_folder_is_still_scratch(sandbox: Sandbox) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "cat .env",
-        "cat .env.staging",
-        "grep -r KEY .env",
-        "head {home}/.aws/credentials",
-        "tar -czf {tmp}/k.tgz {home}/.ssh",
-        "zip {tmp}/k.zip {home}/.aws/config",
-        "cp {home}/.netrc {tmp}/n",
-        "base64 id_rsa",
-        "git diff --no-index {home}/.ssh/id_rsa /dev/null",
-        "diff {home}/.docker/config.json /dev/null",
-        "awk 1 {home}/.kube/config",
-        "sed -n p .git-credentials",
-        "cat /proc/self/environ",
-        "env",
-        "printenv",
-        "set",
-        "declare -p",
-        "typeset -p",
-        "export -p",
-        "declare -x",
-        "compgen -v",
-        "awk 'BEGIN{print ENVIRON[\"TOKEN\"]}'",
-        "jq -n env",
-    ],
+    _lines(
+        """
+        cat .env
+        cat .env.staging
+        grep -r KEY .env
+        head {home}/.aws/credentials
+        tar -czf {tmp}/k.tgz {home}/.ssh
+        zip {tmp}/k.zip {home}/.aws/config
+        cp {home}/.netrc {tmp}/n
+        base64 id_rsa
+        git diff --no-index {home}/.ssh/id_rsa /dev/null
+        diff {home}/.docker/config.json /dev/null
+        awk 1 {home}/.kube/config
+        sed -n p .git-credentials
+        cat /proc/self/environ
+        env
+        printenv
+        set
+        declare -p
+        typeset -p
+        export -p
+        declare -x
+        compgen -v
+        awk 'BEGIN{print ENVIRON[\"TOKEN\"]}'
+        jq -n env
+        """
+    ),
 )
 def test_reading_a_secret_or_the_environment_is_read_secrets(sandbox: Sandbox, command: str) -> None:
-    call = ToolCall("Bash", {"command": sandbox.fill(command)}, str(sandbox.wd))
-    verdict = decide_call(call, sandbox.scope)
+    verdict = _verdict(sandbox, command)
     assert (verdict.kind, verdict.action) == ("escalate", "read_secrets"), (command, verdict.reason)
 
 
@@ -240,25 +253,27 @@ def test_claude_codes_read_tools_see_secrets_too(
 
 # --- metadata addresses -------------------------------------------------------------------------------------
 
-METADATA = [
-    "169.254.169.254",
-    "169.254.169.254.",
-    "2852039166",
-    "0xa9fea9fe",
-    "0xA9.0xFE.0xA9.0xFE",
-    "0251.0376.0251.0376",
-    "169.254.43518",
-    "[::ffff:169.254.169.254]",
-    "[::ffff:a9fe:a9fe]",
-    "[fd00:ec2::254]",
-    "[fe80::a9fe:a9fe%25en0]",
-    "metadata.google.internal",
-    "METADATA.GOOGLE.INTERNAL.",
-    "100.100.100.200",
-    "%31%36%39.254.169.254",
-    "１６９.２５４.１６９.２５４",
-    "169.254.169.254.nip.io",
-]
+METADATA = _lines(
+    """
+    169.254.169.254
+    169.254.169.254.
+    2852039166
+    0xa9fea9fe
+    0xA9.0xFE.0xA9.0xFE
+    0251.0376.0251.0376
+    169.254.43518
+    [::ffff:169.254.169.254]
+    [::ffff:a9fe:a9fe]
+    [fd00:ec2::254]
+    [fe80::a9fe:a9fe%25en0]
+    metadata.google.internal
+    METADATA.GOOGLE.INTERNAL.
+    100.100.100.200
+    %31%36%39.254.169.254
+    １６９.２５４.１６９.２５４
+    169.254.169.254.nip.io
+    """
+)
 
 
 @pytest.mark.parametrize("host", METADATA)
@@ -303,51 +318,54 @@ def test_no_override_can_approve_a_metadata_fetch(sandbox: Sandbox) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "ls --frob",
-        "ls -la --hyperlinx",
-        "cat -Z README.md",
-        "head --lin=3 README.md",
-        "grep --no-such-option x README.md",
-        "sort --compress-prog=sh README.md",
-        "tar --checkpoint-act=exec=id -cf x.tar src",
-        "tar --to-com=sh -xf a.tar",
-        "wc --files0=x",
-        "find . -fprint0x y",
-        "git --frob status",
-        "make --eval-x=1",
-        "xargs --frob echo",
-        "timeout --frob 5 ls",
-        "cut -Q 1 README.md",
-        "dd conv=notrunc bogus if=README.md",
-    ],
+    _lines(
+        """
+        ls --frob
+        ls -la --hyperlinx
+        cat -Z README.md
+        head --lin=3 README.md
+        grep --no-such-option x README.md
+        sort --compress-prog=sh README.md
+        tar --checkpoint-act=exec=id -cf x.tar src
+        tar --to-com=sh -xf a.tar
+        wc --files0=x
+        find . -fprint0x y
+        git --frob status
+        make --eval-x=1
+        xargs --frob echo
+        timeout --frob 5 ls
+        cut -Q 1 README.md
+        dd conv=notrunc bogus if=README.md
+        """
+    ),
 )
 def test_an_unknown_option_on_an_approved_program_is_escalated(sandbox: Sandbox, command: str) -> None:
-    call = ToolCall("Bash", {"command": command}, str(sandbox.wd))
-    verdict = decide_call(call, sandbox.scope)
+    verdict = _verdict(sandbox, command)
     assert (verdict.kind, verdict.action) == ("escalate", "unknown"), (command, verdict.reason)
 
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "ls -la",
-        "ls -1tr src",
-        "cat -n README.md",
-        "grep -rn --include=*.py TODO .",
-        "grep -A3 -B2 x README.md",
-        "head -5 README.md",
-        "tail -n +2 README.md",
-        "sort -k2,2n -t, README.md",
-        "git status -sb",
-        "git log --oneline --graph -20",
-        "git -C sub log -1",
-        "make -j4 -C sub",
-        "tar -xzf {tmp}/a.tgz -C {tmp}",
-        "sed -E 's/(a)/\\1b/g;3d' README.md",
-        "awk 'NR > 1 { s += $2 } END { print s }' README.md",
-        "find . -type f -name '*.md' -newer README.md -print0",
-    ],
+    _lines(
+        """
+        ls -la
+        ls -1tr src
+        cat -n README.md
+        grep -rn --include=*.py TODO .
+        grep -A3 -B2 x README.md
+        head -5 README.md
+        tail -n +2 README.md
+        sort -k2,2n -t, README.md
+        git status -sb
+        git log --oneline --graph -20
+        git -C sub log -1
+        make -j4 -C sub
+        tar -xzf {tmp}/a.tgz -C {tmp}
+        sed -E 's/(a)/\\1b/g;3d' README.md
+        awk 'NR > 1 { s += $2 } END { print s }' README.md
+        find . -type f -name '*.md' -newer README.md -print0
+        """
+    ),
 )
 def test_common_read_only_dev_commands_stay_approved(sandbox: Sandbox, command: str) -> None:
     assert sandbox.kind(command) == "approve", command
@@ -374,14 +392,16 @@ def test_awk_programs_that_run_write_or_read_the_environment() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        "с\u0430t README.md",
-        "\u0441at README.md",
-        "ls\u200b -la",
-        "gіt status",
-        "$'\\u0441'at README.md",
-        "/bin/l? -la",
-    ],
+    _lines(
+        """
+        с\u0430t README.md
+        \u0441at README.md
+        ls\u200b -la
+        gіt status
+        $'\\u0441'at README.md
+        /bin/l? -la
+        """
+    ),
 )
 def test_a_program_name_that_only_looks_known_is_escalated(sandbox: Sandbox, command: str) -> None:
     assert sandbox.kind(command) == "escalate", command

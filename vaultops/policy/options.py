@@ -121,6 +121,19 @@ def read_options(
         elif effect == "read" and value is not None:
             sink.read(value)
 
+    def from_next(option: str, effect: Effect, i: int) -> int:
+        """Apply ``option``, its value (or two) taken from the arguments at ``i``; the index after them."""
+        if effect in ("flag", "runs", "optional"):
+            apply(option, effect, None)
+            return i
+        if effect in ("pair", "pair_read"):
+            if effect == "pair_read" and i + 1 < len(args):
+                sink.read(args[i + 1])
+            given.add(option)
+            return i + 2
+        apply(option, effect, args[i] if i < len(args) else Word("", dynamic=True))
+        return i + 1
+
     def unknown(option: str) -> None:
         sink.add("unknown", f"{option} is an option of {program} the policy does not know")
 
@@ -146,36 +159,18 @@ def read_options(
         if opts.numeric and _NUMBER.match(text):
             continue
         whole = opts.effect(text) if not text.startswith("--") and len(text) > 2 else None
-        if whole is not None or (text.startswith("--") and opts.effect(text) in ("pair", "pair_read")):
-            kind: Effect = whole or opts.effect(text) or "flag"
-            if kind in ("pair", "pair_read"):
-                if kind == "pair_read" and i + 1 < len(args):
-                    sink.read(args[i + 1])
-                given.add(text)
-                i += 2
-            elif kind in ("flag", "runs", "optional"):
-                apply(text, kind, None)
-            else:
-                apply(text, kind, args[i] if i < len(args) else Word("", dynamic=True))
-                i += 1
+        if whole is not None:  # a single-dash word the table names whole: find's -name, xxd's -ps
+            i = from_next(text, whole, i)
             continue
         if text.startswith("--"):
             name, eq, rest = text.partition("=")
             effect = opts.effect(name)
-            if effect is None:
-                unknown(name)
+            if effect is None or (eq and effect in ("flag", "runs")):
+                unknown(text if effect else name)
             elif eq:
-                if effect == "flag" or effect == "runs":
-                    unknown(text)
-                else:
-                    apply(name, effect, Word(rest, word.dynamic, word.glob))
-            elif effect in ("flag", "runs", "optional"):
-                apply(name, effect, None)
-            elif i < len(args):
-                apply(name, effect, args[i])
-                i += 1
+                apply(name, effect, Word(rest, word.dynamic, word.glob))
             else:
-                apply(name, effect, Word("", dynamic=True))
+                i = from_next(name, effect, i)
             continue
         # a bundle of short options: -la, -n5, -czf FILE
         j = 1
@@ -197,10 +192,7 @@ def read_options(
             attached = text[j + 1 :]
             if attached:
                 apply(option, effect, Word(attached, word.dynamic, word.glob))
-            elif i < len(args):
-                apply(option, effect, args[i])
-                i += 1
             else:
-                apply(option, effect, Word("", dynamic=True))
+                i = from_next(option, effect, i)
             break
     return Parsed(positionals, values, frozenset(given))

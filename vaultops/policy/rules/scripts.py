@@ -120,7 +120,9 @@ def read_sed(script: str) -> SedScript:
                     out.writes.append(name)
                     break
                 i += 1
-            if c == "s" and i < len(s) and s[i] not in " \t\n;}#":
+            while c == "s" and i < len(s) and s[i] in " \t":
+                i += 1
+            if c == "s" and i < len(s) and s[i] not in "\n;}#":
                 out.unreadable = f"the s command is followed by {s[i]!r}, which sed does not accept"
                 return out
         else:
