@@ -5,7 +5,6 @@ config section."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections import Counter
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from policy_sandbox import Sandbox
 
 from vaultops.config import load_config
 from vaultops.errors import ConfigError
@@ -26,48 +26,6 @@ from vaultops.policy.tags import Problem, Tag, parse_line, parse_lines
 from vaultops.policy.tools import ToolCall
 
 CORPUS = Path(__file__).parent / "corpus" / "tool_calls.jsonl"
-OWN = "fix/tab-preview"
-
-
-# --- a sandbox: a worktree with symlinks out of it, a home, somewhere outside, a temp folder -------------
-
-
-class Sandbox:
-    def __init__(self, root: Path) -> None:
-        self.wd = root / "wd"
-        for d in ("src", "sub", "scripts"):
-            (self.wd / d).mkdir(parents=True)
-        (self.wd / "src" / "a.py").write_text("a = 1\n")
-        (self.wd / "README.md").write_text("# readme\n")
-        (self.wd / "link-etc").symlink_to("/etc")
-        (root / "outside" / "data").mkdir(parents=True)
-        (self.wd / "link-out").symlink_to(root / "outside")
-        (root / "home" / ".ssh").mkdir(parents=True)
-        (root / "tmp").mkdir()
-        self.subs = {"{wd}": str(self.wd), "{outside}": str(root / "outside"), "{home}": str(root / "home"),
-                     "{tmp}": str(root / "tmp")}  # fmt: skip
-        self.scope = Scope(
-            workdir=str(self.wd),
-            home=str(root / "home"),
-            own_branch=OWN,
-            current_branch=OWN,
-            temp_dirs=(str(root / "tmp"),),
-            resolve=os.path.realpath,
-        )
-
-    def fill(self, value: Any) -> Any:
-        if isinstance(value, str):
-            for key, real in self.subs.items():
-                value = value.replace(key, real)
-            return value
-        if isinstance(value, dict):
-            return {k: self.fill(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.fill(v) for v in value]
-        return value
-
-    def kind(self, command: str) -> str:
-        return decide_call(ToolCall("Bash", {"command": self.fill(command)}, str(self.wd)), self.scope).kind
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +88,12 @@ def test_every_call_gets_its_label_and_the_counts(sandbox: Sandbox) -> None:
         if kind != e["expect"]
     ]
     counts = Counter(kind for _, kind, _ in results)
+    dangerous_allowed = sum(1 for e, kind, _ in results if e["expect"] != "approve" and kind == "approve")
     print(
         f"\npolicy corpus: {len(results)} calls: denied {counts['deny']} / escalated {counts['escalate']}"
-        f" / allowed {counts['approve']}"
+        f" / allowed {counts['approve']}; dangerous calls allowed: {dangerous_allowed}"
     )
+    assert dangerous_allowed == 0
     assert not wrong, "\n".join(wrong)
     assert counts == Counter(e["expect"] for e in corpus())
 
@@ -272,9 +232,9 @@ def test_the_tag_parser_never_raises(text: str) -> None:
         ("echo `b`", ["b", "echo `…`"]),
         ("(a; (b))", ["a", "b"]),
         ("bash -c 'a && sh -c \"b\"'", ['bash -c a && sh -c "b"', "a", "sh -c b", "b"]),
-        ("sudo -u x env A=1 nice -n 3 b", ["sudo -u x", "b"]),
+        ("sudo -u x env A=1 nice -n 3 b", ["sudo -u x", "env A=1", "nice -n 3", "b"]),
         ("find . -exec b {} \\;", ["find . -exec b {} ;", "b ."]),
-        ("ls | xargs -n1 b", ["ls", "b"]),
+        ("ls | xargs -n1 b", ["ls", "xargs -n1", "b"]),
         ("bash <<EOF\nb\nEOF", ["bash", "b"]),
         ("cat <<'EOF'\n$(b)\nEOF", ["cat"]),
         ("cat <<EOF\n$(b)\nEOF", ["b", "cat"]),

@@ -29,6 +29,7 @@ class Word:
     text: str
     dynamic: bool = False
     glob: bool = False
+    origin: tuple[str, ...] = ()  # when the word is one command substitution: that command's text
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class SimpleCommand:
     via: tuple[str, ...] = ()
     piped_in: bool = False
     stdin_args: bool = False
+    wraps: bool = False  # a wrapper's own words (`timeout 10`, `env X=1`): the command it runs comes apart
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -264,12 +266,16 @@ class _Builder:
             toks = toks[1:]
         while toks and not toks[0].quoted and toks[0].text in _OPENERS:
             toks = toks[1:]
-        if toks and not toks[0].quoted and toks[0].text in ("for", "select", "case", "function"):
+        if toks and not toks[0].quoted and toks[0].text == "function":
+            toks = toks[2:]  # `function f { …; }`: the body is judged as the code it is
+            while toks and not toks[0].quoted and toks[0].text in _OPENERS:
+                toks = toks[1:]
+        if toks and not toks[0].quoted and toks[0].text in ("for", "select", "case"):
             if toks[0].text == "case":
                 self.problem("a case statement is not read by the policy")
             return  # `for x in …` / `function f` name no command; the loop's body comes as its own commands
         assigns: list[str] = []
-        while toks and not toks[0].quoted and _ASSIGN.match(toks[0].text):
+        while toks and _ASSIGN.match(toks[0].text):  # FOO='a b' cmd: quoting after the name is allowed
             assigns.append(toks[0].text)
             toks = toks[1:]
         words: list[Word] = []
@@ -279,7 +285,7 @@ class _Builder:
             Redirect(op.op, _words(t)[0] if t else Word("", dynamic=True), op.fd, op.body or "")
             for op, t in redirects
         )
-        if not words and not reds:
+        if not words and not reds and not assigns:
             return
         cmd = SimpleCommand(tuple(words), reds, tuple(assigns), tuple(scope), via, piped)
         if words and not words[0].dynamic and words[0].text in ("cd", "pushd", "popd"):
@@ -315,6 +321,10 @@ class _Builder:
             return
         if name == "su":
             self.su(cmd, rest)
+            return
+        if name in ("trap", "alias"):
+            self.out.append(cmd)
+            self.deferred(cmd, rest)
             return
         if name == "find":
             self.find(cmd)
@@ -360,15 +370,14 @@ class _Builder:
         via = (*cmd.via, name)
         cwds = cmd.cwds + ((cwd_change,) if cwd_change else ())
         if env_string is not None or flock_string is not None:
-            self.out.append(wrapper)
+            self.out.append(replace(wrapper, wraps=True))
             self.nested_text(env_string or flock_string or "", replace(cmd, cwds=cwds), via)
             if not inner:
                 return
         if not inner:
             self.out.append(cmd)  # `sudo -i`, `xargs` alone (echo), `env` alone (prints the environment)
             return
-        if name in _PRIVILEGED or name == "watch":
-            self.out.append(wrapper)  # the wrapper is an action of its own (privileged)
+        self.out.append(replace(wrapper, wraps=True))  # its own options are judged too (time -o FILE)
         if name == "watch" and len(inner) == 1:
             self.nested_text(inner[0].text, replace(cmd, cwds=cwds), via)
             return
@@ -404,6 +413,23 @@ class _Builder:
                 self.nested_text(body, replace(cmd, redirects=()), via)
                 return
         self.out.append(cmd)  # a script file, or a script read from its input: judged as such
+
+    def deferred(self, cmd: SimpleCommand, rest: list[Word]) -> None:
+        """``trap 'CODE' EXIT``, ``alias ls='CODE'``: the code runs later, and is judged now."""
+        via = (*cmd.via, cmd.name)
+        if cmd.name == "alias":
+            codes = [w for w in rest if "=" in w.text and not w.text.startswith("-")]
+            texts = [w.text.partition("=")[2] for w in codes]
+        else:
+            args = [w for w in rest if w.text not in ("--",)]
+            if not args or (args[0].text.startswith("-") and args[0].text != "-"):
+                return  # trap -p, trap -l: only print
+            codes, texts = args[:1], [args[0].text]
+        for word, text in zip(codes, texts, strict=True):
+            if word.dynamic:
+                self.problem(f"{cmd.name} is given code only known when it runs")
+            elif text and text != "-":
+                self.nested_text(text, cmd, via)
 
     def su(self, cmd: SimpleCommand, rest: list[Word]) -> None:
         self.out.append(cmd if not rest else replace(cmd, words=cmd.words[:1]))
@@ -452,7 +478,8 @@ def _cd_target(words: Sequence[Word]) -> str:
 def _words(tok: Tok) -> list[Word]:
     """A token's words: one, or several when an unquoted ``{a,b}`` expands."""
     texts = _expand_braces(tok.text) if tok.brace else [tok.text]
-    return [Word(t, dynamic=tok.dynamic, glob=tok.glob) for t in texts]
+    origin = tuple(tok.sources) if tok.text in ("$(…)", "`…`") else ()
+    return [Word(t, dynamic=tok.dynamic, glob=tok.glob, origin=origin) for t in texts]
 
 
 def _expand_braces(text: str, limit: int = 64) -> list[str]:

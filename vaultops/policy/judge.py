@@ -8,7 +8,19 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from vaultops.policy.bash import SimpleCommand, Word
-from vaultops.policy.paths import Place, Scope, cwds_of, in_files, is_policy, is_secret, locate, place
+from vaultops.policy.environ import risky_assignment
+from vaultops.policy.hosts import metadata_targets
+from vaultops.policy.paths import (
+    Place,
+    Scope,
+    cwds_of,
+    in_files,
+    is_policy,
+    is_secret,
+    is_temp_root,
+    locate,
+    place,
+)
 from vaultops.policy.table import Action
 
 
@@ -40,6 +52,15 @@ _SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|P
 
 # What makes a program's work land in the folder it runs in: run there, outside the worktree, it leaves scope.
 _RUNS_HERE = frozenset({"run_build", "run_tests", "run_local", "git_local", "create_worktree", "delete_tree"})
+
+# Programs whose plain arguments name hosts: `curl 169.254.169.254`, `nc 0xa9fea9fe 80`.
+_HOST_TAKERS = names(
+    "curl wget wget2 http https xh xhs httpie nc ncat netcat socat telnet ftp tftp lftp ssh scp sftp rsync "
+    "mosh autossh ping ping6 traceroute tracepath mtr dig nslookup host whois ssh-keyscan git"
+)
+
+# `$(git ls-files …)`: a list of files of the worktree, whatever they are called (secrets are not tracked)
+_LISTS_WORKTREE = re.compile(r"^\s*git\s+ls-files(\s+[-\w'\"*./=]+)*\s*$")
 
 Handler = Callable[["Judge", list[Word]], None]
 
@@ -138,12 +159,19 @@ class Judge:
                     self.add("scope_expansion", f"{verb} {p.rel}, which is not among the job's files")
                 else:
                     self.add("edit_worktree", f"{verb} {p.rel or '.'} in the worktree")
+            elif p.where == "temp" and verb.startswith("moves") and is_temp_root(p.path, self.scope):
+                self.add("delete_tree", f"{verb} {p.path}, a temp folder itself")
             elif p.where == "temp":
                 self.add("temp_write", f"{verb} {p.path}")
             else:
                 self.add("modify_outside_worktree", f"{verb} {p.path}, outside the worktree")
 
     def delete(self, word: Word, recursive: bool) -> None:
+        for p in self.places(word):
+            root = p.path if not word.glob else p.path.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
+            if p.where == "temp" and (is_temp_root(p.path, self.scope) or is_temp_root(root, self.scope)):
+                self.add("delete_tree", f"deletes {word.text}: a temp folder itself, or all that is in it")
+                return
         if not recursive:
             self.write(word, "deletes")
             return
@@ -156,11 +184,16 @@ class Judge:
 
     def read(self, word: Word) -> None:
         for p in self.places(word):
-            if p.where in ("unknown", "device", "temp"):
+            if p.where == "unknown":
+                if word.origin and all(_LISTS_WORKTREE.match(o) for o in word.origin):
+                    self.add("read", "reads files git lists")
+                else:
+                    self.add("unknown", f"reads {word.text!r}, a path only known when it runs (a secret?)")
+            elif p.where == "device":
                 self.add("read", "reads")
-            elif is_secret(p.path) and p.where != "inside":
+            elif is_secret(p.path):
                 self.add("read_secrets", f"reads {p.path}, which holds keys or credentials")
-            elif p.where in ("inside", "system"):
+            elif p.where in ("inside", "system", "temp"):
                 self.add("read", "reads")
             else:
                 self.add("read_outside_worktree", f"reads {p.path}, outside the worktree")
@@ -168,8 +201,10 @@ class Judge:
     def run_file(self, word: Word) -> None:
         """A program or script named by path: it may run if it lies in the worktree (or a temp folder)."""
         places = self.places(word)
-        if all(p.where in ("inside", "temp") for p in places):
+        if all(p.where == "inside" for p in places):
             self.add("run_local", f"runs {word.text}")
+        elif all(p.where in ("inside", "temp") for p in places):
+            self.add("unknown", f"runs {word.text}, a program in a temp folder anyone may write")
         else:
             self.add("unknown", f"runs {word.text}, a program outside the worktree the policy does not know")
 
@@ -197,10 +232,18 @@ class Judge:
                 self.read(red.target)
         if any(v in ("sudo", "doas", "su", "pkexec", "runuser") for v in cmd.via):
             self.add("privileged", "runs as another user")
+        for assign in cmd.assigns:
+            variable = risky_assignment(assign)
+            if variable is not None:
+                self.add("unknown", f"sets {variable}, which changes what runs or what it loads")
+        self.metadata()
         if not cmd.words:
-            return self.actions or [Action("read", f"`{self.text}`: redirections only")]
-        if cmd.words[0].dynamic:
+            return self.actions or [Action("read", f"`{self.text}`: redirections or assignments only")]
+        if cmd.words[0].dynamic or (cmd.words[0].glob and cmd.words[0].text not in ("[", "[[")):
             self.add("unknown", "the program to run is only known when it runs")
+            return self.actions
+        if not cmd.name.isascii() or not cmd.name.isprintable():
+            self.add("unknown", f"`{cmd.name}` has characters that only look like a program's name")
             return self.actions
         args = list(cmd.words[1:])
         handler = HANDLERS.get(cmd.name)
@@ -222,6 +265,19 @@ class Judge:
                 self.add("unknown", f"runs in {where}, outside the worktree")
                 break
         return self.actions or [Action("read", f"`{self.text}`")]
+
+    def metadata(self) -> None:
+        """Any URL of the command (or host, for network programs) that is a cloud metadata address."""
+        bare = self.cmd.name in _HOST_TAKERS
+        texts = [w.text for w in self.cmd.words[1:]] + [r.target.text for r in self.cmd.redirects]
+        texts += [r.body for r in self.cmd.redirects if r.body]
+        texts += [a.partition("=")[2] for a in self.cmd.assigns]
+        for text in texts:
+            candidates = [text, *text.split("=", 1)[1:]] if bare else [text]
+            for candidate in candidates:
+                for target in metadata_targets(candidate, bare=bare):
+                    self.add("fetch_metadata", f"reaches {target}, a cloud metadata or link-local address")
+                    return
 
     def run_dirs_outside(self) -> list[str]:
         """The folders (other than the worktree and temp folders) the command may run in."""

@@ -49,6 +49,7 @@ class Tok:
     body: str | None = None
     fd: str = ""
     quoted: bool = False  # some part was quoted: not a reserved word, no brace expansion
+    sources: list[str] = field(default_factory=list)  # the text of each $( … ) or backtick substitution
 
 
 class Lexer:
@@ -230,6 +231,7 @@ class Lexer:
         if nxt == "(":
             inner, end = self.sub_tokens(i + 2)
             tok.subs.append(inner)
+            tok.sources.append(s[i + 2 : end - 1])
             tok.dynamic = True
             text.append("$(…)")
             return end
@@ -247,8 +249,8 @@ class Lexer:
             out: list[str] = []
             while j < n and s[j] != "'":
                 if s[j] == "\\" and j + 1 < n:
-                    out.append(_ANSI.get(s[j + 1], "\\" + s[j + 1]))
-                    j += 2
+                    char, j = _ansi_escape(s, j)
+                    out.append(char)
                 else:
                     out.append(s[j])
                     j += 1
@@ -283,6 +285,7 @@ class Lexer:
         if i >= n:
             self.problem("a backtick substitution is not closed")
         tok.subs.append(self.nested("".join(body)))
+        tok.sources.append("".join(body))
         tok.dynamic = True
         text.append("`…`")
         return i + 1
@@ -305,6 +308,30 @@ class Lexer:
         sub = Lexer(text, self.depth + 1, self.problems)
         toks, _ = sub.tokens(0, closing=False)
         return toks
+
+
+_ANSI_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _ansi_escape(s: str, j: int) -> tuple[str, int]:
+    """The character of the escape at ``s[j]`` (a backslash) in ``$'…'``, and the index after it:
+    ``\\x72`` and ``\\162`` are ``r``, ``\\u0441`` is a Cyrillic letter, ``\\cA`` a control character."""
+    kind = s[j + 1]
+    if kind in _ANSI_HEX or kind in "01234567":
+        base, most, start = (16, _ANSI_HEX[kind], j + 2) if kind in _ANSI_HEX else (8, 3, j + 1)
+        digits = "0123456789abcdefABCDEF" if base == 16 else "01234567"
+        end = start
+        while end < len(s) and end - start < most and s[end] in digits:
+            end += 1
+        if end == start:
+            return "\\" + kind, j + 2
+        try:
+            return chr(int(s[start:end], base)), end
+        except (ValueError, OverflowError):
+            return "\ufffd", end
+    if kind == "c" and j + 2 < len(s):
+        return chr(ord(s[j + 2]) & 0x1F), j + 3
+    return _ANSI.get(kind, "\\" + kind), j + 2
 
 
 def matching(s: str, i: int, open_: str, close: str, need: int) -> int:

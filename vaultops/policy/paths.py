@@ -66,6 +66,13 @@ _SECRET_FILES = (
     ".pypirc",
     ".env",
     ".env.*",
+    "*.env",
+    ".envrc",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".dockercfg",
+    ".htpasswd",
     "*.pem",
     "*.key",
     "*.p12",
@@ -198,14 +205,26 @@ def locate(path: str, scope: Scope) -> Place:
     return Place("outside", real)
 
 
+# Another process's environment, tokens included: /proc/self/environ, /proc/1/task/1/environ.
+_PROC_ENVIRON = re.compile(r"^/proc/(?:[^/]+/)*environ$")
+
+
 def is_secret(path: str) -> bool:
     parts = [p for p in path.split("/") if p]
-    if any(p in _SECRET_DIRS for p in parts[:-1]) or any(s in path for s in _SECRET_PATHS):
+    if any(p in _SECRET_DIRS for p in parts) or any(s in path for s in _SECRET_PATHS):
+        return True
+    if _PROC_ENVIRON.match(path):
         return True
     name = parts[-1] if parts else ""
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in _SECRET_FILES) and not name.endswith(
         (".example", ".sample", ".template", ".pub")
     )
+
+
+def is_temp_root(path: str, scope: Scope) -> bool:
+    """A temp folder itself (``/tmp``, ``$TMPDIR``), not a file in it: other programs' scratch space too."""
+    real = scope.real(path)
+    return any(real in (temp.rstrip("/") or "/", scope.real(temp)) for temp in scope.temp_dirs)
 
 
 def is_policy(path: str) -> bool:

@@ -58,14 +58,17 @@ DEFAULTS: dict[str, tuple[Kind, str]] = {
     "deploy": ("escalate", "publish or deploy: package registries, cloud and cluster tools"),
     "modify_policy": ("deny", "change what guards the agent: .claude settings and hooks, vaultops config"),
     "unparsable": ("escalate", "a command the policy cannot parse"),
+    "fetch_metadata": ("deny", "reach a cloud metadata or link-local address (the machine's credentials)"),
 }
 
 # Overrides may not go below these: "merge a PR → always escalate"; what cannot be parsed or is not known
-# must never run unseen, and the guard must not be able to approve its own removal.
+# must never run unseen, the guard must not be able to approve its own removal, and the machine's cloud
+# credentials are never handed to an agent.
 FLOORS: dict[str, Kind] = {
     "merge_pr": "escalate",
     "unparsable": "escalate",
     "modify_policy": "escalate",
+    "fetch_metadata": "deny",
 }
 
 # MCP tools are named by the table directly: ``mcp__server__tool`` or ``mcp__server__*``.

@@ -16,6 +16,7 @@ from typing import Any
 
 from vaultops.policy.bash import SimpleCommand, Word, split_command
 from vaultops.policy.commands import command_actions
+from vaultops.policy.hosts import metadata_targets
 from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope
 from vaultops.policy.table import Action
@@ -90,6 +91,10 @@ def call_actions(call: ToolCall, scope: Scope) -> list[Action]:
         return [Action("read", f"{name} changes nothing outside the conversation")]
     if name in NETWORK_READ_TOOLS:
         target = call.tool_input.get("url") or call.tool_input.get("query") or ""
+        if not isinstance(target, str):
+            return [Action("unparsable", f"{name} with a url that is not text")]
+        if name == "WebFetch" and metadata_targets(target, bare=True):
+            return [Action("fetch_metadata", f"{name} {str(target)[:120]}: a cloud metadata address")]
         return [Action("network_read", f"{name} {str(target)[:120]}".strip())]
     if name.startswith("mcp__"):
         return [Action(name, f"the MCP tool {name}")]

@@ -6,6 +6,7 @@ import re
 
 from vaultops.policy.bash import Word
 from vaultops.policy.judge import Judge, flag_value, has, is_remote, names, positionals, register
+from vaultops.policy.options import read_options, table
 from vaultops.policy.paths import (
     branch_name,
     is_protected,
@@ -35,31 +36,109 @@ _GIT_CODE_KEYS = re.compile(
 )
 
 
+# git's own options, before the subcommand
+_GIT_GLOBAL = table(
+    "-C= -c= -p -P --paginate --no-pager --bare --no-replace-objects --literal-pathspecs --glob-pathspecs "
+    "--noglob-pathspecs --icase-pathspecs --no-optional-locks --no-advice --version --help -h --html-path "
+    "--man-path --info-path --exec-path? --git-dir= --work-tree= --namespace= --super-prefix= "
+    "--config-env=! --list-cmds= --attr-source="
+)
+# -c KEY=VALUE that only change how output looks or who is named
+_GIT_SAFE_KEYS = re.compile(
+    r"^(color(\..*)?|user\.(name|email)|core\.(quotepath|autocrlf|safecrlf|abbrev|filemode|ignorecase)|"
+    r"advice\..*|log\..*|init\.defaultbranch|commit\.gpgsign|tag\.gpgsign|pull\.(rebase|ff)|"
+    r"push\.(default|autosetupremote)|safe\.directory|diff\.(noprefix|renames|mnemonicprefix|algorithm|"
+    r"context|colormoved)|merge\.conflictstyle|rebase\.autostash|status\.(showuntrackedfiles|short)|"
+    r"fetch\.prune|column\.ui|i18n\..*|gc\.auto|maintenance\.auto|versionsort\..*)$",
+    re.IGNORECASE,
+)
+# Options of the subcommands that run a program, write a file or read one: judged as such.
+_GIT_RUNS = names(
+    "-x --extcmd --tool -t --gui -g --open-files-in-pager -O --upload-pack -u --receive-pack --exec "
+    "--ext-diff --template --interactive -i --edit-todo --run --remote"
+)
+_GIT_RUNS_BY_SUB = {
+    "difftool": names("-x --extcmd -t --tool -g --gui --tool-help"),
+    "mergetool": names("-t --tool --tool-help -g --gui"),
+    "grep": names("-O --open-files-in-pager"),
+    "fetch": names("--upload-pack"),
+    "pull": names("--upload-pack"),
+    "ls-remote": names("--upload-pack -u"),
+    "archive": names("--exec --remote"),
+    "rebase": names("-x --exec -i --interactive --edit-todo"),
+    "log": names("--ext-diff"),
+    "show": names("--ext-diff"),
+    "diff": names("--ext-diff"),
+    "commit": names("--interactive -p --patch"),
+    "add": names("-i --interactive -p --patch -e --edit"),
+    "help": names("-w --web -i --info"),
+}
+_GIT_READS_VALUE = names(
+    "-F --file -t --template --contents -S --ignore-revs-file --exclude-from --pathspec-from-file"
+)
+_GIT_WRITES_VALUE = names("--output -o --output-directory")
+
+
+def _git_sub_options(j: Judge, sub: str, rest: list[Word]) -> None:
+    """What a subcommand's options run, write and read; ``--no-index`` makes diff and grep read any path."""
+    runs = _GIT_RUNS_BY_SUB.get(sub, frozenset())
+    for i, w in enumerate(rest):
+        t = w.text
+        if t == "--":
+            break
+        flag, eq, value = t.partition("=")
+        short = flag[:2] if re.fullmatch(r"-[A-Za-z]", flag[:2]) and not flag.startswith("--") else ""
+        if flag in runs or (short and short in runs and sub in ("difftool", "grep", "rebase")):
+            j.add("unknown", f"git {sub} {flag} runs a program of its own")
+        nxt = Word(value, w.dynamic) if eq else (rest[i + 1] if i + 1 < len(rest) else None)
+        if short in ("-F",) and len(t) > 2 and not eq:
+            nxt = Word(t[2:], w.dynamic)
+        reads = (flag in _GIT_READS_VALUE or short == "-F") and sub not in ("grep", "log")
+        if nxt is not None and reads and (flag not in ("-t", "-S") or sub in ("commit", "tag", "blame")):
+            j.read(nxt)
+        if (
+            nxt is not None
+            and flag in _GIT_WRITES_VALUE
+            and sub in ("diff", "log", "show", "format-patch", "archive", "bundle", "range-diff")
+        ):
+            j.write(nxt)
+    if sub in ("diff", "grep") and has(rest, "--no-index"):
+        for w in positionals(rest, ("-O", "--output", "-U", "--unified", "-e", "-f", "-m", "-A", "-B", "-C"))[
+            1 if sub == "grep" else 0 :
+        ]:
+            j.read(w)
+
+
 def _git(j: Judge, args: list[Word]) -> None:
     i = 0
     while i < len(args) and args[i].text.startswith("-"):
-        opt = args[i].text
-        if opt == "-C" and i + 1 < len(args):
-            j.with_cwd(args[i + 1])
-            i += 2
-        elif opt in ("-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix"):
-            if opt == "-c" and i + 1 < len(args) and _GIT_CODE_KEYS.match(args[i + 1].text.split("=")[0]):
-                j.add(
-                    "unknown", f"sets {args[i + 1].text.split('=')[0]} for this git command, which runs code"
-                )
-            i += 2
-        elif opt.startswith(("--git-dir=", "--work-tree=")):
-            i += 1
-        elif opt in ("--version", "--help", "-h"):
+        opt, eq, value = args[i].text.partition("=")
+        step = 1 if eq or opt not in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                                      "--list-cmds", "--attr-source") else 2  # fmt: skip
+        read_options(j, "git", args[i : i + step], _GIT_GLOBAL)
+        val = Word(value, args[i].dynamic) if eq else (args[i + 1] if i + 1 < len(args) else Word(""))
+        if opt == "-C":
+            j.with_cwd(val)
+        elif opt == "-c" and not _GIT_SAFE_KEYS.match(val.text.split("=")[0]):
+            j.add("unknown", f"sets {val.text.split('=')[0]} for this git command, which may run a program")
+        elif opt in ("--git-dir", "--work-tree"):
+            if any(p.where != "inside" for p in j.places(val)):
+                j.add("unknown", f"git {opt} {val.text}: a repository the policy does not see")
+        elif opt == "--exec-path" and eq:
+            j.add("unknown", "git --exec-path runs git's programs from another folder")
+        elif opt in ("--version", "--help", "-h") and not eq:
             j.add("read", "git")
             return
-        else:
-            i += 1
+        i += step
     if i >= len(args):
         j.add("read", "git")
         return
     sub, rest = args[i].text, args[i + 1 :]
     words = [w.text for w in rest]
+    _git_sub_options(j, sub, rest)
+    if sub in ("difftool", "mergetool"):
+        j.add("unknown", f"git {sub} runs a diff or merge tool")
+        return
     if sub in _GIT_READ:
         if sub == "reflog" and words[:1] in (["expire"], ["delete"]):
             j.add("delete_tree", "git reflog expire/delete drops history")

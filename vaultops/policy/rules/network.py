@@ -42,6 +42,9 @@ def _host_in(host: str, domains: Iterable[str]) -> bool:
     return any(host == d or host.endswith("." + d) for d in domains)
 
 
+_PLAIN_SSH = re.compile(r"ssh(\s+-[46AaCqTvx]+|\s+-[pilFJ]\s*[\w.@/=:-]+)*")  # -o could set ProxyCommand
+
+
 def _rsync(j: Judge, args: list[Word]) -> None:
     pos = positionals(
         args,
@@ -50,6 +53,11 @@ def _rsync(j: Judge, args: list[Word]) -> None:
             "--password-file"
         ),
     )
+    shell = flag_value(args, "-e", "--rsh")
+    if shell is not None and not _PLAIN_SSH.fullmatch(shell.text):
+        j.add("unknown", f"rsync -e {shell.text!r}: a remote shell that is not plain ssh")
+    if flag_value(args, "--rsync-path") is not None or has(args, "--rsync-path"):
+        j.add("unknown", "rsync --rsync-path runs a command of its own on the other side")
     if len(pos) < 2:
         j.add("read", "lists files")
         return
@@ -140,9 +148,39 @@ def _web(j: Judge, urls: Sequence[Word], method: str, sends: bool) -> None:
             j.add("network_read", f"{shown}")
 
 
+# Options whose value is a file the program writes or reads, and those that run a program or reach a socket.
+_CURL_FILE_WRITES = names(
+    "-D --dump-header --trace --trace-ascii --stderr --libcurl --hsts --alt-svc --etag-save"
+)
+_CURL_FILE_READS = names("--netrc-file --etag-compare")
+_WGET_FILE_WRITES = names("-o --output-file -a --append-output --save-cookies --warc-file")
+_WGET_FILE_READS = names("--post-file --body-file --load-cookies -i --input-file")
+_WGET_RUNS = names("--use-askpass -e --execute --config")
+
+
+def _files_and_code(j: Judge, args: list[Word], writes: Iterable[str], reads: Iterable[str],
+                    runs: Iterable[str] = ()) -> None:  # fmt: skip
+    for flag in writes:
+        value = flag_value(args, flag)
+        if value is not None:
+            j.write(value)
+    for flag in reads:
+        value = flag_value(args, flag)
+        if value is not None:
+            j.read(value)
+    for flag in runs:
+        if has(args, flag):
+            j.add("unknown", f"{j.cmd.name} {flag} runs a command or reads settings of its own")
+
+
 def _curl(j: Judge, args: list[Word]) -> None:
     if has(args, "-K", "--config"):
         j.add("network_write", "reads its request from a config file")
+    _files_and_code(j, args, _CURL_FILE_WRITES, _CURL_FILE_READS, ("--unix-socket", "--abstract-unix-socket"))
+    for flag in ("-w", "--write-out", "-b", "--cookie"):
+        value = flag_value(args, flag)
+        if value is not None and value.text.startswith("@"):
+            j.read(Word(value.text[1:], value.dynamic))
     method_word = flag_value(args, "-X", "--request")
     method = method_word.text.upper() if method_word else ""
     sends = any(flag_value(args, f) is not None or has(args, f) for f in _CURL_WRITES) and not has(
@@ -182,6 +220,7 @@ def _wget(j: Judge, args: list[Word]) -> None:
     sends = any(
         flag_value(args, f) is not None for f in ("--post-data", "--post-file", "--body-data", "--body-file")
     )
+    _files_and_code(j, args, _WGET_FILE_WRITES, _WGET_FILE_READS, _WGET_RUNS)
     out = flag_value(args, "-O", "--output-document")
     if out is not None and out.text != "-":
         j.write(out, "downloads to")

@@ -177,9 +177,9 @@ def _wrapper_inner(j: Judge, inner: list[Word]) -> None:
     j.actions.extend(actions)
 
 
-_TEST_WORDS = re.compile(r"^(test|tests|check|spec|specs|unit|e2e|integration|test[:_-].*|.*[:_-]test)$")
+TEST_WORDS = re.compile(r"^(test|tests|check|spec|specs|unit|e2e|integration|test[:_-].*|.*[:_-]test)$")
 
-_DEPLOY_WORDS = re.compile(r"^(deploy|release|publish|upload|ship|push)([:_-].*)?$")
+DEPLOY_WORDS = re.compile(r"^(deploy|release|publish|upload|ship|push)([:_-].*)?$")
 
 
 def _npm(j: Judge, args: list[Word]) -> None:
@@ -190,14 +190,14 @@ def _npm(j: Judge, args: list[Word]) -> None:
         j.add("system_change", "installs or removes packages globally")
         return
     if sub in ("test", "t", "tst") or (
-        sub in ("run", "run-script") and rest and _TEST_WORDS.match(rest[0].text)
+        sub in ("run", "run-script") and rest and TEST_WORDS.match(rest[0].text)
     ):
         j.add("run_tests", "runs the tests")
     elif sub in ("publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team"):
         j.add("deploy", f"{j.cmd.name} {sub} changes a package registry")
     elif sub in ("login", "adduser", "logout", "token"):
         j.add("key_rotation", f"{j.cmd.name} {sub}")
-    elif sub in ("run", "run-script") and rest and _DEPLOY_WORDS.match(rest[0].text):
+    elif sub in ("run", "run-script") and rest and DEPLOY_WORDS.match(rest[0].text):
         j.add("deploy", f"runs the script {rest[0].text!r}")
     elif sub in ("exec", "x", "dlx"):
         _wrapper_inner(j, rest)
@@ -205,9 +205,9 @@ def _npm(j: Judge, args: list[Word]) -> None:
         j.add("run_build", "installs the dependencies")
     elif j.cmd.name in ("yarn", "pnpm") and sub and sub not in _NPM_SUBS and not sub.startswith("-"):
         # `yarn build`, `pnpm lint`: a script from package.json
-        if _TEST_WORDS.match(sub):
+        if TEST_WORDS.match(sub):
             j.add("run_tests", "runs the tests")
-        elif _DEPLOY_WORDS.match(sub):
+        elif DEPLOY_WORDS.match(sub):
             j.add("deploy", f"runs the script {sub!r}")
         else:
             j.add("run_build", f"runs the script {sub!r}")
@@ -304,32 +304,13 @@ def _subcommand_tool(
     return rule
 
 
-def _make(j: Judge, args: list[Word]) -> None:
-    j.with_cwd(flag_value(args, "-C", "--directory"))
-    targets = [
-        w.text
-        for w in positionals(
-            args, ("-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-o", "-W", "-I")
-        )
-        if "=" not in w.text
-    ]
-    if any(t in ("install", "uninstall") for t in targets):
-        j.add("system_change", "make install writes outside the worktree")
-    elif any(_DEPLOY_WORDS.match(t) for t in targets):
-        j.add("deploy", f"make {' '.join(targets)}")
-    elif any(_TEST_WORDS.match(t) for t in targets):
-        j.add("run_tests", "runs the tests")
-    else:
-        j.add("run_build", f"make {' '.join(targets)}".strip())
-
-
 def _build_tool(j: Judge, args: list[Word]) -> None:
     goals = [
         w.text for w in positionals(args, ("-p", "-f", "--file", "-D", "-P", "-pl", "-x", "--exclude-task"))
     ]
-    if any(_DEPLOY_WORDS.match(g) or g.startswith(("publish", "deploy")) for g in goals):
+    if any(DEPLOY_WORDS.match(g) or g.startswith(("publish", "deploy")) for g in goals):
         j.add("deploy", f"{j.cmd.name} {' '.join(goals)}")
-    elif any(_TEST_WORDS.match(g) or g in ("verify", "connectedCheck") for g in goals):
+    elif any(TEST_WORDS.match(g) or g in ("verify", "connectedCheck") for g in goals):
         j.add("run_tests", "runs the tests")
     else:
         j.add("run_build", f"{j.cmd.name} {' '.join(goals)}".strip())
@@ -346,10 +327,6 @@ def _run_build(j: Judge, args: list[Word]) -> None:
     j.add("run_build", j.cmd.name)
 
 
-def _run_tests(j: Judge, args: list[Word]) -> None:
-    j.add("run_tests", "runs the tests")
-
-
 def _bundle(j: Judge, args: list[Word]) -> None:
     pos = positionals(args)
     if pos and pos[0].text == "exec":
@@ -362,11 +339,11 @@ def _rake(j: Judge, args: list[Word]) -> None:
     tasks = [w.text for w in positionals(args)]
     if any(t.startswith("db:") for t in tasks):
         j.add("database", f"{j.cmd.name} {' '.join(tasks)} changes the database")
-    elif any(_TEST_WORDS.match(t) for t in tasks):
+    elif any(TEST_WORDS.match(t) for t in tasks):
         j.add("run_tests", "runs the tests")
     elif j.cmd.name == "rails" and tasks and tasks[0] in ("server", "s", "console", "c", "runner", "r"):
         j.add("run_local", f"rails {tasks[0]}")
-    elif any(_DEPLOY_WORDS.match(t) for t in tasks):
+    elif any(DEPLOY_WORDS.match(t) for t in tasks):
         j.add("deploy", f"{j.cmd.name} {' '.join(tasks)}")
     else:
         j.add("run_build", f"{j.cmd.name} {' '.join(tasks)}".strip())
@@ -443,11 +420,6 @@ register(
 register("sh bash zsh dash ksh mksh ash fish", _shell)
 register("source .", _source)
 register("manage.py", _manage_py)
-register(
-    "pytest py.test tox nox jest vitest mocha ava karma rspec phpunit bats ctest behave nosetests "
-    "nose2 trial prove cypress playwright ward hypothesis",
-    _run_tests,
-)
 register("npm yarn pnpm", _npm)
 register("npx pnpx bunx", _npx)
 register("pip pip3 pip2", _pip)
@@ -465,7 +437,6 @@ register(
     "xcodebuild",
     lambda j, a: j.add("run_tests" if any(w.text == "test" for w in a) else "run_build", "xcodebuild"),
 )
-register("make gmake", _make)
 register("mvn mvnw gradle gradlew ant sbt lein bazel bazelisk buck", _build_tool)
 register("gcc g++ cc c++ clang clang++ rustc javac kotlinc swiftc zig tcc ld as nasm ar", _compiler)
 register(

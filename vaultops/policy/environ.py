@@ -1,0 +1,73 @@
+"""Environment variables that change what runs: ``BASH_ENV=x.sh bash -c true`` runs x.sh, ``LD_PRELOAD=…``
+loads a library into every program, ``GIT_PAGER=…`` runs a program of its own, ``PATH=/tmp:$PATH`` makes
+``ls`` mean something else.  Setting one (as a prefix, a bare assignment, ``export``, ``declare -x``,
+``env X=…``, ``read X``, ``printf -v X``) is escalated; every other variable is data.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_NAMES = _names(
+    """
+    BASH_ENV ENV PATH IFS PROMPT_COMMAND SHELLOPTS BASHOPTS PS0 PS1 PS2 PS4 SHELL HOME TMPDIR PWD OLDPWD
+    CDPATH GLOBIGNORE BASH_LOADABLES_PATH BASH_XTRACEFD ZDOTDIR INPUTRC HISTFILE HISTCONTROL FIGNORE
+    EXECIGNORE BASH_COMPAT POSIXLY_CORRECT FPATH MAIL MAILPATH TERMINFO TERMINFO_DIRS
+    EDITOR VISUAL PAGER MANPAGER MANOPT MANPATH LESSOPEN LESSCLOSE LESS LESSKEY LESSSECURE BROWSER
+    SYSTEMD_PAGER SYSTEMD_EDITOR SUDO_EDITOR SUDO_ASKPASS SSH_ASKPASS SSH_ASKPASS_REQUIRE DISPLAY
+    PERL5OPT PERL5LIB PERLLIB PERL5DB PERLDB_OPTS PERL_MB_OPT PERL_MM_OPT
+    NODE_OPTIONS NODE_PATH NODE_REPL_EXTERNAL_MODULE RUBYOPT RUBYLIB GEM_HOME GEM_PATH BUNDLE_GEMFILE
+    JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS CLASSPATH MAVEN_OPTS GRADLE_OPTS LUA_INIT LUA_PATH
+    LUA_CPATH TCLLIBPATH PHPRC PHP_INI_SCAN_DIR R_PROFILE R_PROFILE_USER R_ENVIRON R_ENVIRON_USER
+    JULIA_LOAD_PATH DENO_DIR BUN_INSTALL
+    MAKEFLAGS MFLAGS MAKEFILES MAKELEVEL MAKESHELL RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTFLAGS
+    RUSTDOCFLAGS GOFLAGS GOENV GOTOOLCHAIN GOPROXY GOPATH GOROOT CGO_CFLAGS CGO_LDFLAGS
+    XDG_CONFIG_HOME XDG_CONFIG_DIRS XDG_DATA_HOME XDG_DATA_DIRS CURL_HOME WGETRC GNUPGHOME
+    SSH_AUTH_SOCK DOCKER_HOST DOCKER_CONFIG KUBECONFIG BASH_FUNC
+    HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy
+    """
+)
+# Whole families: the loader's, git's, Python's, npm's and pip's settings can name programs to run.
+_PREFIXES = ("LD_", "DYLD_", "GIT_", "PYTHON", "NPM_CONFIG_", "YARN_", "PIP_", "CARGO_", "BASH_FUNC_",
+             "PERL", "POETRY_", "UV_", "TOX_", "PYTEST_ADDOPTS", "PRE_COMMIT")  # fmt: skip
+# …of which these are data: names, switches, colours.
+_HARMLESS = _names(
+    """
+    GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+    GIT_COMMITTER_DATE GIT_TERMINAL_PROMPT GIT_TRACE GIT_TRACE2 GIT_CURL_VERBOSE GIT_OPTIONAL_LOCKS
+    GIT_FLUSH GIT_MERGE_AUTOEDIT GIT_ADVICE GIT_LFS_SKIP_SMUDGE
+    PYTHONDONTWRITEBYTECODE PYTHONUNBUFFERED PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8
+    PYTHONFAULTHANDLER PYTHONDEVMODE PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONTRACEMALLOC
+    PYTHONOPTIMIZE PYTHONVERBOSE CARGO_TERM_COLOR CARGO_INCREMENTAL UV_NO_PROGRESS
+    """
+)
+# Programs named by a variable that are fine as a plain program name: `GIT_PAGER=cat`, `CC=clang make`.
+_PROGRAM_VARIABLES = _names("PAGER GIT_PAGER MANPAGER SYSTEMD_PAGER EDITOR VISUAL GIT_EDITOR")
+_PLAIN_PAGERS = frozenset({"", "cat", "true"})
+_WARNINGS = re.compile(r"^[A-Za-z:,]*$")  # PYTHONWARNINGS=ignore::DeprecationWarning; a dotted name imports
+
+ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
+
+
+def changes_what_runs(name: str, value: str | None = None) -> bool:
+    """Whether setting ``name`` (to ``value``, when known) can change which program runs or what it loads."""
+    if name in _PROGRAM_VARIABLES and value is not None and value in _PLAIN_PAGERS:
+        return False
+    if name == "PYTHONWARNINGS":
+        return value is None or not _WARNINGS.match(value)
+    if name in _HARMLESS:
+        return False
+    return name in _NAMES or name.upper().startswith(_PREFIXES) or name.startswith("BASH_FUNC")
+
+
+def risky_assignment(text: str) -> str | None:
+    """The variable of ``NAME=value`` if setting it changes what runs, else None."""
+    m = ASSIGNMENT.match(text)
+    if m is None:
+        return None
+    return m.group(1) if changes_what_runs(m.group(1), m.group(3)) else None

@@ -1,0 +1,124 @@
+"""Cloud metadata and link-local addresses: ``http://169.254.169.254/`` hands out the machine's credentials.
+
+They are never fetched, however they are spelled: decimal (``2852039166``), hex (``0xa9fea9fe``), octal
+(``0251.0376.0251.0376``), short forms (``169.254.43518``), IPv6 (``[::ffff:169.254.169.254]``,
+``[fd00:ec2::254]``, ``[fe80::1]``), percent-encoded or full-width characters, a trailing dot, userinfo in
+front (``http://x@169.254.169.254/``), or a name that resolves there (``metadata.google.internal``,
+``169.254.169.254.nip.io``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import unicodedata
+import urllib.parse
+
+_NAMES = frozenset(
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "metadata.azure.internal",
+        "instance-data",
+        "instance-data.ec2.internal",
+        "metadata.tencentyun.com",
+        "metadata.platformequinix.com",
+    }
+)
+_V4_NETS = (ipaddress.ip_network("169.254.0.0/16"), ipaddress.ip_network("100.100.100.200/32"))
+_V6_NETS = (ipaddress.ip_network("fe80::/10"), ipaddress.ip_network("fd00:ec2::/32"))
+# "169.254.169.254.nip.io", "169-254-169-254.sslip.io", "a9fea9fe.nip.io": names made to resolve there
+_EMBEDDED = re.compile(r"(^|[.-])(169[.-]254[.-]\d+[.-]\d+|a9fe[0-9a-f]{4}|100[.-]100[.-]100[.-]200)([.-]|$)")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+
+
+def _ipv4(text: str) -> ipaddress.IPv4Address | None:
+    """An IPv4 address in any form ``inet_aton`` accepts: 1 to 4 parts, each decimal, octal or hex."""
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    nums: list[int] = []
+    for part in parts:
+        try:
+            if re.fullmatch(r"0[xX][0-9a-fA-F]*", part):
+                nums.append(int(part[2:] or "0", 16))
+            elif re.fullmatch(r"0[0-7]+", part):
+                nums.append(int(part, 8))
+            elif re.fullmatch(r"\d+", part):
+                nums.append(int(part))
+            else:
+                return None
+        except ValueError:
+            return None
+    value = 0
+    for num in nums[:-1]:
+        if num > 255:
+            return None
+        value = value * 256 + num
+    room = 4 - len(nums) + 1
+    if nums[-1] >= 256**room:
+        return None
+    value = value * 256**room + nums[-1]
+    return ipaddress.IPv4Address(value)
+
+
+def _ip_is_metadata(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address):
+        mapped = ip.ipv4_mapped or ip.sixtofour
+        if mapped is not None:
+            return _ip_is_metadata(mapped)
+        packed = int(ip)
+        # ::169.254.169.254 (IPv4-compatible) and 64:ff9b::a9fe:a9fe (NAT64) carry an IPv4 address too
+        if (packed >> 32 == 0 and packed > 0xFFFF) or packed >> 32 == 0x0064FF9B0000000000000000:
+            return _ip_is_metadata(ipaddress.IPv4Address(packed & 0xFFFFFFFF))
+        return any(ip in net for net in _V6_NETS)
+    return any(ip in net for net in _V4_NETS)
+
+
+def normal_host(host: str) -> str:
+    """A host as a resolver reads it: percent-decoded, NFKC (full-width digits and dots), lower case, no
+    trailing dots, no brackets, no zone."""
+    host = urllib.parse.unquote(host)
+    host = unicodedata.normalize("NFKC", host).replace("。", ".").replace("｡", ".")
+    host = host.strip().lower().rstrip(".")
+    if host.startswith("[") and "]" in host:
+        host = host[1 : host.index("]")]
+    return host.split("%", 1)[0] if ":" in host else host
+
+
+def is_metadata_host(host: str) -> bool:
+    host = normal_host(host)
+    if not host:
+        return False
+    if host in _NAMES or _EMBEDDED.search(host):
+        return True
+    if ":" in host:
+        try:
+            return _ip_is_metadata(ipaddress.IPv6Address(host))
+        except ValueError:
+            return False
+    v4 = _ipv4(host)
+    return v4 is not None and _ip_is_metadata(v4)
+
+
+def url_host(url: str) -> str:
+    """The host of a URL or ``[user@]host[:port][/path]``: after the last ``@`` of the authority."""
+    text = url.strip()
+    text = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*:/*", "", text) if "://" in text[:40] else text
+    text = text.replace("\\", "/")
+    authority = re.split(r"[/?#]", text, maxsplit=1)[0]
+    authority = authority.rsplit("@", 1)[-1]
+    if authority.startswith("["):
+        return authority.split("]", 1)[0] + "]"
+    if authority.count(":") > 1:  # a bare IPv6 address
+        return authority
+    return authority.split(":", 1)[0]
+
+
+def metadata_targets(text: str, bare: bool = False) -> list[str]:
+    """The metadata addresses ``text`` names: in any URL within it, or (``bare``) as a host itself."""
+    found = [u for u in _URL.findall(text) if is_metadata_host(url_host(u))]
+    if bare and not found and text and is_metadata_host(url_host(text)):
+        found.append(text)
+    return found
