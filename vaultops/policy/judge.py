@@ -45,6 +45,12 @@ _WRITES = re.compile(
     r"\bopen\s*\(|write|unlink|remove|rename|replace|chmod|chown|truncate|mkdir|copy|move|dump\s*\("
 )
 
+# Inline code that reads the whole environment, or a variable named at run time: the secrets in it are read.
+_READS_ENVIRON = re.compile(
+    r"os\.environ|os\.getenv|getenv\s*\(|environ\b|process\.env|ENV\s*\[|\bENV\b|%ENV|\$ENV\b|Deno\.env|"
+    r"Bun\.env|System\.getenv|/proc/\w+/environ"
+)
+
 _PATH_LITERAL = re.compile(r"""["'](~?/[^"'\s]*)["']""")
 
 # Variables that hold credentials: printing them puts the secret into the transcript.
@@ -214,6 +220,8 @@ class Judge:
                 "unknown", f"inline {language} code that starts programs, deletes files or uses the network"
             )
             return
+        if _READS_ENVIRON.search(code):
+            self.add("read_secrets", f"inline {language} code that reads the environment, secrets included")
         if _WRITES.search(code):  # a file it writes is named in the code: judge the ones spelled out
             for literal in _PATH_LITERAL.findall(code):
                 if any(p.where not in ("inside", "temp", "device") for p in self.places(Word(literal))):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 
@@ -206,6 +207,26 @@ def _find(j: Judge, args: list[Word]) -> None:
             j.delete(root, recursive=True)
 
 
+_PROGRAM_DIRS = (
+    "/bin/",
+    "/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/usr/libexec/",
+    "/opt/homebrew/bin/",
+    "/snap/bin/",
+    "/nix/",
+)
+
+
+def _is_program(path: str) -> bool:
+    """A path in the system's program folders (``..`` folded first)."""
+    folded = posixpath.normpath(path) + ("/" if path.endswith("/") else "")
+    return folded.startswith(_PROGRAM_DIRS)
+
+
 def _copy(opts: Options, verb: str = "") -> Handler:
     """cp, mv, ln, install: SOURCES… TARGET, or -t TARGET SOURCES…; moving writes the sources too."""
 
@@ -227,6 +248,13 @@ def _copy(opts: Options, verb: str = "") -> Handler:
             for source in pos:
                 if any(p.where not in ("inside", "temp") for p in j.places(source)):
                     j.add("unknown", f"links to {source.text}, outside the worktree")
+        for source in pos:
+            if _is_program(source.text) and name != "mv":
+                # a copy of a system program in the worktree would run unjudged as the project's own script
+                j.add(
+                    "unknown",
+                    f"puts the program {source.text} into the worktree, where it would run as a local one",
+                )
         for w in pos:
             if name == "mv":
                 j.write(w, "moves")

@@ -232,6 +232,11 @@ def _npx(j: Judge, args: list[Word]) -> None:
     _wrapper_inner(j, args[args.index(pos[0]) :] if pos else [])
 
 
+_PIP_SOURCES = frozenset(
+    {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "--proxy"}
+)
+
+
 def _pip(j: Judge, args: list[Word]) -> None:
     pos = positionals(
         args,
@@ -247,6 +252,10 @@ def _pip(j: Judge, args: list[Word]) -> None:
     target = flag_value(args, "-t", "--target")
     if target is not None:
         j.write(target, "installs into")
+    source = next((a.text for a in args if a.text.split("=", 1)[0] in _PIP_SOURCES), None)
+    source = source or next((a.text for a in pos[1:] if "://" in a.text or a.text.startswith("git+")), None)
+    if source is not None:
+        j.add("unknown", f"installs code from a source the person did not choose ({source})")
     sub = pos[0].text if pos else ""
     j.add("run_build", f"pip {sub}".strip())
 
