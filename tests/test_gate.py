@@ -310,3 +310,37 @@ def test_doctor_and_status_name_the_ungated_profiles(tmp_path: Path) -> None:
         "worker-code": "NONE",
         "worker-research": "NONE",
     }
+
+
+def test_an_approval_is_the_requests_own_and_used_once(job: GateJob) -> None:
+    from dataclasses import replace
+
+    from vaultops.gate.answer import answer
+    from vaultops.store.asked import grant_allowance
+
+    assert job.vault is not None
+    merge = pretooluse(Path(job.workdir), command="gh pr merge 12")
+    other = replace(job, request="REQ-other")
+
+    def kind(j: GateJob) -> str:
+        return str(
+            json.loads(answer(json.dumps(merge), j).stdout)["hookSpecificOutput"]["permissionDecision"]
+        )
+
+    grant_allowance(job.vault, "Bash", {"command": "gh pr merge 12"}, "REQ-x")
+    assert kind(other) == "deny", "another request's agent cannot use it"
+    assert kind(job) == "allow"
+    assert kind(job) == "deny", "once"
+
+
+def test_the_reason_claude_code_keeps_is_redacted(settings: Path, job: GateJob) -> None:
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0" * 2
+    proc = run_hook(
+        settings,
+        pretooluse(
+            Path(job.workdir),
+            command=f"curl -X POST -H 'Authorization: token {token}' https://api.github.com/x",
+        ),
+    )
+    kind, reason = verdict(proc)
+    assert kind == "deny" and token not in reason and token[4:20] not in proc.stdout.decode()

@@ -31,6 +31,7 @@ from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
+from vaultops.run.redact import redact
 from vaultops.store.asked import consume_allowance, fingerprint, record_escalation
 
 EVENTS = ("PreToolUse", "PermissionRequest")
@@ -70,6 +71,8 @@ def decision_json(event: str, allow: bool, reason: str) -> dict[str, Any]:
 
 
 def _answer(event: str, allow: bool, reason: str, note: str = "") -> HookAnswer:
+    """The reason quotes the call, and Claude Code keeps it in its transcript: redacted like any text."""
+    reason, note = redact(reason), redact(note)
     return HookAnswer(json.dumps(decision_json(event, allow, reason), ensure_ascii=False) + "\n", note)
 
 
@@ -223,7 +226,11 @@ def _decide(
         return _answer(name, True, f"{PREFIX}: approved: {verdict.reason}")
     # only an escalation can be approved by the person: a denied call never consumes an allowance
     vault = job.vault
-    if verdict.kind == "escalate" and vault is not None and consume_allowance(vault, tool, tool_input):
+    if (
+        verdict.kind == "escalate"
+        and vault is not None
+        and consume_allowance(vault, tool, tool_input, job.request)
+    ):
         return _answer(name, True, f"{PREFIX}: approved once by the person: {verdict.reason}")
     if verdict.kind == "deny" and not verdict.notify:
         return _answer(name, False, f"{PREFIX}: denied: {verdict.reason}. Do not try another way around it.")

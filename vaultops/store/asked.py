@@ -24,7 +24,7 @@ from vaultops.run.redact import redact_fields
 
 STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 ESCALATIONS = "escalations.jsonl"
-ALLOWANCES = "allow"  # <state>/allow/<fingerprint>: the person approved exactly this call, once
+ALLOWANCES = "allow"  # <state>/allow/<request>-<fingerprint>: the person approved exactly this call, once
 
 
 def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
@@ -57,24 +57,33 @@ def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
     return path
 
 
-def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
-    """Let exactly this call through once (the person approved it): the next identical call consumes it."""
-    return allow_once(vault, fingerprint(tool_name, tool_input), tool_name, tool_input)
+def _allowance(vault: Path, request: str, call: str) -> Path:
+    """An approval is the request's own: another job making the same call cannot use it up, or use it."""
+    owner = hashlib.sha256(request.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return vault / STATE_DIR / ALLOWANCES / f"{owner}-{call}"
 
 
-def allow_once(vault: Path, call: str, tool_name: str, tool_input: Mapping[str, Any]) -> Path:
+def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> Path:
+    """Let exactly this call of ``request``'s agent through once (the person approved it): the next
+    identical call of that request consumes it.  "": a hook wired by hand, which names no request."""
+    return allow_once(vault, fingerprint(tool_name, tool_input), tool_name, tool_input, request)
+
+
+def allow_once(
+    vault: Path, call: str, tool_name: str, tool_input: Mapping[str, Any], request: str = ""
+) -> Path:
     """Let the call of fingerprint ``call`` through once; the file says which call it is (redacted)."""
-    path = vault / STATE_DIR / ALLOWANCES / call
+    path = _allowance(vault, request, call)
     path.parent.mkdir(parents=True, exist_ok=True)
     shown = redacted({"tool_name": tool_name, "tool_input": dict(tool_input)})
     path.write_text(json.dumps(shown, ensure_ascii=False) + "\n", encoding="utf-8", errors="replace")
     return path
 
 
-def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> bool:
     """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win)."""
     try:
-        os.unlink(vault / STATE_DIR / ALLOWANCES / fingerprint(tool_name, tool_input))
+        os.unlink(_allowance(vault, request, fingerprint(tool_name, tool_input)))
     except OSError:
         return False
     return True
@@ -137,7 +146,8 @@ def grant(vault: Path, asked: Sequence[Mapping[str, Any]], *, allow: bool = True
         if allow:
             tool, given = str(r.get("tool_name")), dict(r.get("tool_input") or {})
             # the record's input is redacted: its fingerprint, taken from the raw call, names the call
-            allow_once(vault, str(r.get("fingerprint") or fingerprint(tool, given)), tool, given)
+            call = str(r.get("fingerprint") or fingerprint(tool, given))
+            allow_once(vault, call, tool, given, str(r.get("request") or ""))
         granted = {"granted": _call_id(r), "session_id": r.get("session_id"), "request": r.get("request")}
         record_escalation(vault, granted)
 
