@@ -110,7 +110,9 @@ WRAPPERS = [
 
 
 def _wrap(wrapper: str, command: str) -> str:
-    return wrapper.format(c=shlex.quote(command), r=command)
+    # `$(` around `( … )` reads `$((`, which bash takes as arithmetic (no command runs): nesting the two
+    # constructs, as an attacker must, needs the space
+    return wrapper.format(c=shlex.quote(command), r=command).replace("$((", "$( (")
 
 
 @given(danger=st.sampled_from(DANGEROUS), outer=st.sampled_from(WRAPPERS), inner=st.sampled_from(WRAPPERS))
@@ -443,7 +445,27 @@ def test_what_the_attack_on_the_merged_gate_let_through_is_not_approved(
 
 
 @pytest.mark.parametrize(
-    "command", ["cp src/bin/main.rs src/bin/old.rs", "python3 -c 'print(1 + 1)'", "pip install requests"]
+    "command",
+    [
+        "v='a[$(rm -rf ~)]'; echo $((v))",  # arithmetic evaluates the value, and runs the substitution in it
+        "export v='a[`rm -rf ~`]'; let v",
+        "declare -i n='a[$(rm -rf ~)]'",
+        "read -r v <<< 'a[$(rm -rf ~)]'; [[ v -eq 1 ]]",
+    ],
+)
+def test_shell_code_kept_in_a_variable_for_arithmetic_is_not_approved(sandbox: Sandbox, command: str) -> None:
+    assert _verdict(sandbox, command).kind != "approve", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp src/bin/main.rs src/bin/old.rs",
+        "python3 -c 'print(1 + 1)'",
+        "pip install requests",
+        'v="$(git rev-parse HEAD)"; echo $v',
+        "n=3; echo $((n + 1))",
+    ],
 )
 def test_their_harmless_neighbours_stay_approved(sandbox: Sandbox, command: str) -> None:
     assert _verdict(sandbox, command).kind == "approve", command

@@ -54,8 +54,21 @@ _WARNINGS = re.compile(r"^[A-Za-z:,]*$")  # PYTHONWARNINGS=ignore::DeprecationWa
 ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
 
 
+def _holds_code(value: str) -> bool:
+    kept = value.replace("$(…)", "").replace("`…`", "")
+    return "$(" in kept or "`" in kept
+
+
 def changes_what_runs(name: str, value: str | None = None) -> bool:
-    """Whether setting ``name`` (to ``value``, when known) can change which program runs or what it loads."""
+    """Whether setting ``name`` (to ``value``, when known) can change which program runs or what it loads.
+
+    A value that holds a command substitution as text (``v='a[$(rm -rf ~)]'``) is code kept for later:
+    bash runs it when the variable is evaluated as a number (``$((v))``, ``let``, ``[[ v -eq 1 ]]``,
+    ``declare -i``), whatever the variable is called.  A substitution that ran already reads ``$(…)`` here,
+    and is judged itself.
+    """
+    if value is not None and _holds_code(value):
+        return True
     if name in _PROGRAM_VARIABLES and value is not None and value in _PLAIN_PAGERS:
         return False
     if name == "PYTHONWARNINGS":

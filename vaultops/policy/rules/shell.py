@@ -101,6 +101,9 @@ def _read(j: Judge, args: list[Word]) -> None:
         i += 1
     if j.cmd.name == "getopts":
         pos = pos[1:2]
+    given = [red.body or red.target.text for red in j.cmd.redirects if red.op in ("<<", "<<-", "<<<")]
+    if any(changes_what_runs("REPLY", text) for text in given):  # code kept for arithmetic to run later
+        j.add("unknown", f"{j.cmd.name} keeps shell code in a variable, which arithmetic would run")
     _risky_names(j, pos or ["REPLY"])
     j.add("read", j.cmd.name)
 
