@@ -18,12 +18,11 @@ import pytest
 from claude_cli import claude_bin, claude_env, requires_claude
 from fake_anthropic import FakeAnthropic, Text, ToolUse
 from helpers import git, make_vault, with_plans
-from worker_helpers import listed, wait_for
+from worker_helpers import listed, reported, wait_for
 
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
-from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
 pytestmark = requires_claude
@@ -147,17 +146,6 @@ def test_a_job_in_an_unwired_folder_asks_for_the_dangerous_calls_and_runs_only_w
     assert (work / "victim").is_dir(), "the approval was used once: the same call again asks again"
 
 
-def _reported(vault: Path, name: str, tag: str) -> bool:
-    state = StateDB(vault / ".vaultops" / "state" / "state.db")
-    try:
-        return any(
-            e["detail"].get("worker") == name and e["detail"].get("line", "").startswith(tag)
-            for e in state.events("worker_report")
-        )
-    finally:
-        state.close()
-
-
 def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_through_once(
     tmp_path: Path, api: FakeAnthropic
 ) -> None:
@@ -177,7 +165,7 @@ def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_thr
         Text("[DONE:tidied] the build folder is gone"),
     )
     tick(Vault.open(vault), wait_settle=False)
-    wait_for(lambda: _reported(vault, "tidy", "[STATUS:waiting]"), timeout=90, said="the first turns")
+    wait_for(lambda: reported(vault, "tidy", "[STATUS:waiting]"), timeout=90, said="the first turns")
     assert (work / "victim").exists(), "the worker's rm -rf did not run"
     tick(Vault.open(vault), wait_settle=False)
     text = path.read_text()
@@ -187,7 +175,7 @@ def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_thr
     with path.open("a") as fh:
         fh.write("- decision: approve — yes, remove it\n")
     tick(Vault.open(vault), wait_settle=False)
-    wait_for(lambda: _reported(vault, "tidy", "[DONE:tidied]"), timeout=90, said="the approved turn")
+    wait_for(lambda: reported(vault, "tidy", "[DONE:tidied]"), timeout=90, said="the approved turn")
     assert not (work / "victim").exists(), "the approved call ran"
     tick(Vault.open(vault), wait_settle=False)
     text = path.read_text()

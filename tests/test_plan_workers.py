@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import git, with_plans
-from worker_helpers import FAKE_WORKER, cli, in_log, listed, wait_for
+from worker_helpers import FAKE_WORKER, cli, in_log, listed, reported, wait_for
 
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
@@ -48,18 +48,7 @@ def say(vault: Path, name: str, line: str) -> None:
     proc = cli(vault, "inject", name, f"say {line}")
     assert proc.returncode == 0, proc.stderr
     tag = line.split("]")[0] + "]"
-    wait_for(lambda: _reported(vault, name, tag), said=f"{name} reporting {tag}")
-
-
-def _reported(vault: Path, name: str, tag: str) -> bool:
-    state = StateDB(vault / ".vaultops" / "state" / "state.db")
-    try:
-        return any(
-            e["detail"].get("worker") == name and e["detail"].get("line", "").startswith(tag)
-            for e in state.events("worker_report")
-        )
-    finally:
-        state.close()
+    wait_for(lambda: reported(vault, name, tag), said=f"{name} reporting {tag}")
 
 
 def last_status(path: Path) -> str:
@@ -401,14 +390,14 @@ def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
         (vault / ".vaultops" / "local.toml").write_text(config)
         path = vault / QUEUE / "tabs.md"
         run_tick(vault)
-        wait_for(lambda: _reported(vault, "tabs", "[STATUS:waiting]"), timeout=60, said="two turns")
+        wait_for(lambda: reported(vault, "tabs", "[STATUS:waiting]"), timeout=60, said="two turns")
         run_tick(vault)
         assert last_status(path).startswith("- status: escalated"), path.read_text()
         assert listed(vault)["tabs"]["state"] == "running", "the session waits for the person"
         with path.open("a") as fh:
             fh.write("- decision: approve — fix TabBar too\n")
         run_tick(vault)
-        wait_for(lambda: _reported(vault, "tabs", "[DONE:fixed]"), timeout=60, said="the third turn")
+        wait_for(lambda: reported(vault, "tabs", "[DONE:fixed]"), timeout=60, said="the third turn")
         run_tick(vault)
         asked = [json.dumps(r, ensure_ascii=False) for r in api.requests]
     text = path.read_text()

@@ -99,3 +99,13 @@ def in_log(vault: Path, name: str, text: str) -> bool:
     return any(text in line for line in logs(vault, name))
 
 
+def reported(vault: Path, name: str, tag: str) -> bool:
+    """Whether worker ``name`` has reported a line starting with ``tag`` (its supervisor wrote the event)."""
+    state = StateDB(vault / ".vaultops" / "state" / "state.db")
+    try:
+        return any(
+            e["detail"].get("worker") == name and e["detail"].get("line", "").startswith(tag)
+            for e in state.events("worker_report")
+        )
+    finally:
+        state.close()
