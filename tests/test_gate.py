@@ -344,3 +344,24 @@ def test_the_reason_claude_code_keeps_is_redacted(settings: Path, job: GateJob) 
     )
     kind, reason = verdict(proc)
     assert kind == "deny" and token not in reason and token[4:20] not in proc.stdout.decode()
+
+
+def test_an_agent_inherits_none_of_vaultops_own_secrets(tmp_path: Path) -> None:
+    """The agent's environment, as a job really gets it: a stand-in agent that prints it."""
+    from helpers import vaultops
+
+    request = "## REQ-env\n- type: research\n- ready: yes\nWhat is set?\n"
+    vault = make_vault(tmp_path / "v", f"# Inbox\n\n{request}")
+    code = "import json, os; print(json.dumps(sorted(os.environ)))"
+    (vault / ".vaultops" / "local.toml").write_text(
+        f'[profiles.worker-research]\ncommand = [{json.dumps(__import__("sys").executable)}, "-c", '
+        f'{json.dumps(code)}, "{{prompt}}"]\noutput = "text"\ntimeout = 30\nhealth = []\n\n'
+        '[routing]\nresearch = ["worker-research"]\n'
+    )
+    token = "123456789:" + "AAH" + "x" * 32
+    own = {"VAULTOPS_TELEGRAM_TOKEN": token, "VAULTOPS_NOTIFY_URLS": "json://127.0.0.1:9/x"}
+    proc = vaultops("--vault", str(vault), "tick", env={**own, "KEEP_ME": "1"})
+    assert proc.returncode == 0, proc.stderr
+    text = (vault / INBOX).read_text()
+    assert "KEEP_ME" in text and "VAULTOPS_REQUEST" in text
+    assert "VAULTOPS_TELEGRAM_TOKEN" not in text and "VAULTOPS_NOTIFY_URLS" not in text

@@ -30,6 +30,14 @@ CONFIG_FILE = ".vaultops/config.toml"
 LOCAL_FILE = ".vaultops/local.toml"
 ENV_PREFIX = "VAULTOPS_"
 TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
+# vaultops's own secrets: the agents it starts get none of them (their notices go through vaultops)
+_OWN_SECRETS = (TELEGRAM_TOKEN_ENV, "VAULTOPS_NOTIFY_")
+
+
+def agent_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment an agent vaultops starts inherits: this one without vaultops's own secrets, and
+    without systemd's NOTIFY_SOCKET, which belongs to the daemon alone."""
+    return {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET" and not k.startswith(_OWN_SECRETS)}
 
 
 class _Section(BaseModel):

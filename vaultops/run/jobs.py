@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultops.config import Config, ProfileConfig
+from vaultops.config import Config, ProfileConfig, agent_environ
 from vaultops.decide import targets
 from vaultops.gate.claude import GateSetupError, gate
 from vaultops.gate.command import gated_argv
@@ -158,7 +158,7 @@ def run_attempt(
         "vault": str(vault.root),
         "file": job.file,
     }
-    env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"} | dict(profile.env)
+    env = agent_environ(os.environ) | dict(profile.env)
     # for `vaultops hook` inside the agent: which vault records its escalations, and the job's scope
     env |= {
         "VAULTOPS_REQUEST": job.request_id,

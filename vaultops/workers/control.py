@@ -111,7 +111,8 @@ def spawn(
     daemon started it for; its ``[DONE:…]`` completes that note, and ``request`` (its id) is where the policy
     gate's escalations land.  A Claude Code worker runs behind the gate (``vaultops.gate``), hosted by its
     supervisor for as long as it lives; one that cannot be gated does not start."""
-    from vaultops.vault import inside_any  # imports the config (pydantic): only spawn needs it
+    from vaultops.config import agent_environ  # the config (pydantic): only spawn needs it
+    from vaultops.vault import inside_any
 
     environ = os.environ if environ is None else environ
     if environ.get(WORKER_VAR):
@@ -173,7 +174,7 @@ def spawn(
     cap = config.max or vault.config.limits.max_concurrent
     folder = worker_folder(vault, name)
     folder.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET"}  # systemd's socket is the daemon's
+    env = agent_environ(environ)
     env |= profile_env | {WORKER_VAR: name, PARENT_VAR: parent, "VAULTOPS_VAULT": str(vault.root)}
     argv = [
         sys.executable,
