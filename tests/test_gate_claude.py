@@ -185,3 +185,44 @@ def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_thr
     assert any("the call may run once now" in r and "rm -rf victim" in r for r in asked), (
         "the worker was told"
     )
+
+
+def _claude_removes_victim(api: FakeAnthropic, tmp: Path, settings: str, user_settings: str = "") -> bool:
+    """One `claude -p` run whose model asks for `rm -rf victim`: whether the folder survived."""
+    import subprocess
+
+    work = tmp / "p"
+    (work / "victim").mkdir(parents=True)
+    config = tmp / "cc"
+    config.mkdir()
+    if user_settings:
+        (config / "settings.json").write_text(user_settings)
+    api.script(ToolUse("Bash", {"command": "rm -rf victim"}), Text("done"))
+    argv = [str(claude_bin()), "-p", "clean up", "--output-format", "json", "--allowedTools", "Bash"]
+    env = claude_env(api.start(), config, max_retries=0)
+    subprocess.run(
+        [argv[0], "--settings", settings, *argv[1:]], cwd=work, env=env, capture_output=True, timeout=120
+    )
+    return (work / "victim").exists()
+
+
+def test_why_the_gate_is_a_command_hook_an_http_hook_whose_server_is_down_lets_the_call_run(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    down = {
+        "hooks": {
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "http", "url": "http://127.0.0.1:9/h"}]}]
+        }
+    }
+    assert not _claude_removes_victim(api, tmp_path, json.dumps(down)), "the call ran: http hooks fail open"
+
+
+def test_the_gates_settings_win_over_a_users_own_disable_all_hooks(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    from vaultops.gate.claude import gate
+    from vaultops.gate.job import GateJob
+
+    with gate(GateJob(None, str(tmp_path / "p")), ["claude"]) as settings:
+        kept = _claude_removes_victim(api, tmp_path, str(settings), json.dumps({"disableAllHooks": True}))
+    assert kept, "the gate denied the rm although the user's settings switch hooks off"
