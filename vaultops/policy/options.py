@@ -87,6 +87,7 @@ class Parsed:
     positionals: list[Word]
     values: dict[str, Word]
     given: frozenset[str]
+    pairs: tuple[tuple[str, Word], ...] = ()  # every option given a value, in order (``-d a -d @b``)
 
     def has(self, *options: str) -> bool:
         return any(o in self.given for o in options)
@@ -107,11 +108,13 @@ def read_options(
     positionals: list[Word] = []
     values: dict[str, Word] = {}
     given: set[str] = set()
+    pairs: list[tuple[str, Word]] = []
 
     def apply(option: str, effect: Effect, value: Word | None) -> None:
         given.add(option)
         if value is not None:
             values[option] = value
+            pairs.append((option, value))
         if effect == "runs":
             sink.add("unknown", f"{program} {option} makes it run a command")
         elif effect == "code":
@@ -195,4 +198,4 @@ def read_options(
             else:
                 i = from_next(option, effect, i)
             break
-    return Parsed(positionals, values, frozenset(given))
+    return Parsed(positionals, values, frozenset(given), tuple(pairs))

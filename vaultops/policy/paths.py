@@ -9,7 +9,6 @@ passes ``os.path.realpath``), which keeps this module free of I/O of its own.
 from __future__ import annotations
 
 import fnmatch
-import itertools
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -87,6 +86,9 @@ _SECRET_FILES = (
     "hosts.yml",
     "shadow",
     "gshadow",
+    "shadow-",
+    "gshadow-",
+    "ssh_host_*_key",
     "sudoers",
     "master.key",
     "local.toml",
@@ -215,6 +217,8 @@ def is_secret(path: str) -> bool:
         return True
     if _PROC_ENVIRON.match(path):
         return True
+    if len(parts) >= 2 and [p.lower() for p in parts[-2:]] == [".git", "config"]:
+        return True  # remote URLs and http.extraHeader may hold tokens
     name = parts[-1] if parts else ""
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in _SECRET_FILES) and not name.endswith(
         (".example", ".sample", ".template", ".pub")
@@ -229,12 +233,13 @@ def is_temp_root(path: str, scope: Scope) -> bool:
 
 def is_policy(path: str) -> bool:
     """Claude Code settings and hooks, MCP server lists, vaultops config, git hooks: the guards themselves."""
-    parts = [p for p in path.split("/") if p]
+    # compared in lower case: macOS and Windows file systems ignore case (.Claude/settings.json, .GIT/config)
+    parts = [p.lower() for p in path.split("/") if p]
     if any(p in _POLICY_DIRS for p in parts[:-1]) or (parts and parts[-1] in _POLICY_FILES):
         return True
-    if len(parts) >= 2 and parts[-2:] == [".git", "config"]:
-        return True  # core.hooksPath, core.fsmonitor, aliases: settings that run programs
-    return any(a == ".git" and b == "hooks" for a, b in itertools.pairwise(parts))
+    # anything of a repository's own: config (core.hooksPath, core.fsmonitor, aliases run programs), hooks,
+    # refs and HEAD (a protected branch moved by hand), info, packed-refs
+    return ".git" in parts
 
 
 def in_files(rel: str, scope: Scope) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from vaultops.policy.bash import Word
@@ -139,6 +140,9 @@ def _git(j: Judge, args: list[Word]) -> None:
     if sub in ("difftool", "mergetool"):
         j.add("unknown", f"git {sub} runs a diff or merge tool")
         return
+    if sub == "var" and has(rest, "-l"):
+        j.add("read_secrets", "git var -l lists git's settings, which may hold tokens")
+        return
     if sub in _GIT_READ:
         if sub == "reflog" and words[:1] in (["expire"], ["delete"]):
             j.add("delete_tree", "git reflog expire/delete drops history")
@@ -173,10 +177,26 @@ def _git(j: Judge, args: list[Word]) -> None:
             name = pos[0].text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") or "."
             j.write(Word(name, pos[0].dynamic), "clones into")
     elif sub in ("branch", "tag"):
-        if has(rest, "-d", "-D", "--delete"):
-            j.add("delete_branch", f"deletes a {sub}")
-        else:
-            j.add("git_local", f"git {sub}")
+        _git_branch(j, sub, rest)
+    elif sub == "rm" and has(rest, "-r"):
+        j.add("delete_tree", "git rm -r deletes a folder's files")
+    elif sub == "gc" and any(w.startswith("--prune") for w in words):
+        j.add("delete_tree", "git gc --prune drops unreachable commits")
+    elif sub == "init":
+        _git_init(j, rest)
+    elif sub == "bundle" and words[:1] == ["create"]:
+        pos = positionals(rest[1:], ("--version",))
+        if pos:
+            j.write(pos[0])
+        j.add("git_local", "git bundle create")
+    elif sub == "maintenance" and words[:1] in (["start"], ["register"], ["unregister"], ["stop"]):
+        j.add("system_change", f"git maintenance {words[0]} schedules jobs or changes global settings")
+    elif sub == "lfs" and words[:1] in (["install"], ["uninstall"], ["update"]):
+        j.add("system_change", f"git lfs {words[0]} changes git's global settings and hooks")
+    elif sub == "remote" and words[:1] and words[0] not in ("-v", "--verbose", "show", "get-url", "prune"):
+        j.add("unknown", f"git remote {words[0]} changes where git fetches and pushes")
+    elif sub in ("update-ref", "symbolic-ref"):
+        _git_ref(j, sub, rest)
     elif sub == "reset":
         if has(rest, "--hard", "--merge", "--keep"):
             j.add("delete_tree", "git reset --hard discards uncommitted changes")
@@ -198,6 +218,11 @@ def _git(j: Judge, args: list[Word]) -> None:
     elif sub == "worktree":
         action = words[0] if words else "list"
         if action == "add":
+            pos = positionals(rest[1:], ("-b", "-B", "--reason"))
+            parent = posixpath.dirname(j.scope.real_workdir)
+            # beside the worktree (``../wt-fix``) is where worktrees go; anywhere else is a write there
+            if pos and any(posixpath.dirname(p.path) != parent for p in j.places(pos[0])):
+                j.write(pos[0], "creates a worktree in")
             j.add("create_worktree", "creates a worktree")
         elif action in ("remove", "prune"):
             j.add("delete_tree", f"git worktree {action}")
@@ -209,8 +234,6 @@ def _git(j: Judge, args: list[Word]) -> None:
         _git_config(j, rest)
     elif sub in ("filter-branch", "filter-repo", "replace", "prune"):
         j.add("delete_tree", f"git {sub} rewrites or drops history")
-    elif sub == "update-ref" and has(rest, "-d"):
-        j.add("delete_branch", "git update-ref -d deletes a ref")
     elif sub in ("send-email", "request-pull"):
         j.add("message_external", f"git {sub} sends mail")
     elif sub in ("submodule", "bisect", "rebase") and (
@@ -232,6 +255,70 @@ def _git(j: Judge, args: list[Word]) -> None:
         j.add("git_local", f"git {sub}")
 
 
+_BRANCH_MOVES = ("-m", "-M", "-f", "-c", "-C", "--force", "--move", "--copy")
+
+
+def _git_branch(j: Judge, sub: str, rest: list[Word]) -> None:
+    """Deleting a branch or tag is ``delete_branch``; moving, copying or forcing one onto a protected branch
+    (``git branch -f main HEAD~3``, ``git branch -M main``) is the person's call."""
+    if has(rest, "-d", "-D", "--delete"):
+        j.add("delete_branch", f"deletes a {sub}")
+        return
+    takes = ["--set-upstream-to", "-u", "--contains", "--no-contains", "--points-at", "--format", "--sort",
+             "--merged", "--no-merged"]  # fmt: skip
+    pos = positionals(rest, takes + (["-m", "-F", "--message", "--file"] if sub == "tag" else []))
+    if sub == "branch" and has(rest, *_BRANCH_MOVES):
+        if any(w.dynamic or is_protected(w.text) for w in pos):
+            shown = " ".join(w.text for w in pos)
+            j.add("merge_pr", f"git branch moves, copies or resets a protected branch ({shown})")
+            return
+        if has(rest, "-m", "-M", "--move") and len(pos) < 2 and is_protected(j.scope.current_branch or ""):
+            j.add("merge_pr", "git branch renames a protected branch")
+            return
+    if sub == "tag" and has(rest, "-f", "--force"):
+        j.add("delete_branch", "git tag -f moves an existing tag")
+        return
+    j.add("git_local", f"git {sub}")
+
+
+def _git_ref(j: Judge, sub: str, rest: list[Word]) -> None:
+    """``update-ref`` and ``symbolic-ref`` move refs by hand: a protected branch is the person's call."""
+    if has(rest, "-d", "--delete"):
+        j.add("delete_branch", f"git {sub} -d deletes a ref")
+        return
+    if has(rest, "--stdin"):
+        j.add("unknown", f"git {sub} --stdin moves refs read from its input")
+        return
+    pos = positionals(rest, ("-m",))
+    if sub == "symbolic-ref" and len(pos) < 2:
+        j.add("read", "git symbolic-ref")
+        return
+    names_ = [w.text for w in pos]
+    if any(w.dynamic for w in pos) or any(is_protected(n.removeprefix("refs/heads/")) for n in names_[:1]):
+        j.add("merge_pr", f"git {sub} moves a protected branch ({' '.join(names_)})")
+    elif names_[:1] == ["HEAD"] and sub == "symbolic-ref":
+        j.add("git_local", "git symbolic-ref HEAD switches the checked-out branch")
+    elif names_[:1] == ["HEAD"] and is_protected(j.scope.current_branch or ""):
+        j.add("merge_pr", "git update-ref HEAD moves the protected branch checked out")
+    elif names_ and not names_[0].startswith("refs/heads/") and names_[0] != "HEAD":
+        j.add("unknown", f"git {sub} {names_[0]}: a ref that is not a branch")
+    else:
+        j.add("git_local", f"git {sub}")
+
+
+def _git_init(j: Judge, rest: list[Word]) -> None:
+    if has(rest, "--template") or flag_value(rest, "--template") is not None:
+        j.add("unknown", "git init --template copies hooks of its own")
+    for flag in ("--separate-git-dir",):
+        value = flag_value(rest, flag)
+        if value is not None:
+            j.write(value, "creates a repository in")
+    pos = positionals(rest, ("-b", "--initial-branch", "--object-format", "--ref-format", "--shared",
+                             "--separate-git-dir", "--template"))  # fmt: skip
+    j.write(pos[0] if pos else Word("."), "creates a repository in")
+    j.add("git_local", "git init")
+
+
 def _git_config(j: Judge, rest: list[Word]) -> None:
     reading = has(
         rest,
@@ -245,7 +332,10 @@ def _git_config(j: Judge, rest: list[Word]) -> None:
         "--show-scope",
         "--name-only",
     ) or (len(positionals(rest, ("-f", "--file"))) == 1 and not has(rest, "--unset", "--unset-all"))
-    if reading or not rest or (rest and rest[0].text in ("get", "list")):
+    if has(rest, "-l", "--list", "--get-regexp", "--get-urlmatch") or (rest and rest[0].text == "list"):
+        j.add("read_secrets", "lists git's settings, which may hold tokens (remote URLs, credentials)")
+        return
+    if reading or not rest or (rest and rest[0].text == "get"):
         j.add("read", "git config")
         return
     if has(rest, "--global", "--system") or flag_value(rest, "-f", "--file") is not None:
@@ -263,6 +353,8 @@ def _git_config(j: Judge, rest: list[Word]) -> None:
     )
     if _GIT_CODE_KEYS.match(key):
         j.add("modify_policy", f"sets {key}, which makes git run a program")
+    elif not key or not _GIT_SAFE_KEYS.match(key) or any(w.dynamic for w in pos[:2]):
+        j.add("unknown", f"git config {key}: a setting the policy does not know to be harmless")
     else:
         j.add("git_local", f"git config {key}")
 

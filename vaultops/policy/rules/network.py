@@ -8,10 +8,14 @@ A write request (POST, PUT, data, an upload) to a payment API is ``payment``, to
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Iterable, Sequence
 
 from vaultops.policy.bash import Word
+from vaultops.policy.hosts import is_metadata_host
 from vaultops.policy.judge import Judge, flag_value, has, is_remote, names, positionals, register
+from vaultops.policy.options import read_options
+from vaultops.policy.rules.tables import CURL
 
 # Hosts whose write requests move money, send messages, or change a tracker.
 PAYMENT_HOSTS = names(
@@ -106,21 +110,6 @@ def _ssh(j: Judge, args: list[Word]) -> None:
     j.add("remote_exec", f"runs commands on {pos[0].text}")
 
 
-_CURL_VALUES = names(
-    "-X --request -d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form "
-    "--form-string -T --upload-file -H --header -u --user -o --output -A --user-agent -e --referer -b "
-    "--cookie -c --cookie-jar -x --proxy -w --write-out -m --max-time -r --range -K --config -E "
-    "--cert --key --cacert --connect-timeout --retry --retry-delay --retry-max-time --resolve "
-    "--connect-to -U --proxy-user --output-dir --url -z --time-cond -Y -y --limit-rate --max-filesize "
-    "--oauth2-bearer --aws-sigv4 --interface --dns-servers --unix-socket --variable --expand-url"
-)
-
-_CURL_WRITES = names(
-    "-d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form --form-string "
-    "-T --upload-file"
-)
-
-
 def _web(j: Judge, urls: Sequence[Word], method: str, sends: bool) -> None:
     write = sends or method not in ("", "GET", "HEAD", "OPTIONS")
     if not urls:
@@ -149,10 +138,6 @@ def _web(j: Judge, urls: Sequence[Word], method: str, sends: bool) -> None:
 
 
 # Options whose value is a file the program writes or reads, and those that run a program or reach a socket.
-_CURL_FILE_WRITES = names(
-    "-D --dump-header --trace --trace-ascii --stderr --libcurl --hsts --alt-svc --etag-save"
-)
-_CURL_FILE_READS = names("--netrc-file --etag-compare")
 _WGET_FILE_WRITES = names("-o --output-file -a --append-output --save-cookies --warc-file")
 _WGET_FILE_READS = names("--post-file --body-file --load-cookies -i --input-file")
 _WGET_RUNS = names("--use-askpass -e --execute --config")
@@ -173,40 +158,89 @@ def _files_and_code(j: Judge, args: list[Word], writes: Iterable[str], reads: It
             j.add("unknown", f"{j.cmd.name} {flag} runs a command or reads settings of its own")
 
 
+# Only http and https are web requests: file:, gopher:, dict:, telnet:, ldap:, … read files or reach other
+# services.  A URL without a scheme is http, unless its host names another protocol (curl guesses ftp.x).
+_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):(?!\d)")
+_GUESSED = re.compile(r"^(ftp|dict|ldap|imap|pop3|smtp|gopher|telnet|tftp|mqtt|rtsp|scp|sftp|smb)\.", re.I)
+# curl options whose value names a file with ``@`` (``-d @f``, ``-F a=@f``/``a=<f``, ``-H @f``,
+# ``--data-urlencode n@f``, ``--url-query @f``): the file is read and its contents go out.
+_CURL_DATA = names("-d --data --data-binary --data-ascii --json")
+_CURL_NAMED = names("--data-urlencode --url-query")
+_CURL_SENDS = names(
+    "-d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form --form-string "
+    "-T --upload-file"
+)
+# Options that point the request at another address, resolver or socket than its URL says.
+_CURL_REROUTES = names("--resolve --connect-to --doh-url --dns-servers --interface --local-port")
+
+
+def _url_scheme(j: Judge, url: Word) -> bool:
+    """Whether ``url`` is an http(s) web address; other schemes are escalated (``file:`` reads its path)."""
+    text = url.text.strip()
+    m = _SCHEME.match(text)
+    if m is None:
+        if _GUESSED.match(text):
+            j.add("unknown", f"{text[:60]}: curl guesses a protocol other than http from the name")
+            return False
+        return True
+    scheme = m.group(1).lower()
+    if scheme in ("http", "https"):
+        return True
+    if scheme == "file":
+        path = re.sub(r"^file:(//[^/]*)?", "", text, flags=re.I)
+        j.read(Word(urllib.parse.unquote(path) or "/", url.dynamic))
+    j.add("unknown", f"{text[:60]}: a {scheme}: URL, not a web request")
+    return False
+
+
+def _curl_file_value(option: str, value: Word) -> list[str]:
+    """The files a data, form, header or cookie value makes curl read."""
+    text = value.text
+    if option in _CURL_DATA or option in ("-H", "--header"):
+        return [text[1:]] if text.startswith("@") and text != "@-" else []
+    if option in _CURL_NAMED:
+        text = text.removeprefix("+")
+        at, eq = text.find("@"), text.find("=")
+        return [text[at + 1 :]] if at >= 0 and (eq < 0 or at < eq) and text[at + 1 :] != "-" else []
+    if option in ("-F", "--form"):
+        found = re.findall(r"[=;,]\s*[@<]\"?([^;,\"]+)", text)
+        return [f for f in found if f != "-"]
+    if option in ("-b", "--cookie"):
+        return [] if "=" in text else [text]
+    if option in ("-w", "--write-out"):
+        return [text[1:]] if text.startswith("@") and text != "@-" else []
+    return []
+
+
 def _curl(j: Judge, args: list[Word]) -> None:
-    if has(args, "-K", "--config"):
-        j.add("network_write", "reads its request from a config file")
-    _files_and_code(j, args, _CURL_FILE_WRITES, _CURL_FILE_READS, ("--unix-socket", "--abstract-unix-socket"))
-    for flag in ("-w", "--write-out", "-b", "--cookie"):
-        value = flag_value(args, flag)
-        if value is not None and value.text.startswith("@"):
-            j.read(Word(value.text[1:], value.dynamic))
-    method_word = flag_value(args, "-X", "--request")
+    parsed = read_options(j, "curl", args, CURL)
+    if parsed.has("-K", "--config"):
+        j.add("unknown", "curl reads options from a config file (they may write files or send data)")
+    sends = False
+    for option, value in parsed.pairs:
+        for path in _curl_file_value(option, value):
+            j.read(Word(path, value.dynamic))
+            sends = True
+        if option in ("-w", "--write-out"):
+            for path in re.findall(r"%output\{([^}]*)\}", value.text):
+                j.write(Word(path.removeprefix(">>"), value.dynamic))
+        if option in _CURL_REROUTES:
+            parts = re.split(r"[:,\[\]]+", value.text)
+            if any(is_metadata_host(p) for p in parts if p):
+                j.add("fetch_metadata", f"curl {option} {value.text}: a cloud metadata address")
+            j.add("unknown", f"curl {option} sends the request to another address than its URL names")
+    if parsed.has(*_CURL_SENDS) and not parsed.has("-G", "--get"):
+        sends = True
+    method_word = parsed.value("-X", "--request")
     method = method_word.text.upper() if method_word else ""
-    sends = any(flag_value(args, f) is not None or has(args, f) for f in _CURL_WRITES) and not has(
-        args, "-G", "--get"
-    )
-    if has(args, "-I", "--head") and not method:
+    if parsed.has("-I", "--head") and not method:
         method = "HEAD"
-    urls = positionals(args, _CURL_VALUES) + [w for w in [flag_value(args, "--url")] if w is not None]
-    out = flag_value(args, "-o", "--output")
-    if out is not None:
-        j.write(out, "downloads to")
-    elif has(args, "-O", "--remote-name", "--remote-name-all"):
-        j.write(flag_value(args, "--output-dir") or Word("."), "downloads into")
-    for flag in ("-c", "--cookie-jar"):
-        jar = flag_value(args, flag)
-        if jar is not None:
-            j.write(jar)
-    for flag in ("-T", "--upload-file"):
-        up = flag_value(args, flag)
-        if up is not None:
-            j.read(up)
-    for flag in ("-d", "--data", "--data-binary", "--data-raw", "--json", "-F", "--form"):
-        data = flag_value(args, flag)
-        if data is not None and "@" in data.text and flag != "--data-raw":
-            j.read(Word(data.text.split("@", 1)[1].split(";")[0], data.dynamic))
-    _web(j, urls, method, sends)
+    if parsed.has("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name"):
+        j.write(parsed.value("--output-dir") or Word("."), "downloads into")
+    urls = list(parsed.positionals) + [w for o, w in parsed.pairs if o == "--url"]
+    web = [u for u in urls if _url_scheme(j, u)]
+    if web or not urls:
+        _web(j, web, method, sends)
 
 
 def _wget(j: Judge, args: list[Word]) -> None:

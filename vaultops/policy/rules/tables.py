@@ -393,3 +393,31 @@ WRAPPERS: dict[str, Options] = {
     ),
     "taskset": table("-a -c -p --all-tasks --cpu-list --pid"),
 }
+
+# curl: what a web request needs.  ``--variable``, ``--expand-*``, ``--unix-socket``, ``-n`` (the netrc's
+# passwords) and the mail and FTP command options are not listed, so they are escalated; the values that
+# name files with ``@`` (``-d @f``, ``-H @f``, ``-F a=@f``, ``-b file``, ``-w @f``) and the rerouting
+# options are judged by the rule.
+CURL = table(
+    "-s --silent -S --show-error -L --location --location-trusted -f --fail --fail-with-body -i --include "
+    "-I --head -v --verbose -k --insecure -G --get -O --remote-name --remote-name-all -J "
+    "--remote-header-name -# --progress-bar -q --disable --compressed -N --no-buffer -4 -6 --ipv4 --ipv6 "
+    "--http1.0 --http1.1 --http2 --http2-prior-knowledge --http3 -Z --parallel --create-dirs "
+    "--no-progress-meter --retry-all-errors --retry-connrefused --globoff -g --ssl-reqd --tlsv1.2 "
+    "--tlsv1.3 -R --remote-time --tcp-nodelay --no-keepalive --path-as-is --fail-early --show-headers "
+    "--styled-output --no-styled-output -h -M --manual --anyauth --basic --digest --ntlm --negotiate "
+    "--no-sessionid --post301 --post302 --post303 -j --junk-session-cookies --trace-time -V --version "
+    "--help --raw --no-clobber --remove-on-error --skip-existing "
+    "-X= --request= -A= --user-agent= -e= --referer= -u= --user= -U= --proxy-user= -m= --max-time= "
+    "--connect-timeout= --retry= --retry-delay= --retry-max-time= -r= --range= -z= --time-cond= -Y= "
+    "--speed-limit= -y= --speed-time= --limit-rate= --max-filesize= --max-redirs= --oauth2-bearer= "
+    "--aws-sigv4= -C= --continue-at= --output-dir= --create-file-mode= --parallel-max= --url= -x= "
+    "--proxy= --noproxy= --ciphers= --tls-max= --keepalive-time= --expect100-timeout= --rate= "
+    "-w= --write-out= -d= --data= --data-binary= --data-ascii= --data-urlencode= --data-raw= --json= "
+    "-F= --form= --form-string= -H= --header= --url-query= -b= --cookie= "
+    "--resolve= --connect-to= --doh-url= --dns-servers= --interface= --local-port= "
+    "-T=r --upload-file=r --netrc-file=r --etag-compare=r --cacert=r --capath=r --cert=r -E=r --key=r "
+    "--crlfile=r --proxy-cacert=r -K=r --config=r "
+    "-o=w --output=w -D=w --dump-header=w --trace=w --trace-ascii=w --stderr=w --libcurl=w --hsts=w "
+    "--alt-svc=w --etag-save=w -c=w --cookie-jar=w"
+)
