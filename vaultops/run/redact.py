@@ -48,7 +48,13 @@ _KEYS = re.compile(
       | (?P<slack>(?:xox[abprse]-|xapp-)[A-Za-z0-9-]{10,})
       | (?P<aws_access_key>(?:AKIA|ASIA)[0-9A-Z]{16,})
       | (?P<google_api_key>AIza[0-9A-Za-z_-]{30,})
-      | (?<![_-])(?P<jwt>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)
+      | (?P<gitlab>gl(?:pat|dt|rt|ptt|cbt|ffct|soat|imt|agent)-[A-Za-z0-9_-]{20,})
+      | (?P<npm>npm_[A-Za-z0-9]{30,})
+      | (?P<pypi>pypi-AgE[A-Za-z0-9_-]{40,})
+      | (?P<huggingface>hf_[A-Za-z0-9]{30,})
+      | (?P<sendgrid>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})
+      # Any payload: an unsigned token's may be "e30" ({}); the header is JSON, so "eyJ".
+      | (?<![_-])(?P<jwt>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*)
     )
     # Digits, a colon and 35 characters; the digits may follow "bot" in an api.telegram.org URL.
     | (?<![0-9])(?P<telegram>[0-9]{6,12}:[A-Za-z0-9_-]{30,})
@@ -90,10 +96,72 @@ _CONTEXTS: dict[str, re.Pattern[str]] = {
         ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
     )
 }
+# More secrets known by their context, after the general rules (a kind may have several patterns).
+_MORE_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, flags))
+    for kind, pattern, flags in (
+        (
+            "discord-webhook",
+            r"discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{5,30}/(?P<s>[A-Za-z0-9_-]{20,})",
+            0,
+        ),
+        # A Twilio key (SK and 32 hex) only next to a word that names it, or the token of an "AC…:" pair.
+        (
+            "twilio",
+            r"(?:(?<![A-Za-z])(?i:twilio|api[_ -]?key|key[_ ]?sid|sid|secret)[^\n]{0,40}?"
+            r"(?<![A-Za-z0-9])(?=SK)"
+            r"|(?<![A-Za-z0-9])AC[0-9a-f]{32}:)(?P<s>(?:SK)?[0-9a-fA-F]{32})(?![A-Za-z0-9])",
+            0,
+        ),
+        # Docker's config.json ("auth": base64 of user:password) and a GCP service account's key id.
+        (
+            "docker-auth",
+            r"\"(?:auth|identitytoken|registrytoken)\"[ \t]*:[ \t]*\"(?P<s>[A-Za-z0-9+/_-]{8,}={0,2})\"",
+            re.IGNORECASE,
+        ),
+        ("gcp-key-id", r"\"private_key_id\"[ \t]*:[ \t]*\"(?P<s>[^\"\\\s]{8,})\"", 0),
+        (
+            "cookie",
+            rf"(?<![A-Za-z0-9_-])(?:set-)?cookie[ \t]*:[ \t]*(?P<s>{_UNREDACTED}[^\s;=\"']+=[^\r\n\"']*)",
+            re.IGNORECASE,
+        ),
+        (
+            "secret",
+            rf"[?&](?:key|apikey|sig|signature|auth|pass|pwd|pw)=(?P<s>{_UNREDACTED}[^&#\s\"'<>]+)",
+            re.IGNORECASE,
+        ),
+        # A .pgpass line: host:port:database:user:password, the password neither empty nor all digits.
+        (
+            "pgpass",
+            rf"^[^\s:#][^\s:]*:(?:[0-9]{{1,5}}|\*):[^\s:]+:[^\s:]+:(?![0-9]+$)(?P<s>{_UNREDACTED}(?:\\.|[^\s\\])+)$",
+            re.MULTILINE,
+        ),
+        # Password hashes (.htpasswd, /etc/shadow): MD5-crypt, apr1, SHA-crypt, bcrypt, argon2, {SHA}.
+        (
+            "password-hash",
+            r"(?<![A-Za-z0-9$])(?:\$(?:apr1|1|5|6)\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{16,}"
+            r"|\$2[abxy]?\$[0-9]{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$[A-Za-z0-9$=,+/.-]{20,}"
+            r"|\{SHA\}[A-Za-z0-9+/]{27}=)",
+            0,
+        ),
+        # Passwords on command lines: mysql -pPW, sshpass -p PW (the same command, before a | ; or &).
+        (
+            "secret",
+            r"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb(?:-dump)?)\b"
+            rf"[^\n|;&]{{0,200}}?[ \t]-p[\"']?(?P<s>{_UNREDACTED}[^\s\"']+)",
+            0,
+        ),
+        (
+            "secret",
+            rf"\bsshpass\b[^\n|;&]{{0,100}}?[ \t]-p[ \t]*[\"']?(?P<s>{_UNREDACTED}[^\s\"']+)",
+            0,
+        ),
+    )
+)
 
 
-def _context_finder(kind: str) -> _Finder:
-    pattern = _CONTEXTS[kind]
+def _context_finder(kind: str, pattern: re.Pattern[str] | None = None) -> _Finder:
+    pattern = pattern or _CONTEXTS[kind]
     group = "s" if "s" in pattern.groupindex else 0
 
     def find(text: str) -> Iterator[Found]:
@@ -194,6 +262,52 @@ def _named(text: str) -> Iterator[Found]:
             yield m.start("s"), m.start("s") + len(value), "secret"
 
 
+# An XML element named like a secret: <password>…</password>, <apiKey attr="1">…</apiKey>.
+_XML = re.compile(
+    rf"<(?P<t>{_NAME})(?:[ \t][^<>]{{0,200}})?>(?P<s>{_UNREDACTED}[^<]{{1,2000}})</(?P=t)>",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+# The password of "user:password" given to -u/--user (curl, wget --user, httpie -a); a numeric value
+# is a group id (docker run -u 1000:1000), not a password.
+_USER_OPTION = re.compile(
+    rf"""(?<![A-Za-z0-9_-])(?:-u|-a|--user|--proxy-user|--auth)(?:[ \t]+|=)["']?[^\s:"'/]*:
+    (?P<s>{_UNREDACTED}[^\s"']+)""",
+    re.VERBOSE,
+)
+# A token as a URL's user name, with no password: https://<token>@github.com/….
+_URL_USER = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<s>[A-Za-z0-9_~.-]{20,200})@(?=[A-Za-z0-9])"
+)
+_HEX32 = re.compile(r"[0-9a-fA-F]{32,}\Z")
+# Short names that are secrets' only when their value is not a path, a variable or a plain word: pwd=, pass:
+# (PWD=/home/user and PASS: tests/x.sh are not).
+_SHORT_NAME = re.compile(
+    r"""(?<![A-Za-z0-9_.-])(?P<q>["']?)(?:pwd|PWD|Pwd|pass|Pass|pw)(?P=q)[ \t]*[:=](?![=>])[ \t]*["']?
+    (?P<s>(?![/~.$\[])[^\s"',;&]{3,})""",
+    re.VERBOSE,
+)
+_PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "ok", "fail", "failed", "passed"})
+
+
+def _command_lines(text: str) -> Iterator[Found]:
+    """Passwords given to options, tokens as URL user names, short secret names and XML elements."""
+    for m in _XML.finditer(text):
+        yield m.start("s"), m.end("s"), "secret"
+    for m in _USER_OPTION.finditer(text):
+        if not m.group("s").isdigit():
+            yield m.start("s"), m.end("s"), "secret"
+    for m in _URL_USER.finditer(text):
+        user = m.group("s")
+        if _generated(user) or _HEX32.match(user):
+            yield m.start("s"), m.end("s"), "url-token"
+    for m in _SHORT_NAME.finditer(text):
+        value = m.group("s")
+        if not value.isdigit() and value.lower() not in _PLAIN_VALUES:
+            yield m.start("s"), m.end("s"), "secret"
+
+
 # A bare 40-character AWS secret access key: base64 letters of all three kinds, and random (by its entropy:
 # a folder path or a word of that length is not), never 40 hex digits (a git SHA).
 _FORTY = re.compile(r"(?<![A-Za-z0-9/+=_.-])[A-Za-z0-9][A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=_.-])")
@@ -240,7 +354,9 @@ _FINDERS: tuple[_Finder, ...] = (
     _assignments,
     _context_finder("authorization"),
     _context_finder("bearer"),
+    *(_context_finder(kind, pattern) for kind, pattern in _MORE_CONTEXTS),
     _named,
+    _command_lines,
     _forty,
 )
 

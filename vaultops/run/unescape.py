@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Callable
 
 # CSI (colours, cursor moves), OSC with its terminator (titles, hyperlinks), and two-character escapes.
@@ -18,6 +19,14 @@ _JSON = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[\"\\/bfnrt'])")
 _JSON_CHARS = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")  # ASCII only: "%3D" is "=", "%26" is "&"
 JSON_LEVELS = 3  # a doubly-encoded tool result, quoted once more in a JSON log line
+_HEX = re.compile(r"\\x[0-7][0-9A-Fa-f]")  # "\x67" of Python, C and shell strings
+_HTML = re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});|&(?:amp|quot|apos|lt|gt);")
+_HTML_NAMED = {"amp": "&", "quot": '"', "apos": "'", "lt": "<", "gt": ">"}
+PERCENT_LEVELS = 3  # "%2567" is "%67" is "g"
+# What no one sees: zero-width spaces and joiners, word joiner, BOM, soft hyphen, a carriage return that
+# ends no line (a progress bar's), and a backslash-newline (a shell line continuation).
+_INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]|\r(?!\n)|\\\r?\n")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")  # compatibility forms (fullwidth "ｇ") as NFKC writes them
 
 Token = tuple[int, int, int, int]  # view start, view end, original start, original end
 Step = tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]  # trigger, escape, its decoding
@@ -59,10 +68,12 @@ def _derive(view: View, pattern: re.Pattern[str], value: Callable[[re.Match[str]
     tokens: list[Token] = []
     last = at = 0
     for m in pattern.finditer(text):
+        decoded = value(m)
+        if decoded == m.group():
+            continue  # nothing to undo: it stays in the next plain slice
         plain = text[last : m.start()]
         out.append(plain)
         at += len(plain)
-        decoded = value(m)
         out.append(decoded)
         tokens.append((at, at + len(decoded), m.start(), m.end()))
         at += len(decoded)
@@ -71,6 +82,14 @@ def _derive(view: View, pattern: re.Pattern[str], value: Callable[[re.Match[str]
         return None
     out.append(text[last:])
     return View("".join(out), view, tokens)
+
+
+def _html_char(m: re.Match[str]) -> str:
+    entity = m.group()[1:-1]
+    if entity[0] != "#":
+        return _HTML_NAMED[entity]
+    code = int(entity[2:], 16) if entity[1] in "xX" else int(entity[1:])
+    return chr(code) if 0 < code <= 0x10FFFF else m.group()
 
 
 def _json_char(m: re.Match[str]) -> str:
@@ -82,13 +101,26 @@ def _json_char(m: re.Match[str]) -> str:
 
 def views(text: str) -> list[View]:
     """The text itself, then each decoding that changes something: ANSI codes removed, JSON escapes
-    undone (up to three levels deep), URL percent-escapes undone.  Each builds on the one before."""
+    undone (up to three levels deep), ``\\xHH`` escapes and HTML character references undone, URL
+    percent-escapes undone (up to three levels), compatibility characters normalised (NFKC), and
+    invisible characters removed.  Each builds on the one before."""
     found = [View(text)]
     ansi: Step = ("\x1b", _ANSI, lambda m: "")
     json_level: Step = ("\\", _JSON, _json_char)
+    percent: Step = ("%", _PERCENT, lambda m: chr(int(m.group()[1:], 16)))
     # ANSI codes again after each JSON level: "\u001b[31m" is one once decoded
-    steps = [ansi, *[json_level, ansi] * JSON_LEVELS, ("%", _PERCENT, lambda m: chr(int(m.group()[1:], 16)))]
+    steps = [
+        ansi,
+        *[json_level, ansi] * JSON_LEVELS,
+        ("\\x", _HEX, lambda m: chr(int(m.group()[2:], 16))),
+        ("&", _HTML, _html_char),
+        *[percent] * PERCENT_LEVELS,
+        ("", _NON_ASCII, lambda m: unicodedata.normalize("NFKC", m.group())),
+        ("", _INVISIBLE, lambda m: ""),
+    ]
     for trigger, pattern, value in steps:
+        if pattern is _NON_ASCII and found[-1].text.isascii():
+            continue
         if trigger in found[-1].text:
             derived = _derive(found[-1], pattern, value)
             if derived is not None:
