@@ -469,3 +469,29 @@ def test_shell_code_kept_in_a_variable_for_arithmetic_is_not_approved(sandbox: S
 )
 def test_their_harmless_neighbours_stay_approved(sandbox: Sandbox, command: str) -> None:
     assert _verdict(sandbox, command).kind == "approve", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tac ~/.ssh/id_rsa",  # text filters read their files like cat
+        "nl /proc/self/environ",
+        "rev {home}/.aws/credentials",
+        "fold -w 80 .env",
+        "column -t .env.local",
+        "cat .e*",  # a glob the shell could expand to a secret's name
+        "cat .[e]nv",
+        "head -n 5 *.key",
+        "cat .ENV",  # macOS's file systems ignore case
+        "cat .Git-Credentials",
+        "ln ~/.ssh/id_rsa leak",  # a hard link makes an outside file look like the worktree's own
+        "shuf -o {outside}/x in.txt",  # an option outside the filter's table
+    ],
+)
+def test_the_second_attacks_reads_are_not_approved(sandbox: Sandbox, command: str) -> None:
+    assert _verdict(sandbox, command).kind != "approve", command
+
+
+@pytest.mark.parametrize("command", ["tac log.txt", "nl -ba src/app.py", "cat *.md", "column -t data.tsv"])
+def test_text_filters_on_ordinary_files_stay_approved(sandbox: Sandbox, command: str) -> None:
+    assert _verdict(sandbox, command).kind == "approve", command

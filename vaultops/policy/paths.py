@@ -211,7 +211,40 @@ def locate(path: str, scope: Scope) -> Place:
 _PROC_ENVIRON = re.compile(r"^/proc/(?:[^/]+/)*environ$")
 
 
+# Names a glob is tried against: a pattern that could match one of them may read a secret.
+_SECRET_SAMPLES = (
+    ".env",
+    ".env.local",
+    ".envrc",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    "id_rsa",
+    "id_ed25519",
+    "credentials",
+    "server.key",
+    "cert.pem",
+    "prod.env",
+)
+
+
+def _could_name_a_secret(name: str) -> bool:
+    """A glob (``.e*``, ``.[e]nv``, ``*.key``) that the shell could expand to a secret's name; a leading dot
+    must be spelled out, as bash's globbing wants."""
+    if not any(c in name for c in "*?["):
+        return False
+    return any(
+        fnmatch.fnmatchcase(sample, name)
+        for sample in _SECRET_SAMPLES
+        if name.startswith(".") or not sample.startswith(".")
+    )
+
+
 def is_secret(path: str) -> bool:
+    # case folded: macOS's file systems ignore case, so .ENV is .env there
+    path = path.lower()
     parts = [p for p in path.split("/") if p]
     if any(p in _SECRET_DIRS for p in parts) or any(s in path for s in _SECRET_PATHS):
         return True
@@ -220,6 +253,8 @@ def is_secret(path: str) -> bool:
     if len(parts) >= 2 and [p.lower() for p in parts[-2:]] == [".git", "config"]:
         return True  # remote URLs and http.extraHeader may hold tokens
     name = parts[-1] if parts else ""
+    if _could_name_a_secret(name):
+        return True
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in _SECRET_FILES) and not name.endswith(
         (".example", ".sample", ".template", ".pub")
     )

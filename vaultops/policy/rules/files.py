@@ -88,6 +88,9 @@ def _opts(j: Judge, args: list[Word], opts: Options, stop_at_first: bool = False
     return read_options(j, j.cmd.name, args, opts, stop_at_first)
 
 
+_COMMON_FILTER = "--help --version"
+
+
 def _reads_all(opts: Options) -> Handler:
     def rule(j: Judge, args: list[Word]) -> None:
         for w in _opts(j, args, opts).positionals:
@@ -243,6 +246,11 @@ def _copy(opts: Options, verb: str = "") -> Handler:
             target, pos = pos[-1], pos[:-1]
         elif target is None and name == "ln" and pos:
             target = Word(pos[0].text.rstrip("/").rsplit("/", 1)[-1] or ".")
+        if name == "ln" and not parsed.has("-s", "--symbolic"):
+            # a hard link makes an outside file look like one of the worktree's, to every later read
+            for source in pos:
+                if any(p.where not in ("inside", "temp") for p in j.places(source)):
+                    j.add("unknown", f"hard-links {source.text}, outside the worktree, into it")
         if name == "ln" and parsed.has("-s", "--symbolic"):
             # a link to outside lets a later write in the same command leave the worktree unseen
             for source in pos:
@@ -427,7 +435,7 @@ register(
     "jobs sleep wait test [ [[ seq yes expr factor getconf locale tput clear reset unalias unset shift "
     "return exit break continue umask ulimit cd pushd popd dirs help tty logname users who w last lsblk "
     "lsusb lspci netstat ss lsof sw_vers system_profiler dmesg mdfind mdls basename dirname times caller "
-    "disown suspend column rev fold fmt expand unexpand nl tac shuf numfmt tsort dircolors notify-send "
+    "disown suspend dircolors notify-send "
     "say htop top iostat mpstat sar nvidia-smi type whereis",
     read_only,
 )
@@ -438,6 +446,27 @@ register("info whatis apropos", _opt_read(table("-s= -r -w -e -l -a -L= -k --apr
 register("ps", _ps)
 register("getent", _getent)
 register("cat", _reads_all(CAT))
+# text filters: their file arguments are read like cat's, and an option outside their tables is unknown
+register("tac", _reads_all(table(f"-b -r -s= --before --regex --separator= {_COMMON_FILTER}")))
+register("rev fmt fold expand unexpand tsort", _reads_all(table(
+    f"-b -s -w= -t= -i -c= -p= -u --width= --tabs= --initial --spaces --bytes --uniform-spacing "
+    f"--split-only {_COMMON_FILTER}"
+)))  # fmt: skip
+register("column", _reads_all(table(
+    f"-t -s= -o= -c= -x -n -e -J -l= --table --separator= --output-separator= {_COMMON_FILTER}"
+)))  # fmt: skip
+register("nl", _reads_all(table(
+    f"-b= -d= -f= -h= -i= -l= -n= -p -s= -v= -w= --body-numbering= --section-delimiter= "
+    f"--number-format= --number-width= --number-separator= --starting-line-number= {_COMMON_FILTER}"
+)))  # fmt: skip
+register(
+    "shuf",
+    _reads_all(table(f"-e -i= -n= -r -z --echo --input-range= --head-count= --repeat {_COMMON_FILTER}")),
+)
+register("numfmt", _reads_all(table(
+    f"-d= -z --from= --to= --field= --format= --padding= --round= --suffix= --header --invalid= "
+    f"--from-unit= --to-unit= --grouping {_COMMON_FILTER}"
+)))  # fmt: skip
 register("less zless", _pager(LESS))
 register("more", _pager(MORE))
 register("wc", _reads_all(WC))
