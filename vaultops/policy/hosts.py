@@ -26,11 +26,22 @@ _NAMES = frozenset(
         "metadata.platformequinix.com",
     }
 )
-_V4_NETS = (ipaddress.ip_network("169.254.0.0/16"), ipaddress.ip_network("100.100.100.200/32"))
+# link-local (AWS, GCP, Azure IMDS, …), Alibaba, Azure's WireServer, Oracle's second address
+_V4_NETS = tuple(
+    ipaddress.ip_network(n)
+    for n in ("169.254.0.0/16", "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32")
+)
 _V6_NETS = (ipaddress.ip_network("fe80::/10"), ipaddress.ip_network("fd00:ec2::/32"))
 # "169.254.169.254.nip.io", "169-254-169-254.sslip.io", "a9fea9fe.nip.io": names made to resolve there
-_EMBEDDED = re.compile(r"(^|[.-])(169[.-]254[.-]\d+[.-]\d+|a9fe[0-9a-f]{4}|100[.-]100[.-]100[.-]200)([.-]|$)")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+_EMBEDDED = re.compile(
+    r"(^|[.-])(169[.-]254[.-]\d+[.-]\d+|a9fe[0-9a-f]{4}|100[.-]100[.-]100[.-]200|168[.-]63[.-]129[.-]16|"
+    r"a83f8110|192[.-]0[.-]0[.-]192|c00000c0)([.-]|$)"
+)
+_URL = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+|(?:https?|ftps?|wss?|gopher|dict|file|telnet):[/\\]+[^\s'\"<>`]+",
+    re.I,
+)
+_WEB_SCHEME = re.compile(r"^(?:https?|ftps?|wss?|gopher|dict|file|telnet):/", re.I)
 
 
 def _ipv4(text: str) -> ipaddress.IPv4Address | None:
@@ -105,8 +116,9 @@ def is_metadata_host(host: str) -> bool:
 def url_host(url: str) -> str:
     """The host of a URL or ``[user@]host[:port][/path]``: after the last ``@`` of the authority."""
     text = url.strip()
-    text = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*:/*", "", text) if "://" in text[:40] else text
     text = text.replace("\\", "/")
+    if "://" in text[:40] or _WEB_SCHEME.match(text):  # http:/host and http:\\host reach the host too
+        text = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*:/+", "", text)
     authority = re.split(r"[/?#]", text, maxsplit=1)[0]
     authority = authority.rsplit("@", 1)[-1]
     if authority.startswith("["):

@@ -50,6 +50,11 @@ def _declare(j: Judge, args: list[Word]) -> None:
         if w.dynamic and "=" not in w.text:
             j.add("unknown", f"{j.cmd.name} is given {w.text!r}, a name only known when it runs")
     _risky_names(j, [w.text for w in names])
+    if "n" in flags:  # a nameref: assigning the name later sets the variable it refers to
+        for w in names:
+            target = w.text.partition("=")[2]
+            if w.dynamic or (target and changes_what_runs(target.split("[", 1)[0])):
+                j.add("unknown", f"{j.cmd.name} -n {w.text}: a name for a variable that changes what runs")
     functions = flags & set("fF")
     if (not names or "p" in flags) and not functions:
         j.add("read_secrets", f"{j.cmd.name} prints variables, tokens included")
