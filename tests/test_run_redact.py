@@ -136,6 +136,18 @@ ORDINARY = [
     "\x1b[32mok\x1b[0m: 3 passed in 0.4 s",
     '{"path": "C:\\\\Users\\\\x", "n": 1}',
     "https://example.com/search?q=100%25+cotton&page=2",
+    # near misses of the rules for the formats an attacker found
+    "docker run -u 1000:1000 img; sort -u file; git push -u origin main",
+    "PASS: tests/foo.sh\nPWD=/home/user\npass: true\npwd: ~/src",
+    "<max_tokens>5</max_tokens> <tokenizer>bpe</tokenizer>",
+    "the fortune cookie: tasty; hf_hub_download(repo)",
+    "ssh://git@github.com/o/r.git https://alice.smith@example.com/x",
+    "a &amp; b &lt;c&gt; caf\u00e9 \uff08note\uff09 100%25",
+    "line one\r\nline two\r\n12:30:45 ok",
+    "id SK" + "0123456789abcdef" * 2 + " in a list",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b 123e4567-e89b-12d3-a456-426614174000",
+    "/usr/local/lib/python3.11/site-packages/x.py:12:3: E501 line too long",
+    "price $1$ off; echo $1$2",
 ]
 
 
@@ -386,23 +398,3 @@ HIDDEN = [
 @pytest.mark.parametrize("hidden", HIDDEN)
 def test_hidden_token_redacted_whole(hidden: str) -> None:
     assert redact(f"got {hidden} ok") == "got [REDACTED:github] ok"
-
-
-NOT_SECRETS = [
-    "docker run -u 1000:1000 img; sort -u file; git push -u origin main",
-    "PASS: tests/foo.sh\nPWD=/home/user\npass: true\npwd: ~/src",
-    "<max_tokens>5</max_tokens> <tokenizer>bpe</tokenizer>",
-    "the fortune cookie: tasty; hf_hub_download(repo)",
-    "ssh://git@github.com/o/r.git https://alice.smith@example.com/x",
-    "a &amp; b &lt;c&gt; caf\u00e9 \uff08note\uff09 100%25",
-    "line one\r\nline two\r\n12:30:45 ok",
-    "id SK" + HEX32 + " in a list",
-    "commit 3f786850e387550fdab836ed7e6dc881de23001b 123e4567-e89b-12d3-a456-426614174000",
-    "/usr/local/lib/python3.11/site-packages/x.py:12:3: E501 line too long",
-    "price $1$ off; echo $1$2",
-]
-
-
-@pytest.mark.parametrize("text", NOT_SECRETS)
-def test_near_misses_untouched(text: str) -> None:
-    assert redact(text) == text
