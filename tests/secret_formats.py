@@ -13,6 +13,7 @@ FORTY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"  # AWS's documented exam
 JWT = "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "SflKxwRJSMeKKF2QT4fwpM"
 PEM_BODY = "MIIEowIBAAKCAQEA1c7" + MIXED * 4
 SSH_BODY = "b3BlbnNzaC1rZXktdjEAAAA" + MIXED * 3
+HEX32 = "0123456789abcdef" * 2
 
 
 def _key(prefix: str, body: str) -> tuple[str, str]:
@@ -53,6 +54,34 @@ FORMATS: dict[str, tuple[str, str]] = {
     "password-is": ("the password is hunter2xyz" + MIXED, "hunter2xyz" + MIXED),
     "query": ("https://api.example.invalid/v1?access_token=qry" + MIXED + "&page=2", "qry" + MIXED),
     "query-encoded": ("next=%2Fcb%3Fapi_key%3Denc" + MIXED + "%26x%3D1", "enc" + MIXED),
+    "gitlab": _key("glpat-", MIXED * 2),
+    "npm": _key("npm_", MIXED * 4),
+    "npmrc": ("//registry.npmjs.org/:_authToken=npm_" + MIXED * 4, "npm_" + MIXED * 4),
+    "pypi": _key("pypi-AgEI", "cHlwaS5vcmc" + MIXED * 5),
+    "huggingface": _key("hf_", MIXED * 4),
+    "sendgrid": _key("SG.", MIXED * 2 + "ab." + MIXED * 4 + "abc"),
+    "twilio": ("twilio api key SK" + HEX32, "SK" + HEX32),
+    "discord-webhook": ("https://discord.com/api/webhooks/123456789012345678/" + MIXED * 6, MIXED * 6),
+    "slack-webhook": ("https://hooks.slack.com/services/T0/B0/" + MIXED * 2, MIXED * 2),
+    "jwt-unsigned": ("token eyJ" + "hbGciOiJub25lIn0" + ".e30.", "eyJ" + "hbGciOiJub25lIn0"),
+    "docker-auth": ('{"auths": {"r.invalid": {"auth": "Ym9i' + MIXED + '"}}}', "Ym9i" + MIXED),
+    "gcp-key-id": ('{"private_key_id": "' + HEX32 + '"}', HEX32),
+    "pwd": ("pwd=pw" + MIXED, "pw" + MIXED),
+    "xml": ("<password>xm" + MIXED + "</password>", "xm" + MIXED),
+    "cookie": ("Cookie: session=ck" + MIXED, "ck" + MIXED),
+    "query-key": ("https://maps.example.invalid/x?key=mk" + MIXED + "&v=3", "mk" + MIXED),
+    "pgpass": ("db.example.invalid:5432:app:bob:pg" + MIXED, "pg" + MIXED),
+    "htpasswd": ("bob:$apr1$abcdefgh$" + MIXED * 3, MIXED * 3),
+    "curl-user": ("curl -u bob:cu" + MIXED + " https://x.invalid", "cu" + MIXED),
+    "mysql": ("mysql -u root -pmy" + MIXED + " app", "my" + MIXED),
+    "sshpass": ("sshpass -p sp" + MIXED + " ssh host", "sp" + MIXED),
+    "url-user-token": ("https://" + HEX32 + "0123abcd@github.com/o/r", HEX32 + "0123abcd"),
+    "zero-width": ("ghp_" + MIXED + "\u200b" + MIXED * 2 + "XYZ123", MIXED * 2 + "XYZ123"),
+    "fullwidth": (
+        "".join(chr(ord(c) + 0xFEE0) for c in "ghp_" + MIXED * 3),
+        "".join(chr(ord(c) + 0xFEE0) for c in MIXED * 3),
+    ),
+    "html-entity": ("&#103;hp_" + MIXED * 3 + "XYZ123", MIXED * 3 + "XYZ123"),
 }
 
 

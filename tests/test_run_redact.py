@@ -136,6 +136,18 @@ ORDINARY = [
     "\x1b[32mok\x1b[0m: 3 passed in 0.4 s",
     '{"path": "C:\\\\Users\\\\x", "n": 1}',
     "https://example.com/search?q=100%25+cotton&page=2",
+    # near misses of the rules for the formats an attacker found
+    "docker run -u 1000:1000 img; sort -u file; git push -u origin main",
+    "PASS: tests/foo.sh\nPWD=/home/user\npass: true\npwd: ~/src",
+    "<max_tokens>5</max_tokens> <tokenizer>bpe</tokenizer>",
+    "the fortune cookie: tasty; hf_hub_download(repo)",
+    "ssh://git@github.com/o/r.git https://alice.smith@example.com/x",
+    "a &amp; b &lt;c&gt; caf\u00e9 \uff08note\uff09 100%25",
+    "line one\r\nline two\r\n12:30:45 ok",
+    "id SK" + "0123456789abcdef" * 2 + " in a list",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b 123e4567-e89b-12d3-a456-426614174000",
+    "/usr/local/lib/python3.11/site-packages/x.py:12:3: E501 line too long",
+    "price $1$ off; echo $1$2",
 ]
 
 
@@ -316,3 +328,73 @@ def test_extra_secret_never_survives(text: str, secret: str) -> None:
     assume(secret not in text)
     cut = len(text) // 2
     assert secret not in MARKER.sub("\0", redact(text[:cut] + secret + text[cut:], [secret]))
+
+
+# --- formats and forms an attacker found unredacted -------------------------------------------------------
+
+HEX32 = "0123456789abcdef" * 2
+M = "A1b2C3d4E5"  # fake token material, built in code
+ATTACKS = [
+    ("glpat-" + "x1" * 10, "[REDACTED:gitlab]"),
+    ("npm_" + M * 4, "[REDACTED:npm]"),
+    ("//registry.npmjs.org/:_authToken=npm_" + M * 4, "//registry.npmjs.org/:_authToken=[REDACTED:npm]"),
+    ("pypi-AgEIcHlwaS5vcmc" + M * 5, "[REDACTED:pypi]"),
+    ("hf_" + M * 4, "[REDACTED:huggingface]"),
+    ("SG." + M * 2 + "ab." + M * 4 + "abc", "[REDACTED:sendgrid]"),
+    ("twilio key SK" + HEX32, "twilio key [REDACTED:twilio]"),
+    ("AC" + HEX32 + ":" + HEX32[::-1], "AC" + HEX32 + ":[REDACTED:twilio]"),
+    (
+        "AccountSid=AC" + HEX32 + " AuthToken=" + HEX32,
+        "AccountSid=AC" + HEX32 + " AuthToken=[REDACTED:secret]",
+    ),
+    (
+        "https://discord.com/api/webhooks/123456789012345678/" + M * 6,
+        "https://discord.com/api/webhooks/123456789012345678/[REDACTED:discord-webhook]",
+    ),
+    ("hooks.slack.com/services/T0/B0/" + M * 2, "hooks.slack.com/services/[REDACTED:slack-webhook]"),
+    ("jwt eyJhbGciOiJub25lIn0.e30. ok", "jwt [REDACTED:jwt] ok"),
+    ('{"auth": "Ym9iOnB3' + M + '"}', '{"auth": "[REDACTED:docker-auth]"}'),
+    ('"private_key_id": "' + HEX32 + '"', '"private_key_id": "[REDACTED:gcp-key-id]"'),
+    ("pwd=S3cr3t!x", "pwd=[REDACTED:secret]"),
+    ("pass: hunter2x", "pass: [REDACTED:secret]"),
+    ("passwd: hunter", "passwd: [REDACTED:secret]"),
+    ("<password>hunter2</password>", "<password>[REDACTED:secret]</password>"),
+    ("<Password a='1'>hunter2</Password>", "<Password a='1'>[REDACTED:secret]</Password>"),
+    ("Cookie: session=" + M + "; x=1", "Cookie: [REDACTED:cookie]"),
+    ("Set-Cookie: sid=" + M + "; Path=/", "Set-Cookie: [REDACTED:cookie]"),
+    ("https://maps.invalid/x?key=" + M + "&v=3", "https://maps.invalid/x?key=[REDACTED:secret]&v=3"),
+    ("db.local:5432:app:bob:pw" + M, "db.local:5432:app:bob:[REDACTED:pgpass]"),
+    ("bob:$apr1$abcdefgh$" + M * 3, "bob:[REDACTED:password-hash]"),
+    ("alice:$2y$10$" + M * 5 + "abc", "alice:[REDACTED:password-hash]"),
+    ("curl -u bob:PW" + M + " https://x", "curl -u bob:[REDACTED:secret] https://x"),
+    ("curl --user bob:PW" + M, "curl --user bob:[REDACTED:secret]"),
+    ("mysql -u root -pPW" + M + " db", "mysql -u root -p[REDACTED:secret] db"),
+    ("mysql --password=PW" + M, "mysql --password=[REDACTED:secret]"),
+    ("sshpass -p PW" + M + " ssh host", "sshpass -p [REDACTED:secret] ssh host"),
+    ("PGPASSWORD=" + M + " psql", "PGPASSWORD=[REDACTED:secret] psql"),
+    ("https://" + HEX32 + "01234567@github.com/o/r", "https://[REDACTED:url-token]@github.com/o/r"),
+    ("https://" + GH + "@github.com/o/r", "https://[REDACTED:github]@github.com/o/r"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ATTACKS)
+def test_attack_formats(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected
+
+
+# A GitHub token hidden by an invisible character, a compatibility form or an escape: redacted whole.
+HIDDEN = [
+    *(GH[:10] + c + GH[10:] for c in ("\u200b", "\u200c", "\u200d", "\ufeff", "\u00ad", "\r", "\\\n")),
+    "".join(chr(ord(c) + 0xFEE0) for c in GH),  # fullwidth
+    "".join(f"\\x{ord(c):02x}" for c in GH[:6]) + GH[6:],
+    "&#103;" + GH[1:],
+    "&#x67;&#x68;" + GH[2:],
+    "%2567" + GH[1:],
+    "%252567" + GH[1:],
+]
+
+
+@pytest.mark.parametrize("hidden", HIDDEN)
+def test_hidden_token_redacted_whole(hidden: str) -> None:
+    assert redact(f"got {hidden} ok") == "got [REDACTED:github] ok"

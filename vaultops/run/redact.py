@@ -130,11 +130,12 @@ _MORE_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"[?&](?:key|apikey|sig|signature|auth|pass|pwd|pw)=(?P<s>{_UNREDACTED}[^&#\s\"'<>]+)",
             re.IGNORECASE,
         ),
-        # A .pgpass line: host:port:database:user:password, the password neither empty nor all digits.
+        # A .pgpass entry, host:port:database:user:password, as a word; the password neither empty nor digits.
         (
             "pgpass",
-            rf"^[^\s:#][^\s:]*:(?:[0-9]{{1,5}}|\*):[^\s:]+:[^\s:]+:(?![0-9]+$)(?P<s>{_UNREDACTED}(?:\\.|[^\s\\])+)$",
-            re.MULTILINE,
+            r"(?<![^\s\"'`])[^\s:#\"'`][^\s:\"'`]*:(?:[0-9]{1,5}|\*):[^\s:\"'`]+:[^\s:\"'`]+:"
+            rf"(?![0-9]+(?![^\s\"'`]))(?P<s>{_UNREDACTED}(?:\\.|[^\s\\\"'`])+)(?![^\s\"'`])",
+            0,
         ),
         # Password hashes (.htpasswd, /etc/shadow): MD5-crypt, apr1, SHA-crypt, bcrypt, argon2, {SHA}.
         (
