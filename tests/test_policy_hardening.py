@@ -486,12 +486,29 @@ def test_their_harmless_neighbours_stay_approved(sandbox: Sandbox, command: str)
         "cat .Git-Credentials",
         "ln ~/.ssh/id_rsa leak",  # a hard link makes an outside file look like the worktree's own
         "shuf -o {outside}/x in.txt",  # an option outside the filter's table
+        "tr a-z A-Z < ~/.ssh/id_rsa",
+        "set -a; source .env",  # its values land in the environment
+        ". .env.production",
+        "echo $DATABASE_URL",  # variables whose names say they hold credentials
+        "printf '%s' \"$SLACK_WEBHOOK_URL\"",
+        "echo ${SENTRY_DSN}",
     ],
 )
 def test_the_second_attacks_reads_are_not_approved(sandbox: Sandbox, command: str) -> None:
     assert _verdict(sandbox, command).kind != "approve", command
 
 
-@pytest.mark.parametrize("command", ["tac log.txt", "nl -ba src/app.py", "cat *.md", "column -t data.tsv"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tac log.txt",
+        "nl -ba src/app.py",
+        "cat *.md",
+        "column -t data.tsv",
+        "tr -d '\\r' < a.txt > b.txt",
+        "echo $BASE_URL",
+        "source venv/bin/activate",
+    ],
+)
 def test_text_filters_on_ordinary_files_stay_approved(sandbox: Sandbox, command: str) -> None:
     assert _verdict(sandbox, command).kind == "approve", command

@@ -54,7 +54,11 @@ _READS_ENVIRON = re.compile(
 _PATH_LITERAL = re.compile(r"""["'](~?/[^"'\s]*)["']""")
 
 # Variables that hold credentials: printing them puts the secret into the transcript.
-_SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL)\w*", re.I)
+_SECRET_VARIABLE = re.compile(
+    r"\$\{?\w*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL|DSN|WEBHOOK|CONN\w*_STRING|"
+    r"(DATABASE|DB|REDIS|MONGO\w*|POSTGRES\w*|PG|MYSQL|AMQP|RABBITMQ|BROKER)_URL)\w*",
+    re.I,
+)
 
 # What makes a program's work land in the folder it runs in: run there, outside the worktree, it leaves scope.
 _RUNS_HERE = frozenset({"run_build", "run_tests", "run_local", "git_local", "create_worktree", "delete_tree"})

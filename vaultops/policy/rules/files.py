@@ -440,6 +440,8 @@ register(
     read_only,
 )
 register("which", _opt_read(WHICH))
+# tr reads only its input (a redirection, judged on its own); its arguments are character sets
+register("tr", _opt_read(table("-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1")))
 register("date", _opt_read(DATE))
 register("man", _reads_all(MAN))
 register("info whatis apropos", _opt_read(table("-s= -r -w -e -l -a -L= -k --apropos --where -w")))

@@ -416,6 +416,7 @@ def _shell(j: Judge, args: list[Word]) -> None:
 
 def _source(j: Judge, args: list[Word]) -> None:
     if args:
+        j.read(args[0])  # `set -a; source .env`: its values land in the environment, secrets included
         j.run_file(args[0])
     else:
         j.add("read", "source")
