@@ -18,7 +18,7 @@ from vaultops.policy.bash import SimpleCommand, Word, split_command
 from vaultops.policy.commands import command_actions
 from vaultops.policy.hosts import metadata_targets
 from vaultops.policy.judge import Judge
-from vaultops.policy.paths import Scope
+from vaultops.policy.paths import Scope, is_secret
 from vaultops.policy.table import Action
 
 WRITE_TOOLS = {
@@ -118,6 +118,10 @@ def _read(call: ToolCall, scope: Scope) -> list[Action]:
     judge = _judge(call, scope, name, word.text)
     judge.read(word)
     pattern = call.tool_input.get("pattern") if name == "Glob" else call.tool_input.get("glob")
+    if name == "Grep" and (
+        (isinstance(pattern, str) and is_secret(pattern)) or call.tool_input.get("type") == "env"
+    ):
+        judge.add("read_secrets", f"Grep over files named {pattern or '*.env'}, which hold keys or tokens")
     if isinstance(pattern, str) and (pattern.startswith(("/", "~")) or ".." in pattern):
         # a pattern can leave the folder it starts from: judge the fixed part in front of its first wildcard
         fixed = pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]

@@ -11,6 +11,7 @@ from vaultops.policy.options import read_options, table
 from vaultops.policy.paths import (
     branch_name,
     is_protected,
+    is_secret,
 )
 
 _GIT_READ = names(
@@ -110,10 +111,15 @@ def _git_sub_options(j: Judge, sub: str, rest: list[Word]) -> None:
             j.read(w)
 
 
+_REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
 def _git(j: Judge, args: list[Word]) -> None:
     i = 0
     while i < len(args) and args[i].text.startswith("-"):
         opt, eq, value = args[i].text.partition("=")
+        if opt.startswith("-c") and len(opt) > 2 and not opt.startswith("--"):  # -ckey=value, one word
+            opt, eq, value = "-c", "=", args[i].text[2:]
         step = 1 if eq or opt not in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
                                       "--list-cmds", "--attr-source") else 2  # fmt: skip
         read_options(j, "git", args[i : i + step], _GIT_GLOBAL)
@@ -136,6 +142,13 @@ def _git(j: Judge, args: list[Word]) -> None:
         return
     sub, rest = args[i].text, args[i + 1 :]
     words = [w.text for w in rest]
+    for w in rest:
+        if _REMOTE_HELPER.match(w.text):  # `ext::sh -c …`, `fd::3`: a transport that runs a command
+            j.add("unknown", f"{w.text!r} names a git remote helper, which runs a program of its own")
+        target = w.text.split(":", 1)[1] if ":" in w.text and "://" not in w.text else w.text
+        if target and not target.startswith("-") and is_secret(target):
+            what = "stages" if sub == "add" else "reads"
+            j.add("read_secrets", f"git {sub} {what} {target}, which holds keys or tokens")
     _git_sub_options(j, sub, rest)
     if sub in ("difftool", "mergetool"):
         j.add("unknown", f"git {sub} runs a diff or merge tool")

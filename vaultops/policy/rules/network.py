@@ -275,6 +275,11 @@ def _httpie(j: Judge, args: list[Word]) -> None:
         method, pos = pos[0].text, pos[1:]
     items = pos[1:]
     sends = any(re.search(r"(?<!=)=|:=|@", w.text) for w in items) or has(args, "-f", "--form")
+    given = j.cmd.piped_in or any(red.reads for red in j.cmd.redirects)
+    sends = sends or given or any(w.text.split("=", 1)[0] == "--raw" for w in args)
+    session = flag_value(args, "--session", "--session-read-only")
+    if session is not None and "/" in session.text:
+        j.write(session, "keeps its session in")
     out = flag_value(args, "-o", "--output")
     if out is not None:
         j.write(out, "downloads to")
@@ -286,6 +291,10 @@ def _raw_network(j: Judge, args: list[Word]) -> None:
 
 
 def _network_read(j: Judge, args: list[Word]) -> None:
+    batch = flag_value(args, "-f") if j.cmd.name in ("dig", "nslookup", "host") else None
+    if batch is not None:
+        j.read(batch)
+        j.add("network_write", f"{j.cmd.name} -f sends each line of {batch.text} out as a query")
     j.add("network_read", "looks something up on the network")
 
 

@@ -133,7 +133,8 @@ def read_sed(script: str) -> SedScript:
 
 # awk: a command run, a pipe to or from one, output redirected to a file, the whole environment.
 _AWK_RUNS = re.compile(
-    r"\bsystem\s*\(|\|\s*&?\s*getline|\|&|\bprintf?\b[^;{}\n]*\||@load|@include|\bgetline\s*<"
+    r"\bsystem\s*\(|\|\s*&?\s*getline|\|&|\bprintf?\b[^;{}\n]*\||@load|@include|\bgetline\b[^;{}\n|]*<|"
+    r"@\w+\s*\("  # gawk's indirect call: @name() calls the function whose name the variable holds
 )
 _AWK_WRITES = re.compile(r"\bprintf?\b[^;{}\n]*>|\bfflush\b")
 _AWK_ENV = re.compile(r"\bENVIRON\b|\bPROCINFO\b")

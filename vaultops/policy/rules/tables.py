@@ -346,7 +346,7 @@ PS = table(
 )
 MAN = table(
     f"-k -f -a -w -W -K -s= -S= -L= -M= -C=r --apropos --whatis --where --path --all --location "
-    f"--sections= --locale= --manpath= -P=! --pager=! -H! --html? -l=r --local-file=r {_COMMON}"
+    f"--sections= --locale= --manpath= -P=! --pager=! -H! --html! -l=r --local-file=r {_COMMON}"
 )
 WHICH = table(f"-a -s --all --skip-alias --skip-functions --read-alias --read-functions -i {_COMMON}")
 
