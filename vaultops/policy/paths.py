@@ -93,6 +93,14 @@ _SECRET_FILES = (
     "master.key",
     "local.toml",
     "*.keystore",
+    "secrets.json",
+    "secrets.yml",
+    "secrets.yaml",
+    "secrets.toml",
+    "*service-account*.json",
+    "*serviceaccount*.json",
+    "credentials.yml*",
+    "environment",  # /etc/environment: machine-wide variables, tokens among them
 )
 _SECRET_PATHS = (".config/gh", ".config/gcloud", ".config/op", ".local/share/keyrings", "/etc/ssl/private")
 # What guards the agent: Claude Code's settings and hooks, MCP servers it starts, vaultops's own config,
@@ -208,11 +216,17 @@ def locate(path: str, scope: Scope) -> Place:
 
 
 # Another process's environment, tokens included: /proc/self/environ, /proc/1/task/1/environ.
-_PROC_ENVIRON = re.compile(r"^/proc/(?:[^/]+/)*environ$")
+_PROC_ENVIRON = re.compile(
+    r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?(?:/(?:environ|mem|cmdline|auxv|maps))?/?$"
+    r"|^/proc/(?:[^/]+/)*environ$"
+)  # and the process folders themselves, which a recursive read walks into
 
 
 # Names a glob is tried against: a pattern that could match one of them may read a secret.
 _SECRET_SAMPLES = (
+    "ssh_host_rsa_key",
+    "ssh_host_ed25519_key",
+    "secrets.json",
     ".env",
     ".env.local",
     ".envrc",
