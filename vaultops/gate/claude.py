@@ -29,7 +29,7 @@ from typing import Any
 
 from vaultops import faults
 from vaultops.gate.answer import OnRecord
-from vaultops.gate.command import gate_problem
+from vaultops.gate.command import gate_problem, gated_argv
 from vaultops.gate.job import GateJob
 from vaultops.gate.server import GateServer
 
@@ -77,3 +77,12 @@ def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -
         except OSError as exc:
             raise GateSetupError(f"the gate's settings could not be written ({exc.strerror})") from None
         yield settings
+
+
+@contextlib.contextmanager
+def gated_command(
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None
+) -> Iterator[list[str]]:
+    """``argv`` as it runs behind the job's gate, which answers until the block ends (see ``gate``)."""
+    with gate(job, argv, on_record) as settings:
+        yield gated_argv(argv, settings)

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from vaultops.config import Config, ProfileConfig, agent_environ
 from vaultops.decide import targets
-from vaultops.gate.claude import GateSetupError, gate
-from vaultops.gate.command import gated_argv
+from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
 from vaultops.model import State
 from vaultops.record.render import RunResult
@@ -179,7 +178,7 @@ def run_attempt(
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:
-                argv = gated_argv(argv, stack.enter_context(gate(guarded, argv)))
+                argv = stack.enter_context(gated_command(guarded, argv))
             except GateSetupError as exc:
                 detail = f"[profiles.{name}] {exc}; the job did not start"
                 return Attempt(name, Failure.OTHER, "", detail, 0.0), ""

@@ -223,12 +223,11 @@ class Supervisor:
         command = list(self.worker.command)
         if self.gate_job is None:
             return self._run(command)
-        from vaultops.gate.claude import GateSetupError, gate  # the policy: only a gated worker loads it
-        from vaultops.gate.command import gated_argv
+        from vaultops.gate.claude import GateSetupError, gated_command  # the policy: only a gated worker
 
         try:
-            with gate(self.gate_job, command, self.gate_escalated) as settings:
-                return self._run(gated_argv(command, settings))
+            with gated_command(self.gate_job, command, self.gate_escalated) as argv:
+                return self._run(argv)
         except GateSetupError as exc:
             self.log.write(f"{OWN_PREFIX}could not start {command[0]}: {exc}".encode())
             with self.db_lock:
