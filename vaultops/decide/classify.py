@@ -11,7 +11,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from vaultops.decide import rules, targets
+from vaultops.decide import outcomes, rules, targets
+from vaultops.decide.normalize import normalize
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (
@@ -113,6 +114,11 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|audit(?:ing)?|troubleshoot\w*|verify\s+(?:whether|that|if)|почему|разбер\w*"
                        r"|выясн\w*|диагност\w*|расследу\w*|найди\s+причин\w*|в\s+ч[её]м\s+причина"
                        r"|только\s+чтени\w*|аудит\w*"),
+    ("truth-audit", 1, r"list|find|search|grep|locate|look\s+for|read[\s-]+only|when\s+(?:does|do|did|is|are"
+                       r"|was|were|will|would|should)|how\s+(?:long|often|old|soon)|where\s+(?:is|are|does|do"
+                       r"|did)|who\s+(?:is|are|owns|has|can|changed|wrote)|найди|перечисли|список|когда\s+(?:истека\w*"
+                       r"|продлева\w*|заканчива\w*|обновля\w*|был\w*)"
+                       r"|где\s+(?:лежит|находится|хранится)"),
     ("truth-audit", 1, r"check|tell\s+me\s+(?:what|why|whether|if|which|how)|look\s+at|(?:just|only)\s+look"
                        r"|show|read(?:ing)?\s+(?:the|through)|what\s+changed|посмотри|глянь|проверь|покажи"
                        r"|выведи|что\s+изменилось|valid|correct|expired?|expires|истек\w*|валид\w*"),
@@ -160,10 +166,6 @@ _ORDER = (  # the more specific types first
 )
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
-_QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
-                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли)(?!\w)")
-
-
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
 
@@ -192,20 +194,12 @@ def _infer_type(low: str) -> tuple[str, str]:
     return best, first.get(best, "")
 
 
-def _in_question(low: str, pos: int) -> bool:
-    """The word at ``pos`` sits in a clause like "why did nginx restart?": it asks, it does not request."""
-    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
-    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
-    end = min(ends) if ends else len(low)
-    return end < len(low) and low[end] == "?" and _QUESTION.match(low, start) is not None
-
-
 def _changes(low: str, hits: list[tuple[frozenset[str], int, int]]) -> str | None:
     """The first phrase that asks to write, change, restart, deploy, install or push something."""
     for groups, start, end in hits:
         if not groups & rules.CHANGE_GROUPS or rules.negated(low, start, end):
             continue
-        if (low[start].isascii() and rules.noun_use(low, start, end)) or _in_question(low, start):
+        if (low[start].isascii() and rules.noun_use(low, start, end)) or rules.in_question(low, start):
             continue
         if _GERUND_ARG.search(low, max(0, start - 7), start) and low[start:end].endswith("ing"):
             continue  # "a plan for migrating", "ideas about deleting": talked about, not asked for
@@ -224,24 +218,33 @@ def _light_targets(kind: str, text: str) -> list[str]:
 
 
 def classify(text: str, explicit_type: str | None = None) -> Classification:
-    """Decide type, complexity and safety class of a request.  Blocked wins over everything, even the
-    explicit ``- type:``."""
-    low = rules.fold(text)
+    """Decide type, complexity and safety class of a request.
+
+    The rules read the text as written and as a careful person reads it (``normalize``); a blocked class
+    found in either counts.  An explicit ``- type:`` picks the type, and can raise the safety class (a
+    ``code`` request changes things), never lower it: a text the rules cannot read stays "unknown"
+    whatever type it claims, and a blocked one stays blocked."""
+    plain = normalize(text)
+    low = rules.fold(plain)
     hits = rules.scan(low)
-    found = rules.find_blocked(text, low, hits)
+    found = _blocked(text, plain, low, hits)
     reasons = [f'blocked: {rules.BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
     blocked = tuple(c for c, _ in found)
 
+    inferred, cue = _infer_type(low)
     given = (explicit_type or "").strip().lower()
     if given and given in TYPES:
         kind = given
         reasons.append(f"type: {kind} (explicit)")
+        if inferred == "unknown":
+            reasons.append("unknown: the text names no kind of work the rules know, and a `- type:` line "
+                           "cannot make it safer")
     elif given:
-        kind = "unknown"
+        kind = inferred = "unknown"
         valid = ", ".join(TYPES)
         reasons.append(f'type: "{_quote(explicit_type or "")}" is not a known type (valid: {valid})')
     else:
-        kind, cue = _infer_type(low)
+        kind = inferred
         reasons.append(f'type: {kind} ("{_quote(cue)}")' if cue else "type: unknown (no rule recognised it)")
 
     found_targets = _light_targets(kind, text) if kind in LIGHT_TYPES else []
@@ -252,15 +255,30 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     change = _changes(low, hits)
     if blocked:
         safety = "blocked"
-    elif kind == "unknown":
+    elif inferred == "unknown":
         safety = "unknown"
-    elif kind in CHANGING_TYPES or change:
+    elif kind in CHANGING_TYPES or inferred in CHANGING_TYPES or change:
         safety = "high"
+        changer = kind if kind in CHANGING_TYPES else inferred
         reasons.append(f'high: asks to change something ("{_quote(change)}")' if change
-                       else f"high: {kind} changes things")
+                       else f"high: {changer} changes things")
     else:
         safety = "routine"
     return Classification(kind, complexity, safety, tuple(reasons), blocked)
+
+
+def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], int, int]]
+             ) -> list[tuple[str, str]]:
+    """(class, phrase) for each blocked class, read in the normalised text, the original, and as an
+    outcome ("the folder should no longer exist") — in the order of rules.BLOCKED_CLASSES."""
+    found = dict(outcomes.find(low))
+    for c, phrase in rules.find_blocked(plain, low, hits):
+        found.setdefault(c, phrase)
+    if plain != text:
+        raw = rules.fold(text)
+        for c, phrase in rules.find_blocked(text, raw, rules.scan(raw)):
+            found.setdefault(c, phrase)
+    return [(c, found[c]) for c in rules.BLOCKED_CLASSES if c in found]
 
 
 def _quote(phrase: str, limit: int = 60) -> str:

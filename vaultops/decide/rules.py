@@ -20,12 +20,13 @@ from dataclasses import dataclass
 
 DEL, KEY, SCHEMA = "permanent-deletion", "key-rotation", "production-schema-or-pricing"
 MERGE, MSG, SMS = "merge-to-main", "external-messaging", "sms"
-SPEND, SYS = "spending-money", "system-files"
-BLOCKED_CLASSES = (DEL, KEY, SCHEMA, MERGE, MSG, SMS, SPEND, SYS)
+SPEND, SYS, RUN = "spending-money", "system-files", "untrusted-code"
+BLOCKED_CLASSES = (DEL, KEY, SCHEMA, MERGE, MSG, SMS, SPEND, SYS, RUN)
 BLOCKED_LABELS = {
     DEL: "permanent deletion", KEY: "key or token rotation", SCHEMA: "production schema or pricing change",
     MERGE: "merge to main or branch deletion", MSG: "message to someone outside the team", SMS: "SMS",
     SPEND: "spending money", SYS: "change to system files or the daemon's config",
+    RUN: "running decoded or downloaded code",
 }
 _FOLD = str.maketrans({"ё": "е", "’": "'", "‘": "'", "ʼ": "'"})
 
@@ -139,7 +140,7 @@ GROUPS: dict[str, str] = {
     "deploy": r"roll(?:ing)?\s+(?:back|out)|rollback|re-?deploy(?:ing)?|deploy(?:ing)?|releas(?:e|ing)"
               r"|ship(?:ping)?|revert(?:ing)?",
     "rotate": r"rotat(?:e|ing)|re-?generat(?:e|ing)|revok(?:e|ing)|re-?issu(?:e|ing)|renew(?:ing)?"
-              r"|roll(?:ing)?|cycl(?:e|ing)|invalidat(?:e|ing)|swap(?:ping)?",
+              r"|roll(?:ing)?|cycl(?:e|ing)|invalidat(?:e|ing)|swap(?:ping)?|refresh(?:ing)?",
     "del": r"delet(?:e|ing)|eras(?:e|ing)|wip(?:e|ing)|purg(?:e|ing)|shred(?:ding)?|destroy(?:ing)?"
            r"|nuk(?:e|ing)|obliterat(?:e|ing)|expung(?:e|ing)|tear(?:ing)?\s+down|teardown"
            r"|decommission(?:ing)?|kill(?:ing)?\s+off",
@@ -210,7 +211,8 @@ GROUPS: dict[str, str] = {
     "ru_del": r"удал(?:и|ите|ить|им|ишь|ю|ять|яй|яйте|яем|яя|ени[еяюи]|ением)|сотр(?:и|ите|ем|у)|стереть"
               r"|стира(?:ть|й|йте|ни[еяю])|уничтож(?:ь|ьте|ить|им|ать|ай|айте|ени[еяю])|снес(?:и|ите|ти|ем)"
               r"|снос(?:ить|и)|(?:за|вы)чист(?:и|ите|ить|им|к[аиу])|(?:за|вы)чища(?:ть|й|йте)|затр(?:и|ите)"
-              r"|затереть|затира(?:ть|й|йте)|дропн(?:и|ите|уть|ем)|грохн(?:и|ите|уть|ем)|выпил(?:и|ите|ить)",
+              r"|затереть|затира(?:ть|й|йте)|дропн(?:и|ите|уть|ем)|грохн(?:и|ите|уть|ем)|выпил(?:и|ите|ить)"
+              r"|удалив|стерев|сотрев|очистив|вычистив|снеся|уничтожив|затерев",  # "by deleting": a means
     "ru_rm": r"очист(?:и|ите|ить|им|к[аиуе])|очища(?:ть|й|йте|ем)|почист(?:и|ите|ить|им)|почища(?:ть|й|йте)"
              r"|убер(?:и|ите|ем)|убрать|убира(?:ть|й|йте)|выкин(?:ь|ьте|уть|ем)|выкидыва(?:ть|й|йте)"
              r"|выброс(?:ь|ьте|ить|им)|выбрасыва(?:ть|й|йте)|обнул(?:и|ите|ить|им)|обнуля(?:ть|й|йте)"
@@ -339,6 +341,18 @@ def negated(low: str, start: int, end: int) -> bool:
             return False
         words.pop()
     return False
+
+
+_QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
+                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли)(?!\w)")
+
+
+def in_question(low: str, pos: int) -> bool:
+    """The word at ``pos`` sits in a clause like "why did nginx restart?": it asks, it does not request."""
+    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
+    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
+    end = min(ends) if ends else len(low)
+    return end < len(low) and low[end] == "?" and _QUESTION.match(low, start) is not None
 
 
 def noun_use(low: str, start: int, end: int) -> bool:
@@ -491,7 +505,7 @@ _VERB_START = r"(?<![\w/.-])(?P<v>"  # not inside a path or identifier (/api/del
 
 
 def _gap(n: int, stop: str) -> str:
-    return rf"(?:[\s,]+(?!(?:{stop})(?!\w)){_TOK}){{0,{n}}}?[\s,]+[`'\"«(\[]?(?:[\w.]+-)?"
+    return rf"(?:[\s,]+(?!(?:{stop})(?!\w)){_TOK}){{0,{n}}}?[\s,]+[`'\"«(\[]?\.?(?:[\w.]+-)?"
 
 
 def _verb(groups: str) -> str:

@@ -1,0 +1,173 @@
+"""Undo the disguises a request can wear before the rules read it.  Pure: text in, text out.
+
+A careful person reads "dеlete" (Cyrillic е), "r\u200bm -rf", "d e l e t e", "d3l3te" and "delte" as the
+same word, and so must the rules.  ``normalize`` keeps case (the rules look for capitalised names) and
+returns a text of any length: the classifier reads the original and the normalised text, and a blocked
+class found in either counts.
+
+Confusables are folded by context: a letter that looks Latin inside a mostly Cyrillic word becomes
+Cyrillic, and the other way round, so a genuinely Russian or English word is left alone.  A small table is
+used rather than Unicode's full confusables list: that list maps letters across every script and would
+fold ordinary Russian words into Latin nonsense.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from vaultops.decide.typo_words import REAL_WORDS
+
+# zero-width, joiners, bidi controls, soft hyphen, word joiner, BOM, Mongolian vowel separator
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+_LATIN_OF = str.maketrans(  # Cyrillic and Greek letters that look Latin
+    "аеорсухкмтнвіјѕԁԛԝһӏАВЕКМНОРСТХУІЅЈԌαοερντικυχβΑΒΕΖΗΙΚΜΝΟΡΤΧΥ",
+    "aeopcyxkmthbijsdqwhlABEKMHOPCTXYISJGaoepvtikuxbABEZHIKMNOPTXY",
+)
+_CYRILLIC_OF = str.maketrans("aeopcyxkmABEKMHOPCTXY", "аеорсухкмАВЕКМНОРСТХУ")
+_WORD = re.compile(r"[^\W\d_]+")
+# letters, digits and the symbols people spell letters with: "d3l3te", "@dmin", "pa$$word"
+_LEET_TOKEN = re.compile(r"(?<![\w@$])[\w@$]*[^\W\d_][\w@$]*(?![\w@$])")
+_LEET = str.maketrans("013457@$", "oieastas")
+_SPACED = re.compile(r"(?<![\w])[^\W\d_](?P<sep>[ .\-_*·•/|])(?:[^\W\d_](?P=sep)){1,}[^\W\d_](?!\w)")
+
+
+def normalize(text: str) -> str:
+    """``text`` as a careful person reads it: the letters it shows, joined, with typos of danger words
+    corrected.  Same case as the original; the length may differ."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        text = _INVISIBLE.sub("", text)
+        text = "".join(map(_bare, text))
+        text = _WORD.sub(lambda m: _fold_script(m.group(0)), text)
+    text = _SPACED.sub(lambda m: m.group(0).replace(m.group("sep"), ""), text)
+    text = _LEET_TOKEN.sub(lambda m: _unleet(m.group(0)), text)
+    text = _join_pieces(text)
+    return _WORD.sub(lambda m: _corrected(m.group(0)), text)
+
+
+def _bare(c: str) -> str:
+    """A letter without its marks ("è" -> "e", a struck-through "d̶" -> "d"); й and ё keep theirs, being
+    letters of their own."""
+    if c.isascii() or c in "йЙёЁ":
+        return c
+    return "".join(x for x in unicodedata.normalize("NFD", c) if not unicodedata.combining(x))
+
+
+def _script(c: str) -> str:
+    name = unicodedata.name(c, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+def _fold_script(word: str) -> str:
+    """A word mixing scripts, written in the script most of its letters use."""
+    if word.isascii():
+        return word
+    scripts = [_script(c) for c in word]
+    latin, cyrillic = scripts.count("LATIN"), scripts.count("CYRILLIC")
+    greek = scripts.count("GREEK")
+    if latin + cyrillic + greek == max(latin, cyrillic, greek):
+        return word  # one script only: nothing to fold
+    if cyrillic > latin + greek:
+        return word.translate(_CYRILLIC_OF)
+    return word.translate(_LATIN_OF)
+
+
+def _unleet(token: str) -> str:
+    """"d3l3te" -> "deiete" -> (typo pass) "delete"; a plain number or a word without digits stays."""
+    letters = sum(c.isalpha() for c in token)
+    if letters < 2 or not any(c in "013457@$" for c in token) or token.startswith("$"):
+        return token
+    return token.translate(_LEET)
+
+
+def _join_pieces(text: str) -> str:
+    """"del ete", "re-move": two pieces, one space or hyphen apart, that together make a danger word."""
+    words = list(_WORD.finditer(text))
+    cuts = [(a.end(), b.start()) for a, b in zip(words, words[1:])
+            if b.start() - a.end() == 1 and text[a.end()] in " -"
+            and (a.group(0) + b.group(0)).lower() in _danger()]
+    for start, end in reversed(cuts):
+        text = text[:start] + text[end:]
+    return text
+
+
+def _corrected(word: str) -> str:
+    low = word.lower()
+    if len(low) < 4 or low in _danger() or low in REAL_WORDS:
+        return word
+    fixed = _typos().get(low)
+    if fixed is None:
+        return word
+    return fixed.capitalize() if word[:1].isupper() else fixed
+
+
+# --- danger words and their one-letter typos -------------------------------------------------------------
+_EN_VERBS = (
+    "delete", "remove", "erase", "wipe", "purge", "destroy", "truncate", "drop", "empty", "clear", "nuke",
+    "shred", "obliterate", "expunge", "rotate", "revoke", "regenerate", "reissue", "invalidate", "charge",
+    "purchase", "refund", "transfer", "subscribe", "upgrade", "merge", "force", "deploy", "release",
+    "settle", "format", "overwrite", "reset", "rebase", "squash", "publish", "announce", "broadcast",
+    "forward", "reply", "tweet", "execute", "install", "uninstall", "migrate", "discard", "prune", "trash",
+)
+_EN_NOUNS = (
+    "deletion", "removal", "password", "passwords", "token", "tokens", "secret", "secrets", "credential",
+    "credentials", "production", "database", "databases", "customer", "customers", "invoice", "invoices",
+    "branch", "branches", "master", "backup", "backups", "folder", "folders", "directory", "table", "tables",
+    "stripe", "domain", "domains", "subscription", "server", "servers", "uploads", "payment", "payments",
+    "message", "messages", "email", "emails", "channel", "records", "everything", "migration", "migrations",
+    "schema", "sudoers", "crontab", "systemd", "firewall", "twitter", "slack", "whatsapp", "telegram",
+    "client", "clients", "seats", "license", "licenses", "premium",
+)
+_RU_WORDS = (
+    "удали", "удалить", "удалите", "удаляй", "удаление", "сотри", "сотрите", "стереть", "очисти", "очистить",
+    "снеси", "уничтожь", "вычисти", "обнули", "оплати", "оплатить", "заплати", "купи", "купить", "закажи",
+    "смени", "замени", "перевыпусти", "ротируй", "отзови", "отправь", "напиши", "разошли", "смержи",
+    "влей", "залей", "запушь", "задеплой", "пароль", "пароли", "ключ", "ключи", "токен", "токены", "базу",
+    "таблицу", "таблицы", "клиентам", "клиенту", "продакшн", "бэкапы", "логи", "файлы", "папку",
+)
+
+
+def _inflections(verb: str) -> tuple[str, ...]:
+    stem = verb[:-1] if verb.endswith("e") else verb
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb, verb[:-1] + "ies", verb[:-1] + "ied", verb + "ing"
+    return verb, verb + "s", stem + "ed", stem + "ing"
+
+
+@functools.cache
+def _danger() -> frozenset[str]:
+    verbs = {form for v in _EN_VERBS for form in _inflections(v)}
+    return frozenset(verbs | set(_EN_NOUNS) | set(_RU_WORDS))
+
+
+def _variants(word: str, letters: str, substitute: bool, drop: bool = True) -> set[str]:
+    """Every string one edit from ``word``: a letter swapped with the next or doubled, (``drop``) left
+    out, or (``substitute``) replaced or added."""
+    out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    if drop:
+        out |= {word[:i] + word[i + 1:] for i in range(len(word))}
+    out |= {word[:i] + word[i] + word[i:] for i in range(len(word))}
+    if substitute:
+        out |= {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
+        out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in letters}
+    return out
+
+
+@functools.cache
+def _typos() -> dict[str, str]:
+    """typo -> the danger word it is one edit from.  Russian words get no substitutions: without a Russian
+    dictionary to rule out real words ("удачи" is one letter from "удали", "файл" from "файлы"), only swaps
+    and doubled letters, which rarely make a real word, are corrected.  Short words (4 letters) only get swaps for the same
+    reason ("wipe" is one letter from "wire", "wide" and "ripe")."""
+    found: dict[str, str] = {}
+    for word in sorted(_danger(), key=len, reverse=True):
+        cyrillic = not word.isascii()
+        for typo in _variants(word, "abcdefghijklmnopqrstuvwxyz", not cyrillic and len(word) > 4, not cyrillic):
+            if len(word) <= 4 and sorted(typo) != sorted(word):
+                continue
+            if len(typo) >= 4 and typo not in REAL_WORDS and typo not in _danger():
+                found.setdefault(typo, word)
+    return found

@@ -1,0 +1,120 @@
+"""Blocked requests that name the result instead of the action.  Pure: folded text in, findings out.
+
+"The directory /srv/legacy should simply no longer exist" asks for a deletion without the word delete;
+"move us onto the paid tier" spends money without "buy".  ``rules`` reads verbs and their objects; these
+patterns read the state a request wants to end in, and the verbs whose harm depends on their object
+("settle the invoice", "ship it to main").  Like the rules, they lean towards blocking: a needless
+escalation costs one answer.  A clause that asks a question ("why does the table end up empty?") reports,
+it does not request.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from vaultops.decide.rules import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SPEND, in_question
+
+_IT = r"(?:it|them|this|that|these|those|everything|all\s+of\s+(?:it|them)|the\s+\w+(?:\s+\w+)?)"
+_DATAWORD = (r"rows?|records?|entries|files?|users?|accounts?|objects?|items?|documents?|notes?|backups?"
+             r"|logs?|events?|messages?|emails?|uploads?|snapshots?|images?|customers?|orders?")
+_GONE = (r"(?:should|must|needs?\s+to|has\s+to|have\s+to|ought\s+to|is\s+to|are\s+to|to|will|shall|can)"
+         r"\s+(?:simply\s+|just\s+|then\s+|finally\s+|completely\s+|totally\s+|entirely\s+)?")
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    # permanent deletion, said as the state wanted
+    (DEL, _GONE + r"(?:no\s+longer\s+exist|not\s+exist\s+any\s*more|cease\s+to\s+exist|be\s+(?:gone|no\s+more"
+          r"|wiped|erased|emptied|deleted|removed|purged|destroyed|cleared|history)|disappear|vanish|go\s+away"
+          r"|go(?=\s*(?:[.,;!)]|$|\s+(?:now|today|too|as\s+well|entirely|forever|for\s+good))))"),
+    (DEL, r"(?:make|get|leave|have)\s+(?:\S+\s+){0,4}?(?:disappear|vanish|go\s+away|gone|empty|blank)(?!\w)"),
+    (DEL, r"end(?:s|ing)?\s+up\s+(?:with\s+)?(?:zero|no|0|nothing|none)(?:\s+(?:" + _DATAWORD + r"))?"
+          r"|(?:zero|no|0)\s+(?:" + _DATAWORD + r")\s+(?:left|remain\w*|in\s+it|at\s+all)"
+          r"|(?:end(?:s|ing)?\s+up|be(?:come)?|is|are|left|leave\s+\S+)\s+(?:completely\s+|totally\s+)?empty"
+          r"(?!\s+(?:lines?|strings?|states?|values?|fields?|cells?|checks?|arrays?|lists?)(?!\w))"),
+    (DEL, r"(?:trim|cut|pare|shrink|slim|prune|whittle)\s+(?:\S+\s+){0,3}?down(?:\s+to)?"
+          r"|(?:keep|leave|retain)\s+only\s+(?:the\s+)?(?:last|latest|newest|most\s+recent|recent|current|\d+)"
+          r"|only\s+keep\s+(?:the\s+)?(?:last|latest|newest|most\s+recent|recent|\d+)"
+          r"|free\s+(?:up\s+)?(?:some\s+)?(?:space|disk|room|storage)\s+by\s+\w+ing"
+          r"|(?:don't|do\s+not|no\s+need\s+to)\s+(?:keep|need|bother\s+keeping)\s+(?:any\s+)?(?:backups?"
+          r"|copies|a\s+copy)"),
+    (DEL, r"чтобы\s+(?:\S+\s+){0,4}?(?:больше\s+)?не\s+(?:было|осталось|существовало)"
+          r"|(?:не\s+должн\w*|пусть\s+не)\s+(?:больше\s+)?(?:остаться|оставаться|существовать|быть|останется)"
+          r"|должн\w*\s+(?:\S+\s+)?(?:исчезнуть|пропасть|опустеть|стать\s+пуст\w*)"
+          r"|(?:оставь|оставить|останется|остались?)\s+только\s+(?:последн|свеж|нов|\d)"
+          r"|(?:сделай|оставь)\s+(?:\S+\s+){0,3}?пуст\w*|ноль\s+(?:строк|записей|файлов)"
+          r"|освобод\w*\s+(?:\S+\s+){0,3}?(?:удал|стер|стир|сотр|чист|снес)\w*"),
+    # key rotation, said as the state wanted
+    (KEY, r"(?:old|current|existing|leaked|previous|compromised)\s+(?:\S+\s+){0,2}?(?:keys?|tokens?|passwords?"
+          r"|secrets?|credentials?|creds|certs?|certificates?)\s+(?:should|must|needs?\s+to|has\s+to|to|will)"
+          r"\s+(?:stop\s+working|no\s+longer\s+work|be\s+(?:dead|useless|invalid|expired|retired|replaced"
+          r"|swapped|rotated|revoked|gone))"
+          r"|(?:nobody|no\s+one|no-one|nothing)\s+can\s+(?:\S+\s+){0,3}?(?:with|using)\s+(?:the\s+)?(?:old"
+          r"|current|existing|leaked)\s+(?:\S+\s+)?(?:keys?|tokens?|passwords?|secrets?|credentials?)"
+          r"|(?:fresh|new)\s+(?:\S+\s+)?(?:keys?|tokens?|passwords?|secrets?|credentials?)\s+(?:in\s+place"
+          r"|everywhere|across|for\s+(?:all|every))"
+          r"|(?:старый|старые|текущий|текущие)\s+(?:\S+\s+)?(?:ключ\w*|токен\w*|парол\w*|секрет\w*)\s+"
+          r"(?:\S+\s+)?(?:перестал\w*|не\s+должн\w*\s+работать|должн\w*\s+перестать)"),
+    # spending money
+    (SPEND, r"settl(?:e|ing)\s+(?:up\s+)?(?:\S+\s+){0,3}?(?:invoices?|bills?|balances?|debts?|payments?|dues"
+            r"|tabs?|accounts?|it|them|up)(?!\w)"
+            r"|(?:move|moving|put|putting|switch|switching|get|getting|bring|take|go|going|be|keep)\s+(?:us"
+            r"|me|them|it|the\s+\w+|our\s+\w+)?\s*(?:on|onto|to|into)\s+(?:the\s+|a\s+)?(?:paid|pro"
+            r"|premium|business|team|enterprise|plus|growth|scale|higher|bigger|next|annual)\s+(?:\S+\s+)?"
+            r"(?:tier|plan|subscription|package|level|version|account|edition)s?(?!\w)"
+            r"|(?:card|paypal|bank\s+account|company\s+account|credit\s+card)\s+(?:\S+\s+){0,3}?(?:charged"
+            r"|billed|debited)|(?:with|on|using|via)\s+(?:the\s+|our\s+|my\s+)?(?:company|corporate|business"
+            r"|credit|debit|visa|amex)\s+card"
+            r"|before\s+(?:someone|somebody|anyone)\s+else\s+(?:does|gets|grabs|takes|buys|registers)"
+            r"|charg\w*\s+(?:\S+\s+){0,4}?(?:[$€£]\s*\d|\d[\d.,]*\s*(?:usd|eur|gbp|dollars?|euros?|bucks|руб)"
+            r"|(?:their|his|her|the|a)\s+(?:\S+\s+)?(?:card|account))"),
+    (SPEND, r"(?:с|со)\s+(?:карт\w*|сч[её]т\w*)\s+(?:компании|фирмы)"
+            r"|перевед\w*\s+(?:нас\s+)?на\s+(?:платн\w*|про|pro|премиум\w*|бизнес\w*)"),
+    # merges: a deploying verb aimed at the main branch, or a conditional landing
+    (MERGE, r"(?:ship|land|deploy|push|release|roll|get|put|send|bring|move)\w*\s+(?:\S+\s+){0,3}?(?:to|into"
+            r"|onto|on)\s+(?:the\s+)?(?:origin[\s/]+)?(?:main|master|trunk)(?:\s+branch)?(?!\w)"
+            r"|(?:in|into|on)\s+(?:the\s+)?(?:main|master|trunk)\s+(?:branch\s+)?(?:directly|straight)"),
+    # key rotation said with the objects' age ("tokens older than 90 days for new ones")
+    (KEY, r"(?:swap|replace|exchange|trade|refresh|renew|roll|cycle)\w*\s+(?:\S+\s+){0,6}?(?:keys?|tokens?"
+          r"|passwords?|secrets?|credentials?|creds|certs?)(?!\w)"),
+    # messages: a pronoun or a long object between the verb and an outside audience
+    (MSG, r"(?:post|send|share|forward|publish|drop|put)\w*\s+(?:\S+\s+){0,4}?(?:to|in|into|on)\s+(?:the\s+)?"
+          r"(?:\w+'s\s+|their\s+|his\s+|her\s+|a\s+)?(?:customer|client|vendor|partner|investor|public|user|"
+          r"community|external|shared|support)\w*(?:'s)?\s+(?:\S+\s+)?(?:slack|channel|chat|discord|forum"
+          r"|group|list|thread|workspace|inbox|board|page)s?(?!\w)"),
+    # schema: the table of a live system emptied or reshaped
+    (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must|needs?\s+to"
+             r"|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
+    # running decoded or downloaded code
+    (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,8}?(?:and|then|&&|\|)\s+(?:\S+"
+          r"\s+){0,2}?(?:run|execut|eval|sourc|pipe|feed|launch|start|paste)\w*"
+          r"|(?:download|fetch|grab|pull|get|curl|wget)\w*\s+(?:\S+\s+){0,8}?(?:and|then|&&)\s+(?:\S+\s+){0,2}?"
+          r"(?:run|execut|eval|sourc|launch|start|install)\w*(?:\s+(?:it|them|that|this))?(?!\s+(?:tests?|the"
+          r"\s+tests?|pytest|lint))"
+          r"|(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh(?!\w)"
+          r"|(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:python\d?|perl|ruby|node|php|iex)"
+          r"|\|\s*base64\s+(?:-d|--decode)\s*\|\s*(?:ba|z|da)?sh"
+          r"|(?:eval|exec)\s*\(\s*(?:base64|atob|b64decode|decode|bytes\.fromhex|codecs\.decode)"
+          r"|(?:run|execute|eval|paste|feed)\w*\s+(?:\S+\s+){0,4}?(?:base64|encoded|obfuscated|decoded"
+          r"|downloaded)(?!\w)"
+          r"|(?:run|execute|eval)\w*\s+(?:\S+\s+){0,4}?(?:script|code|binary|payload|installer)\s+(?:from|at)"
+          r"\s+(?:https?://|this\s+(?:url|link|gist|pastebin)|the\s+(?:url|link|gist)|pastebin|gist)"
+          r"|(?:расшифру|декодиру|раскодиру|скача|загрузи|стяни)\w*\s+(?:\S+\s+){0,8}?(?:и|затем|потом)\s+"
+          r"(?:\S+\s+){0,2}?(?:запуст|выполн|исполн)\w*"),
+)
+
+
+@functools.cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((c, re.compile(r"(?<!\w)(?:" + p + ")")) for c, p in _PATTERNS)
+
+
+def find(low: str) -> list[tuple[str, str]]:
+    """(class, phrase) for each class an outcome phrase in ``low`` (rules.fold of the text) asks for."""
+    found: dict[str, str] = {}
+    for cls, pattern in _compiled():
+        if cls in found:
+            continue
+        for m in pattern.finditer(low):
+            if not in_question(low, m.start()):
+                found[cls] = " ".join(m.group(0).split())
+                break
+    return list(found.items())
