@@ -14,6 +14,7 @@ fold ordinary Russian words into Latin nonsense.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 
@@ -86,7 +87,7 @@ def _unleet(token: str) -> str:
 def _join_pieces(text: str) -> str:
     """"del ete", "re-move": two pieces, one space or hyphen apart, that together make a danger word."""
     words = list(_WORD.finditer(text))
-    cuts = [(a.end(), b.start()) for a, b in zip(words, words[1:])
+    cuts = [(a.end(), b.start()) for a, b in itertools.pairwise(words)
             if b.start() - a.end() == 1 and text[a.end()] in " -"
             and (a.group(0) + b.group(0)).lower() in _danger()]
     for start, end in reversed(cuts):
@@ -160,12 +161,13 @@ def _variants(word: str, letters: str, substitute: bool, drop: bool = True) -> s
 def _typos() -> dict[str, str]:
     """typo -> the danger word it is one edit from.  Russian words get no substitutions: without a Russian
     dictionary to rule out real words ("удачи" is one letter from "удали", "файл" from "файлы"), only swaps
-    and doubled letters, which rarely make a real word, are corrected.  Short words (4 letters) only get swaps for the same
-    reason ("wipe" is one letter from "wire", "wide" and "ripe")."""
+    and doubled letters, which rarely make a real word, are corrected.  Short words (4 letters) only get
+    swaps for the same reason ("wipe" is one letter from "wire", "wide" and "ripe")."""
     found: dict[str, str] = {}
     for word in sorted(_danger(), key=len, reverse=True):
         cyrillic = not word.isascii()
-        for typo in _variants(word, "abcdefghijklmnopqrstuvwxyz", not cyrillic and len(word) > 4, not cyrillic):
+        substitute = not cyrillic and len(word) > 4
+        for typo in _variants(word, "abcdefghijklmnopqrstuvwxyz", substitute, not cyrillic):
             if len(word) <= 4 and sorted(typo) != sorted(word):
                 continue
             if len(typo) >= 4 and typo not in REAL_WORDS and typo not in _danger():

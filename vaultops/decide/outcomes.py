@@ -43,8 +43,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:сделай|оставь)\s+(?:\S+\s+){0,3}?пуст\w*|ноль\s+(?:строк|записей|файлов)"
           r"|освобод\w*\s+(?:\S+\s+){0,3}?(?:удал|стер|стир|сотр|чист|снес)\w*"),
     # key rotation, said as the state wanted
-    (KEY, r"(?:old|current|existing|leaked|previous|compromised)\s+(?:\S+\s+){0,2}?(?:keys?|tokens?|passwords?"
-          r"|secrets?|credentials?|creds|certs?|certificates?)\s+(?:should|must|needs?\s+to|has\s+to|to|will)"
+    (KEY, r"(?:old|current|existing|leaked|previous|compromised)\s+(?:\S+\s+){0,2}?(?:keys?|tokens?"
+          r"|passwords?|secrets?|credentials?|creds|certs?|certificates?)\s+(?:should|must|needs?\s+to|has\s+to|to|will)"
           r"\s+(?:stop\s+working|no\s+longer\s+work|be\s+(?:dead|useless|invalid|expired|retired|replaced"
           r"|swapped|rotated|revoked|gone))"
           r"|(?:nobody|no\s+one|no-one|nothing)\s+can\s+(?:\S+\s+){0,3}?(?:with|using)\s+(?:the\s+)?(?:old"
@@ -81,8 +81,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"community|external|shared|support)\w*(?:'s)?\s+(?:\S+\s+)?(?:slack|channel|chat|discord|forum"
           r"|group|list|thread|workspace|inbox|board|page)s?(?!\w)"),
     # schema: the table of a live system emptied or reshaped
-    (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must|needs?\s+to"
-             r"|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
+    (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must"
+             r"|needs?\s+to|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,8}?(?:and|then|&&|\|)\s+(?:\S+"
           r"\s+){0,2}?(?:run|execut|eval|sourc|pipe|feed|launch|start|paste)\w*"
