@@ -24,10 +24,15 @@ from vaultops.decide.typo_words import REAL_WORDS
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
 _LATIN_OF = str.maketrans(  # Cyrillic and Greek letters that look Latin
-    "аеорсухкмтнвіјѕԁԛԝһӏАВЕКМНОРСТХУІЅЈԌαοερντικυχβΑΒΕΖΗΙΚΜΝΟΡΤΧΥ",
-    "aeopcyxkmthbijsdqwhlABEKMHOPCTXYISJGaoepvtikuxbABEZHIKMNOPTXY",
+    "аеорсухкмтнвіјѕԁԛԝһӏгпьАВЕКМНОРСТХУІЅЈԌαοερντικυχβΑΒΕΖΗΙΚΜΝΟΡΤΧΥ",
+    "aeopcyxkmthbijsdqwhlrnbABEKMHOPCTXYISJGaoepvtikuxbABEZHIKMNOPTXY",
 )
 _CYRILLIC_OF = str.maketrans("aeopcyxkmABEKMHOPCTXY", "аеорсухкмАВЕКМНОРСТХУ")
+_LATIN_KEYS = frozenset(chr(c) for c in _LATIN_OF)
+_CYRILLIC_KEYS = frozenset(chr(c) for c in _CYRILLIC_OF)
+_LOOKALIKES = frozenset("аеорсухкмтнвіјѕԁԛԝһӏАВЕКМНОРСТХУІЅЈαοερντικυχΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
+# small capitals (ᴅᴇʟᴇᴛᴇ) are Latin letters NFKC leaves alone
+_SMALL_CAPS = str.maketrans("ᴀᴃᴄᴅᴇᴊᴋᴍᴎᴏᴐᴘᴙᴚᴛᴜᴠᴡᴢʀɢʜɪʟɴʏꜱ", "abcdejkmnooprrtuvwzrghilnys")
 _WORD = re.compile(r"[^\W\d_]+")
 # letters, digits and the symbols people spell letters with: "d3l3te", "@dmin", "pa$$word"
 _LEET_TOKEN = re.compile(r"(?<![\w@$])[\w@$]*[^\W\d_][\w@$]*(?![\w@$])")
@@ -41,8 +46,9 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = _INVISIBLE.sub("", text)
-        text = "".join(map(_bare, text))
-        text = _WORD.sub(lambda m: _fold_script(m.group(0)), text)
+        text = "".join(map(_bare, text)).translate(_SMALL_CAPS)
+        latin = _mostly_latin(text)
+        text = _WORD.sub(lambda m: _fold_script(m.group(0), latin), text)
     text = _SPACED.sub(lambda m: m.group(0).replace(m.group("sep"), ""), text)
     text = _LEET_TOKEN.sub(lambda m: _unleet(m.group(0)), text)
     text = _join_pieces(text)
@@ -62,10 +68,22 @@ def _script(c: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
-def _fold_script(word: str) -> str:
-    """A word mixing scripts, written in the script most of its letters use."""
+def _mostly_latin(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return sum(c.isascii() for c in letters) * 2 > len(letters)
+
+
+def _fold_script(word: str, latin_text: bool) -> str:
+    """A word mixing scripts, read in the script of the text around it when its stray letters look like
+    that script's ("dеlete" in English, "удaли" in Russian); a word made only of letters that look Latin
+    ("ԁеӏеtе" spelled all in Cyrillic) in an English text is read as Latin too."""
     if word.isascii():
         return word
+    foreign = [c for c in word if not c.isascii()]
+    if latin_text and all(c in _LOOKALIKES or c in _LATIN_KEYS for c in foreign):
+        return word.translate(_LATIN_OF)
+    if not latin_text and all(c in _CYRILLIC_KEYS for c in word if c.isascii()):
+        return word.translate(_CYRILLIC_OF)
     scripts = [_script(c) for c in word]
     latin, cyrillic = scripts.count("LATIN"), scripts.count("CYRILLIC")
     greek = scripts.count("GREEK")
@@ -79,7 +97,7 @@ def _fold_script(word: str) -> str:
 def _unleet(token: str) -> str:
     """"d3l3te" -> "deiete" -> (typo pass) "delete"; a plain number or a word without digits stays."""
     letters = sum(c.isalpha() for c in token)
-    if letters < 2 or not any(c in "013457@$" for c in token) or token.startswith("$"):
+    if not letters or len(token) < 3 or not any(c in "013457@$" for c in token) or token.startswith("$"):
         return token
     return token.translate(_LEET)
 
@@ -144,12 +162,11 @@ def _danger() -> frozenset[str]:
     return frozenset(verbs | set(_EN_NOUNS) | set(_RU_WORDS))
 
 
-def _variants(word: str, letters: str, substitute: bool, drop: bool = True) -> set[str]:
-    """Every string one edit from ``word``: a letter swapped with the next or doubled, (``drop``) left
-    out, or (``substitute``) replaced or added."""
+def _variants(word: str, letters: str, substitute: bool) -> set[str]:
+    """Every string one edit from ``word``: a letter swapped with the next, doubled or left out, or
+    (``substitute``) replaced or added."""
     out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
-    if drop:
-        out |= {word[:i] + word[i + 1:] for i in range(len(word))}
+    out |= {word[:i] + word[i + 1:] for i in range(len(word))}
     out |= {word[:i] + word[i] + word[i:] for i in range(len(word))}
     if substitute:
         out |= {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
@@ -157,17 +174,17 @@ def _variants(word: str, letters: str, substitute: bool, drop: bool = True) -> s
     return out
 
 
+_ALPHABET = {True: "abcdefghijklmnopqrstuvwxyz", False: "абвгдежзийклмнопрстуфхцчшщъыьэюяё"}
+
+
 @functools.cache
 def _typos() -> dict[str, str]:
-    """typo -> the danger word it is one edit from.  Russian words get no substitutions: without a Russian
-    dictionary to rule out real words ("удачи" is one letter from "удали", "файл" from "файлы"), only swaps
-    and doubled letters, which rarely make a real word, are corrected.  Short words (4 letters) only get
-    swaps for the same reason ("wipe" is one letter from "wire", "wide" and "ripe")."""
+    """typo -> the danger word it is one edit from, unless that typo is itself a common word (REAL_WORDS).
+    Four-letter words only get swaps: "wipe" is one letter from "wire", "wide" and "ripe", which a word
+    list would keep, but also from rarer words it would not."""
     found: dict[str, str] = {}
     for word in sorted(_danger(), key=len, reverse=True):
-        cyrillic = not word.isascii()
-        substitute = not cyrillic and len(word) > 4
-        for typo in _variants(word, "abcdefghijklmnopqrstuvwxyz", substitute, not cyrillic):
+        for typo in _variants(word, _ALPHABET[word.isascii()], len(word) > 4):
             if len(word) <= 4 and sorted(typo) != sorted(word):
                 continue
             if len(typo) >= 4 and typo not in REAL_WORDS and typo not in _danger():
