@@ -116,7 +116,8 @@ def test_leet_does_not_hide_it(text: str, word: str) -> None:
 
 # --- and ordinary text is left alone -----------------------------------------------------------------------
 @pytest.mark.parametrize("text", [
-    "Check the remote server's uptime.", "Why did the charger logs change?", "What changed in the wire format?",
+    "Check the remote server's uptime.", "Why did the charger logs change?",
+    "What changed in the wire format?",
     "Удачи с релизом!", "Посмотри файл конфигурации.", "The delta between v2 and v3 of the s3 bucket policy.",
     "Is ffmpeg 6.1 installed on ec2 and k8s nodes?", "Привет, how are you?", "Café résumé naïve",
     "Let me know when the rotation schedule is published.",
