@@ -11,7 +11,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from vaultops.decide import outcomes, rules, targets
+from vaultops.decide import outcomes, rules, steps, targets
 from vaultops.decide.normalize import normalize
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
@@ -66,6 +66,16 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                 r"|эндпоинт\w*|парсер\w*|бот\w*|обработчик\w*|компонент\w*|утилит\w*|программ\w*|плагин\w*)"
                 r"|реализ(?:уй|уйте|овать)|запрограммир\w*|созда(?:й|йте)\s+(?:\S+\s+){0,2}?(?:функци\w*"
                 r"|скрипт\w*|класс\w*|модул\w*|эндпоинт\w*|компонент\w*)"),
+    ("code", 2, r"(?:rename|renaming)\s+(?:the\s+|a\s+|this\s+)?(?:variable|var|function|method|class|field|param\w*"
+                r"|argument|module|constant|attribute|property|test)s?|(?:add|write)\s+(?:a\s+|an\s+|some\s+)?(?:"
+                r"docstrings?|type\s+hints?|comments?|unit\s+tests?|tests?|migration\s+files?|migrations?)"
+                r"|переименуй\w*\s+(?:\S+\s+)?(?:переменн\w*|функци\w*|метод\w*|класс\w*|пол[ея]\w*|файл\w*)"),
+    ("execute-fix", 2, r"(?:move|moving|copy|copying|organi[sz]e|sort|file|refile)\s+(?:\S+\s+){0,3}?(?:notes?"
+                       r"|files?|folders?|documents?|pages?|attachments?)(?:\s+(?:from|into|to|under))?"
+                       r"|поправ\w*|перенеси\w*|перемести\w*"),
+    ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
+    ("analysis", 2, r"перескаж\w*|кратко|estimat\w*|оцени\w*"),
+    ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?"),
     ("code", 2, r"(?:update|edit|write|add)\s+(?:\S+\s+to\s+)?(?:the\s+)?(?:readme|changelog|docstrings?"
                 r"|code\s+comments?)|(?:обнови|дополни|допиши|добавь)\s+(?:\S+\s+в\s+)?(?:readme|changelog"
                 r"|документаци\w*)"),
@@ -166,6 +176,12 @@ _ORDER = (  # the more specific types first
 )
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
+# a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
+_ASKED = re.compile(r"(?:^|[.!?;:\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do|did"
+                    r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
+                    r"|свободен|свободна|свободно|работает\s+ли)(?!\w)(?:[^.!?;:\n]|[.:](?=\w))*\?")
+_FILE = re.compile(r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash"
+                   r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg)(?![\w.])")
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
 
@@ -191,6 +207,10 @@ def _infer_type(low: str) -> tuple[str, str]:
     for kind in _ORDER:  # ties go to the earlier, more specific type
         if score.get(kind, 0) > top:
             best, top = kind, score[kind]
+    if best == "unknown" and (m := _FILE.search(low)):
+        return "code", m.group(0)  # a source file named, and nothing else said: work on the code
+    if best == "unknown" and _ASKED.search(low):
+        return "quick", "a question"  # asking is the light kind of work: the rules found nothing to do
     return best, first.get(best, "")
 
 
@@ -269,14 +289,17 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
 
 def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], int, int]]
              ) -> list[tuple[str, str]]:
-    """(class, phrase) for each blocked class, read in the normalised text, the original, and as an
-    outcome ("the folder should no longer exist") — in the order of rules.BLOCKED_CLASSES."""
-    found = dict(outcomes.find(low))
-    for c, phrase in rules.find_blocked(plain, low, hits):
-        found.setdefault(c, phrase)
+    """(class, phrase) for each blocked class, in the order of rules.BLOCKED_CLASSES.  The text is read as
+    normalised, as written, and with each step's pronoun standing for its object ("settle it" after "the
+    invoice"); verbs and objects by the rules, the results asked for by ``outcomes``."""
+    found: dict[str, str] = {}
+    views = [(plain, low, hits)]
     if plain != text:
         raw = rules.fold(text)
-        for c, phrase in rules.find_blocked(text, raw, rules.scan(raw)):
+        views.append((text, raw, rules.scan(raw)))
+    views += [(step, step, rules.scan(step)) for step in steps.resolved(low)]
+    for subject, folded, found_hits in views:
+        for c, phrase in [*rules.find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
             found.setdefault(c, phrase)
     return [(c, found[c]) for c in rules.BLOCKED_CLASSES if c in found]
 

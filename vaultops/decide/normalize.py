@@ -130,6 +130,8 @@ _EN_VERBS = (
     "purchase", "refund", "transfer", "subscribe", "upgrade", "merge", "force", "deploy", "release",
     "settle", "format", "overwrite", "reset", "rebase", "squash", "publish", "announce", "broadcast",
     "forward", "reply", "tweet", "execute", "install", "uninstall", "migrate", "discard", "prune", "trash",
+    "change", "replace", "modify", "rename", "update", "send", "email", "message", "post", "order", "push",
+    "apply", "cancel", "register", "renew", "refresh", "revert", "restore", "overwrite", "disable", "enable",
 )
 _EN_NOUNS = (
     "deletion", "removal", "password", "passwords", "token", "tokens", "secret", "secrets", "credential",

@@ -5,7 +5,7 @@
 patterns read the state a request wants to end in, and the verbs whose harm depends on their object
 ("settle the invoice", "ship it to main").  Like the rules, they lean towards blocking: a needless
 escalation costs one answer.  A clause that asks a question ("why does the table end up empty?") reports,
-it does not request.
+it does not request; nor does one that talks about the thing ("how other teams rotate keys").
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from vaultops.decide.rules import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SPEND, in_question
+from vaultops.decide.rules import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SPEND, SYS, in_question, negated, talked_about
 
 _IT = r"(?:it|them|this|that|these|those|everything|all\s+of\s+(?:it|them)|the\s+\w+(?:\s+\w+)?)"
 _DATAWORD = (r"rows?|records?|entries|files?|users?|accounts?|objects?|items?|documents?|notes?|backups?"
@@ -83,10 +83,58 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     # schema: the table of a live system emptied or reshaped
     (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must"
              r"|needs?\s+to|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
+    # a job or a step described by what it will do: "a cron job that deletes old logs"
+    (DEL, r"(?:that|which|котор\w+)\s+(?:\S+\s+){0,3}?(?:deletes|wipes|removes|clears|purges|empties|truncates"
+          r"|erases|destroys|удаля\w*|стира\w*|чист(?:ит|ят)|очища\w*|сносит)(?!\w)"
+          r"|rm\s+(?:the|all|every|everything|whole|my|our|this|that|those|these|it|them)(?!\w)"
+          r"|(?:остал|стал|был|оказал)\w*\s+пуст\w*|(?:быть|остаться|существовать)\s+не\s+должн\w*"),
+    (SCHEMA, r"(?:drop|delet|remov|truncat|wip|purg|destroy|nuk|eras|empty|clear)\w*\s+(?:\S+\s+){0,4}?"
+             r"(?:tables?|schemas?|databases?|dbs?|columns?)\s+(?:\S+\s+){0,3}?(?:on|in|from|of)\s+(?:the\s+)?"
+             r"(?:prod|production|live)(?!\w)|(?:drop|delet|remov|truncat|wip|purg|destroy|nuk|eras)\w*\s+"
+             r"(?:\S+\s+){0,3}?(?:prod|production|live)\s+(?:\S+\s+){0,2}?(?:tables?|schemas?|databases?|dbs?"
+             r"|columns?)(?!\w)"),
+    (KEY, r"(?:keys?|tokens?|passwords?|secrets?|credentials?|creds|certs?)\s+(?:should|must|needs?\s+to|has\s+to"
+          r"|have\s+to|to|will)\s+(?:\S+\s+)?(?:be\s+(?:different|new|fresh|changed|rotated|replaced|regenerated"
+          r"|reissued|revoked)|change|stop\s+working)"
+          r"|(?:стар\w+|текущ\w+|прежн\w+)\s+(?:\S+\s+)?(?:ключ\w*|токен\w*|парол\w*)\s+(?:\S+\s+){0,4}?никто"
+          r"|никто\s+(?:\S+\s+){0,4}?(?:стар\w+|прежн\w+)\s+(?:ключ\w*|токен\w*|парол\w*)"),
+    (MERGE, r"(?<!merged\s)(?<!landed\s)(?<!pushed\s)(?<!gone\s)(?<!went\s)(?<!been\s)(?<!got\s)"
+            r"into\s+(?:the\s+)?(?:origin/)?(?:main|master|trunk)(?![\w.])"
+            r"|(?:land|merge|squash|fast-forward)\s+(?:it|them|this|that)(?!\w)"
+            r"|(?:выкат|вле[йв]|влить|зале[йв]|залить|смерж|перенес|отправ|запуш|пушн|сле[йв]|слить|добав)\w*\s+"
+            r"(?:\S+\s+){0,4}?(?:в|на)\s+(?:main|master|мастер\w*|мейн)(?![\w.])"),
+    (MSG, r"(?:post|put|share|publish|drop|send|tweet|toot|cross-?post)\w*\s+(?:\S+\s+){0,5}?(?:on|to|in|into"
+          r"|onto)\s+(?:our\s+|the\s+|my\s+)?(?:x|twitter|linkedin|facebook|instagram|reddit|hacker\s*news|hn"
+          r"|mastodon|bluesky|threads|public\s+\w+|blog|website|site|medium|substack|#[\w-]+)(?=[\s.,;!?)]|$)"
+          r"|publish\w*\s+(?:the\s+|our\s+|a\s+)?(?:\S+\s+)?(?:blog\s+posts?|posts?|articles?|announcements?"
+          r"|release\s+notes|newsletters?|press\s+releases?)"
+          r"|(?:open|file|create|raise|submit|post|leave)\w*\s+(?:an?\s+|the\s+)?(?:issue|bug\s+report|ticket"
+          r"|discussion|comment|review)s?\s+(?:\S+\s+){0,4}?(?:upstream|on\s+(?:their|the\s+(?:upstream|vendor"
+          r"|customer|client|library)\w*|\w+'s))"
+          r"|comment\w*\s+on\s+(?:the\s+)?(?:customer|client|user|vendor|upstream|their|his|her|\w+'s)\S*\s+"
+          r"(?:\S+\s+)?(?:issue|pr|post|thread|ticket|review|tweet)"
+          r"|(?:send|forward|deliver)\w*\s+(?:the\s+|this\s+|that\s+)?(?:apolog\w*|drafts?|repl(?:y|ies)"
+          r"|responses?|letters?|offers?|quotes?|proposals?)(?![^.!?\n]{0,40}to\s+(?:me|us|myself|the\s+team"
+          r"|my\s+inbox)(?!\w))"),
+    (SPEND, r"(?:register|buy|grab|get|purchase|secure|snag|claim|reserve)\w*\s+(?:the\s+)?(?:domain\s+)?"
+            r"[\w-]+\.(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud)(?![\w.])"
+            r"|(?:bill|invoice|payment|renewal|balance)s?\s+(?:\S+\s+){0,3}?(?:is|are)\s+(?:now\s+)?(?:due"
+            r"|overdue|outstanding|unpaid)[^?]{0,60}?(?:take\s+care|handle|deal\s+with|sort|settle|cover|clear"
+            r"|close)"
+            r"|(?:take\s+care\s+of|handle|deal\s+with|sort\s+out|cover|close\s+out)\s+(?:the\s+|our\s+|this\s+"
+            r"|that\s+)?(?:\S+\s+)?(?:bills?|invoices?|balances?|dues)(?!\w)"
+            r"|(?:закро|закрой|закрыть|погас\w*|оплат\w*)\s+(?:\S+\s+){0,2}?сч[её]т\w*"),
+    (SYS, r"(?:passwordless|nopasswd)\s+sudo|sudo\s+(?:без\s+пароля|rights|access|privileges|group)"
+          r"|(?:give|grant|add)\w*\s+(?:\S+\s+){0,4}?(?:sudo|root\s+access|admin\s+rights)(?!\w)"
+          r"|(?:дай|выдай|добавь|дать)\w*\s+(?:\S+\s+){0,4}?(?:sudo|рут\w*|root)(?!\w)"
+          r"|(?:open|close|expose|allow|block|forward)\w*\s+(?:\S+\s+){0,2}?ports?\s+\d+"
+          r"|(?:откро|открой|закрой|пробрось)\w*\s+(?:\S+\s+){0,2}?порт\w*"
+          r"|(?:schedul|add|creat|set\s+up|put|install|register|run)\w*\s+(?:\S+\s+){0,7}?(?:with|in|into|to|via"
+          r"|as|using)\s+(?:a\s+|the\s+)?(?:cron|crontab|systemd\s+timer|launchd|anacron)(?!\w)"),
     # running decoded or downloaded code
-    (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,8}?(?:and|then|&&|\|)\s+(?:\S+"
+    (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&|\|)\s+(?:\S+"
           r"\s+){0,2}?(?:run|execut|eval|sourc|pipe|feed|launch|start|paste)\w*"
-          r"|(?:download|fetch|grab|pull|get|curl|wget)\w*\s+(?:\S+\s+){0,8}?(?:and|then|&&)\s+(?:\S+\s+){0,2}?"
+          r"|(?:download|fetch|grab|pull|get|curl|wget)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&)\s+(?:\S+\s+){0,2}?"
           r"(?:run|execut|eval|sourc|launch|start|install)\w*(?:\s+(?:it|them|that|this))?(?!\s+(?:tests?|the"
           r"\s+tests?|pytest|lint))"
           r"|(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh(?!\w)"
@@ -97,6 +145,13 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|downloaded)(?!\w)"
           r"|(?:run|execute|eval)\w*\s+(?:\S+\s+){0,4}?(?:script|code|binary|payload|installer)\s+(?:from|at)"
           r"\s+(?:https?://|this\s+(?:url|link|gist|pastebin)|the\s+(?:url|link|gist)|pastebin|gist)"
+          r"|(?:run|execute|eval)\w*\s+(?:whatever|what's|what\s+is|the\s+(?:script|code|commands?|snippet"
+          r"|one-liner|file)s?|this|that|it)\s+(?:\S+\s+){0,4}?(?:gist|pastebin|paste|https?://|url|link)"
+          r"|(?:paste|copy)\w*\s+(?:\S+\s+){0,8}?(?:into|in)\s+(?:a|the|your)\s+(?:terminal|shell|console"
+          r"|prompt)"
+          r"|(?:pip3?|npm|gem|cargo|go)\s+install\s+(?:\S+\s+){0,6}?(?:url|https?://|tarball|zip|gist|link)"
+          r"|install\w*\s+(?:\S+\s+){0,4}?from\s+(?:this|the|a|that|some)\s+(?:\S+\s+)?(?:url|link|tarball"
+          r"|zip|gist|pastebin)"
           r"|(?:расшифру|декодиру|раскодиру|скача|загрузи|стяни)\w*\s+(?:\S+\s+){0,8}?(?:и|затем|потом)\s+"
           r"(?:\S+\s+){0,2}?(?:запуст|выполн|исполн)\w*"),
 )
@@ -114,7 +169,9 @@ def find(low: str) -> list[tuple[str, str]]:
         if cls in found:
             continue
         for m in pattern.finditer(low):
-            if not in_question(low, m.start()):
-                found[cls] = " ".join(m.group(0).split())
-                break
+            start = m.start()
+            if in_question(low, start) or talked_about(low, start) or negated(low, start, low.find(" ", start)):
+                continue
+            found[cls] = " ".join(m.group(0).split())
+            break
     return list(found.items())

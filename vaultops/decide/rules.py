@@ -314,7 +314,7 @@ _NEG2 = frozenset({("do", "not"), ("does", "not"), ("did", "not"), ("must", "not
                    ("shall", "not"), ("will", "not"), ("can", "not"), ("not", "to")})
 _NEG_SKIP = frozenset({"ever", "accidentally", "actually", "be", "get", "надо", "нужно", "стоит", "смей",
                        "вздумай", "ничего", "пытайся", "было", "были", "была", "быть", "будет", "будут"})
-_POSTNEG = re.compile(r"\s+(?:nothing|none|ничего\s+не)(?!\w)")
+_POSTNEG = re.compile(r"\s+(?:nothing|none|ничего\s+не|не\s+(?:надо|нужно|стоит|будем|требуется))(?!\w)")
 _DET = re.compile(r"(?<!\w)(?:the|a|an|this|that|these|those|its|our|my|your|their|his|each|every"
                   r"|soft)[\s-]+['\"`«“]?$")
 # "the reload failed", "restart loop": a verb form followed by these is a noun
@@ -344,7 +344,8 @@ def negated(low: str, start: int, end: int) -> bool:
 
 
 _QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
-                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли)(?!\w)")
+                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли|какие|какой"
+                       r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)")
 
 
 def in_question(low: str, pos: int) -> bool:
@@ -353,6 +354,45 @@ def in_question(low: str, pos: int) -> bool:
     ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
     end = min(ends) if ends else len(low)
     return end < len(low) and low[end] == "?" and _QUESTION.match(low, start) is not None
+
+
+# "what does `git merge` do?", "how many seats are we paying for?": a question that asks about a thing
+_ASKS = re.compile(r"\s*(?:(?:what|why|how|when|where|who|which)(?:\s+[\w'`-]+){0,3}?\s+(?:does|do|did|is|are"
+                   r"|was|were|has|have|had|will|would|should|happens|happened)|почему|зачем|кто|где|какие|какой"
+                   r"|какая|каких|сколько|что\s+(?:делает|значит|будет|случится|происходит)|как\s+(?:работает"
+                   r"|устроен\w*|часто|давно))(?!\w)(?!\s+(?:not|if|about|don't|doesn't|не|если|бы)(?!\w))")
+_TRY_IT = re.compile(r"(?<!\w)(?:(?:run|try|execute|do|apply|use)\s+(?:it|that|this|them)|go\s+ahead|запусти"
+                     r"|выполни|сделай\s+это|попробуй)(?!\w)")
+
+
+def asks_about(low: str, pos: int) -> bool:
+    """The word at ``pos`` sits in a question that asks what, why, how or which: it reports, it does not
+    request ("why not", "what if" and "как бы" do request, and so does "…? run it")."""
+    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
+    return (in_question(low, pos) and _ASKS.match(low, start) is not None
+            and _TRY_IT.search(low, low.find("?", pos)) is None)
+
+
+# "how other teams rotate keys", "what it would cost to add 3 seats": the verb is talked about
+_ABOUT = re.compile(r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
+                    r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
+                    r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)(?:ways?|options?|guide|docs?|documentation"
+                    r"|tutorial)\s+(?:to|for|on|about)|(?<!\w)как\s+(?:другие|обычно|правильно|лучше|нам|мы"
+                    r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can|let\s+me"
+                    r"|i'd\s+rather))\s+$")
+_DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run)\s+(?:it|that|them)|go\s+ahead|сделай\s+это"
+                    r"|и\s+сделай|и\s+примени)")
+_MYSELF = re.compile(r"(?:\s+[^\s.,;:!?]+){0,4}?\s+(?:myself|by\s+myself|сам|сама)(?!\w)")
+
+
+def talked_about(low: str, start: int) -> bool:
+    """Is the verb at ``start`` the subject of talk ("research how teams rotate keys"), not a request?
+    Not when the request goes on to ask for it ("find out how to purge them, then do it")."""
+    clause = max(low.rfind(c, 0, start) for c in ".:;!?\n") + 1
+    if _MYSELF.match(low, low.find(" ", start) if " " in low[start:] else len(low)):
+        return True  # "I'll send it myself": the person will do it
+    return (_ABOUT.search(low, max(clause, start - 60), start) is not None
+            and _DO_IT.match(low, start) is None)
 
 
 def noun_use(low: str, start: int, end: int) -> bool:
@@ -365,7 +405,7 @@ def noun_use(low: str, start: int, end: int) -> bool:
 # --- objects ------------------------------------------------------------------------------------------------
 _PATH = r"~/[\w./*@+-]*|\./[\w./*@+-]+|\.\./[\w./*@+-]+|/[\w.*@+-][\w./*@+-]*|\*[\w.*]*"
 _DATA = (  # what deleting loses: data, not code
-    r"files?|folders?|dirs?|director(?:y|ies)|rows?|records?|entr(?:y|ies)|users?|accounts?|customers?"
+    r"schemas?|files?|folders?|dirs?|director(?:y|ies)|rows?|records?|entr(?:y|ies)|users?|accounts?|customers?"
     r"|clients?|branch(?:es)?|tables?|databases?|dbs?|backups?|snapshots?|logs?|data(?:sets?)?|repos?"
     r"|repositor(?:y|ies)|buckets?|containers?|volumes?|images?|notes?|documents?|attachments?|uploads?|tags?"
     r"|releases?|commits?|history|trash|bin|recycle\s+bin|everything|inbox|mailbox|archives?|_archive|storage"
@@ -390,7 +430,8 @@ _CODE = (  # "delete the unused import" edits code: these objects keep a strong 
     r"|log(?:ging)?\s+(?:statements?|calls?)|type\s+hints?|parameters?|params?|arguments?|args?|decorators?"
     r"|code|lines?|whitespace|semicolons?|assertions?|test\s+cases?|tests?|todos?|css|styles?|endpoints?"
     r"|buttons?|routes?|handlers?|requests?|calls?|operations?|permissions?|actions?|hooks?|flags?|modals?"
-    r"|dialogs?|options?|characters?|chars?|words?|spaces?|trailing)(?!\w)|функци|метод|переменн|импорт"
+    r"|dialogs?|options?|characters?|chars?|words?|spaces?|trailing|paragraphs?|sentences?|sections?"
+    r"|headings?|bullets?|typos?)(?!\w)|функци|метод|переменн|импорт|абзац|предложени|раздел"
     r"|комментари|отладочн|неиспользуем\w*\s+(?:импорт|функци|переменн|код)"
 )
 _SECRET = (  # the lookarounds drop database keys, token budgets and the password-reset feature
@@ -454,6 +495,8 @@ _MONEY_RU = (
     r"|\$\s*\d+|(?:0|1|2|3|4|5|6|7|8|9)\d*\s*(?:руб\w*|р\.|₽|\$|usd|долл\w*|евро|€)|бюджет\w*|подписк\w*"
     r"|тариф\w*|лиценз\w*|домен\w*|хостинг\w*|платн\w*|pro|премиум\w*|возврат\w*|бакс\w*"
 )
+# what a request can act on: the antecedents a later step's "it" may stand for (see steps.py)
+OBJECTS = "|".join((_DATA, _DATA_RU, _SECRET, _SECRET_RU, _MSG, _PR))
 _UNIT_FILE = r"[\w@-]+\.(?:service|timer|socket|plist)"  # only after the verb: it cannot start a fast union
 _SYSPATH = r"(?<![\w~.])/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys)(?!\w)\S*"
 _SYS = (  # system files, units, schedulers and the daemon's own configuration
@@ -769,7 +812,8 @@ def find_blocked(text: str, low: str, hits: list[tuple[frozenset[str], int, int]
         # a negated verb ("ничего не удаляй") or an English noun ("the delete endpoint") only counts for
         # literal rules: checked once here, not in each of the rules that start from it
         english = low[start].isascii()
-        if every != literal and (negated(low, start, end) or (english and noun_use(low, start, end))):
+        if every != literal and (negated(low, start, end) or talked_about(low, start)
+                                 or (english and noun_use(low, start, end))):
             every = literal
         if every:
             marks.append((every, start, end))
@@ -829,9 +873,11 @@ def _accept(rule: Rule, low: str, m: re.Match[str]) -> bool:
     """A verb phrase counts unless its verb is negated or is an English noun ("the delete endpoint")."""
     if rule.imperative and not _imperative(low, m.start()):
         return False
+    if asks_about(low, m.start()):
+        return False
     if not rule.negatable or "v" not in rule.pattern.groupindex:
         return True
     start, end = m.span("v")
-    if negated(low, start, end):
+    if negated(low, start, end) or talked_about(low, start):
         return False
     return not (low[start:start + 1].isascii() and noun_use(low, start, end))

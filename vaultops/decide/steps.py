@@ -1,0 +1,51 @@
+"""Every step of a compound request is judged on its own.  Pure: folded text in, folded text out.
+
+"Summarise the Hetzner invoice and then settle it", "review PR #12 and, if it looks good, ship it": the
+dangerous step names its object with a pronoun, and the rules, which look for a verb and its object, see
+only "settle it".  ``resolved`` writes the pronouns as the objects named before them ("settle the
+invoice", "ship the pr"), which the rules then read like any other request.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from vaultops.decide import rules
+
+_PRONOUN = re.compile(r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
+                      r"|все\s+это)(?!\w)")
+_EXTRA = (  # what a later step refers back to, beyond the rules' own objects
+    r"migrations?|invoices?|bills?|drafts?|apolog(?:y|ies)|replies|reply|posts?|threads?|announcements?"
+    r"|changelogs?|summar(?:y|ies)|reports?|releases?|builds?|fix(?:es)?|patch(?:es)?|changes|domains?"
+    r"|subscriptions?|plans?|keys?|tokens?|passwords?|secrets?|payments?|charges?|orders?|pr|prs|#\d+"
+    r"|счет\w*|сч[её]т\w*|письм\w*|ответ\w*|черновик\w*|пост\w*|миграци\w*|ключ\w*|токен\w*|парол\w*"
+    r"|платеж\w*|заказ\w*|домен\w*|подписк\w*"
+)
+
+
+@functools.cache
+def _object() -> re.Pattern[str]:
+    return re.compile(r"(?<![\w/.-])(?:" + rules.union([rules.OBJECTS, _EXTRA]) + r")(?![\w-])")
+
+
+_BOUNDARY = re.compile(r"[.;:!?\n,]|\s(?:and|then|but|or|if|once|и|а|но|затем|потом|если|после)(?=\s)")
+
+
+def resolved(low: str) -> list[str]:
+    """Each step that names its object with a pronoun, written with an object named before it instead:
+    one reading per pronoun and per object (which one "it" means is the person's to know, so each reading
+    is judged), the step alone so that its words do not run into the steps around it."""
+    readings: list[str] = []
+    for m in _PRONOUN.finditer(low):
+        cuts = [b.end() for b in _BOUNDARY.finditer(low, 0, m.start())]
+        start = cuts[-1] if cuts else 0
+        after = _BOUNDARY.search(low, m.end())
+        end = after.start() if after else len(low)
+        named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low, 0, start)))[-3:]
+        for word in named:
+            said = ("the " + word) if m.group(0).isascii() else word
+            readings.append(low[start:m.start()] + said + low[m.end():end])
+        if len(readings) >= 8:
+            break
+    return readings[:8]
