@@ -66,11 +66,14 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                 r"|эндпоинт\w*|парсер\w*|бот\w*|обработчик\w*|компонент\w*|утилит\w*|программ\w*|плагин\w*)"
                 r"|реализ(?:уй|уйте|овать)|запрограммир\w*|созда(?:й|йте)\s+(?:\S+\s+){0,2}?(?:функци\w*"
                 r"|скрипт\w*|класс\w*|модул\w*|эндпоинт\w*|компонент\w*)"),
-    ("code", 2, r"(?:rename|renaming)\s+(?:the\s+|a\s+|this\s+)?(?:variable|var|function|method|class|field|param\w*"
-                r"|argument|module|constant|attribute|property|test)s?|(?:add|write)\s+(?:a\s+|an\s+|some\s+)?(?:"
+    ("code", 2, r"(?:rename|renaming)\s+(?:the\s+|a\s+|this\s+)?(?:variable|var|function|method|class"
+                r"|field|param\w*"
+                r"|argument|module|constant|attribute|property|test)s?|(?:add|write)\s+(?:a\s+|an\s+"
+                r"|some\s+)?(?:"
                 r"docstrings?|type\s+hints?|comments?|unit\s+tests?|tests?|migration\s+files?|migrations?)"
                 r"|переименуй\w*\s+(?:\S+\s+)?(?:переменн\w*|функци\w*|метод\w*|класс\w*|пол[ея]\w*|файл\w*)"),
-    ("execute-fix", 2, r"(?:move|moving|copy|copying|organi[sz]e|sort|file|refile)\s+(?:\S+\s+){0,3}?(?:notes?"
+    ("execute-fix", 2, r"(?:move|moving|copy|copying|organi[sz]e|sort|file"
+                       r"|refile)\s+(?:\S+\s+){0,3}?(?:notes?"
                        r"|files?|folders?|documents?|pages?|attachments?)(?:\s+(?:from|into|to|under))?"
                        r"|поправ\w*|перенеси\w*|перемести\w*"),
     ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
@@ -126,7 +129,8 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|только\s+чтени\w*|аудит\w*"),
     ("truth-audit", 1, r"list|find|search|grep|locate|look\s+for|read[\s-]+only|when\s+(?:does|do|did|is|are"
                        r"|was|were|will|would|should)|how\s+(?:long|often|old|soon)|where\s+(?:is|are|does|do"
-                       r"|did)|who\s+(?:is|are|owns|has|can|changed|wrote)|найди|перечисли|список|когда\s+(?:истека\w*"
+                       r"|did)|who\s+(?:is|are|owns|has|can|changed|wrote)|найди|перечисли|список"
+                       r"|когда\s+(?:истека\w*"
                        r"|продлева\w*|заканчива\w*|обновля\w*|был\w*)"
                        r"|где\s+(?:лежит|находится|хранится)"),
     ("truth-audit", 1, r"check|tell\s+me\s+(?:what|why|whether|if|which|how)|look\s+at|(?:just|only)\s+look"
@@ -177,10 +181,12 @@ _ORDER = (  # the more specific types first
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
 # a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
-_ASKED = re.compile(r"(?:^|[.!?;:\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do|did"
+_ASKED = re.compile(r"(?:^|[.!?;:\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
+                    r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
                     r"|свободен|свободна|свободно|работает\s+ли)(?!\w)(?:[^.!?;:\n]|[.:](?=\w))*\?")
-_FILE = re.compile(r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash"
+_FILE = re.compile(r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh"
+                   r"|bash"
                    r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg)(?![\w.])")
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
@@ -207,8 +213,9 @@ def _infer_type(low: str) -> tuple[str, str]:
     for kind in _ORDER:  # ties go to the earlier, more specific type
         if score.get(kind, 0) > top:
             best, top = kind, score[kind]
-    if best == "unknown" and (m := _FILE.search(low)):
-        return "code", m.group(0)  # a source file named, and nothing else said: work on the code
+    named = _FILE.search(low) if best == "unknown" else None
+    if named:
+        return "code", named.group(0)  # a source file named, and nothing else said: work on the code
     if best == "unknown" and _ASKED.search(low):
         return "quick", "a question"  # asking is the light kind of work: the rules found nothing to do
     return best, first.get(best, "")

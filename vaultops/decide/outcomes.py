@@ -13,7 +13,19 @@ from __future__ import annotations
 import functools
 import re
 
-from vaultops.decide.rules import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SPEND, SYS, in_question, negated, talked_about
+from vaultops.decide.rules import (
+    DEL,
+    KEY,
+    MERGE,
+    MSG,
+    RUN,
+    SCHEMA,
+    SPEND,
+    SYS,
+    in_question,
+    negated,
+    talked_about,
+)
 
 _IT = r"(?:it|them|this|that|these|those|everything|all\s+of\s+(?:it|them)|the\s+\w+(?:\s+\w+)?)"
 _DATAWORD = (r"rows?|records?|entries|files?|users?|accounts?|objects?|items?|documents?|notes?|backups?"
@@ -23,7 +35,8 @@ _GONE = (r"(?:should|must|needs?\s+to|has\s+to|have\s+to|ought\s+to|is\s+to|are\
 _PATTERNS: tuple[tuple[str, str], ...] = (
     # permanent deletion, said as the state wanted
     (DEL, _GONE + r"(?:no\s+longer\s+exist|not\s+exist\s+any\s*more|cease\s+to\s+exist|be\s+(?:gone|no\s+more"
-          r"|wiped|erased|emptied|deleted|removed|purged|destroyed|cleared|history)|disappear|vanish|go\s+away"
+          r"|wiped|erased|emptied|deleted|removed|purged|destroyed|cleared|history)|disappear|vanish"
+          r"|go\s+away"
           r"|go(?=\s*(?:[.,;!)]|$|\s+(?:now|today|too|as\s+well|entirely|forever|for\s+good))))"),
     (DEL, r"(?:make|get|leave|have)\s+(?:\S+\s+){0,4}?(?:disappear|vanish|go\s+away|gone|empty|blank)(?!\w)"),
     (DEL, r"end(?:s|ing)?\s+up\s+(?:with\s+)?(?:zero|no|0|nothing|none)(?:\s+(?:" + _DATAWORD + r"))?"
@@ -31,7 +44,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:end(?:s|ing)?\s+up|be(?:come)?|is|are|left|leave\s+\S+)\s+(?:completely\s+|totally\s+)?empty"
           r"(?!\s+(?:lines?|strings?|states?|values?|fields?|cells?|checks?|arrays?|lists?)(?!\w))"),
     (DEL, r"(?:trim|cut|pare|shrink|slim|prune|whittle)\s+(?:\S+\s+){0,3}?down(?:\s+to)?"
-          r"|(?:keep|leave|retain)\s+only\s+(?:the\s+)?(?:last|latest|newest|most\s+recent|recent|current|\d+)"
+          r"|(?:keep|leave|retain)\s+only\s+(?:the\s+)?(?:last|latest|newest|most\s+recent|recent|current"
+          r"|\d+)"
           r"|only\s+keep\s+(?:the\s+)?(?:last|latest|newest|most\s+recent|recent|\d+)"
           r"|free\s+(?:up\s+)?(?:some\s+)?(?:space|disk|room|storage)\s+by\s+\w+ing"
           r"|(?:don't|do\s+not|no\s+need\s+to)\s+(?:keep|need|bother\s+keeping)\s+(?:any\s+)?(?:backups?"
@@ -44,7 +58,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|освобод\w*\s+(?:\S+\s+){0,3}?(?:удал|стер|стир|сотр|чист|снес)\w*"),
     # key rotation, said as the state wanted
     (KEY, r"(?:old|current|existing|leaked|previous|compromised)\s+(?:\S+\s+){0,2}?(?:keys?|tokens?"
-          r"|passwords?|secrets?|credentials?|creds|certs?|certificates?)\s+(?:should|must|needs?\s+to|has\s+to|to|will)"
+          r"|passwords?|secrets?|credentials?|creds|certs?|certificates?)\s+(?:should|must|needs?\s+to"
+          r"|has\s+to|to|will)"
           r"\s+(?:stop\s+working|no\s+longer\s+work|be\s+(?:dead|useless|invalid|expired|retired|replaced"
           r"|swapped|rotated|revoked|gone))"
           r"|(?:nobody|no\s+one|no-one|nothing)\s+can\s+(?:\S+\s+){0,3}?(?:with|using)\s+(?:the\s+)?(?:old"
@@ -84,24 +99,29 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must"
              r"|needs?\s+to|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
     # a job or a step described by what it will do: "a cron job that deletes old logs"
-    (DEL, r"(?:that|which|котор\w+)\s+(?:\S+\s+){0,3}?(?:deletes|wipes|removes|clears|purges|empties|truncates"
+    (DEL, r"(?:that|which|котор\w+)\s+(?:\S+\s+){0,3}?(?:deletes|wipes|removes|clears|purges|empties"
+          r"|truncates"
           r"|erases|destroys|удаля\w*|стира\w*|чист(?:ит|ят)|очища\w*|сносит)(?!\w)"
           r"|rm\s+(?:the|all|every|everything|whole|my|our|this|that|those|these|it|them)(?!\w)"
           r"|(?:остал|стал|был|оказал)\w*\s+пуст\w*|(?:быть|остаться|существовать)\s+не\s+должн\w*"),
     (SCHEMA, r"(?:drop|delet|remov|truncat|wip|purg|destroy|nuk|eras|empty|clear)\w*\s+(?:\S+\s+){0,4}?"
-             r"(?:tables?|schemas?|databases?|dbs?|columns?)\s+(?:\S+\s+){0,3}?(?:on|in|from|of)\s+(?:the\s+)?"
+             r"(?:tables?|schemas?|databases?|dbs?|columns?)\s+(?:\S+\s+){0,3}?(?:on|in|from"
+             r"|of)\s+(?:the\s+)?"
              r"(?:prod|production|live)(?!\w)|(?:drop|delet|remov|truncat|wip|purg|destroy|nuk|eras)\w*\s+"
              r"(?:\S+\s+){0,3}?(?:prod|production|live)\s+(?:\S+\s+){0,2}?(?:tables?|schemas?|databases?|dbs?"
              r"|columns?)(?!\w)"),
-    (KEY, r"(?:keys?|tokens?|passwords?|secrets?|credentials?|creds|certs?)\s+(?:should|must|needs?\s+to|has\s+to"
-          r"|have\s+to|to|will)\s+(?:\S+\s+)?(?:be\s+(?:different|new|fresh|changed|rotated|replaced|regenerated"
+    (KEY, r"(?:keys?|tokens?|passwords?|secrets?|credentials?|creds|certs?)\s+(?:should|must|needs?\s+to"
+          r"|has\s+to"
+          r"|have\s+to|to|will)\s+(?:\S+\s+)?(?:be\s+(?:different|new|fresh|changed|rotated|replaced"
+          r"|regenerated"
           r"|reissued|revoked)|change|stop\s+working)"
           r"|(?:стар\w+|текущ\w+|прежн\w+)\s+(?:\S+\s+)?(?:ключ\w*|токен\w*|парол\w*)\s+(?:\S+\s+){0,4}?никто"
           r"|никто\s+(?:\S+\s+){0,4}?(?:стар\w+|прежн\w+)\s+(?:ключ\w*|токен\w*|парол\w*)"),
     (MERGE, r"(?<!merged\s)(?<!landed\s)(?<!pushed\s)(?<!gone\s)(?<!went\s)(?<!been\s)(?<!got\s)"
             r"into\s+(?:the\s+)?(?:origin/)?(?:main|master|trunk)(?![\w.])"
             r"|(?:land|merge|squash|fast-forward)\s+(?:it|them|this|that)(?!\w)"
-            r"|(?:выкат|вле[йв]|влить|зале[йв]|залить|смерж|перенес|отправ|запуш|пушн|сле[йв]|слить|добав)\w*\s+"
+            r"|(?:выкат|вле[йв]|влить|зале[йв]|залить|смерж|перенес|отправ|запуш|пушн|сле[йв]|слить"
+            r"|добав)\w*\s+"
             r"(?:\S+\s+){0,4}?(?:в|на)\s+(?:main|master|мастер\w*|мейн)(?![\w.])"),
     (MSG, r"(?:post|put|share|publish|drop|send|tweet|toot|cross-?post)\w*\s+(?:\S+\s+){0,5}?(?:on|to|in|into"
           r"|onto)\s+(?:our\s+|the\s+|my\s+)?(?:x|twitter|linkedin|facebook|instagram|reddit|hacker\s*news|hn"
@@ -109,7 +129,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|publish\w*\s+(?:the\s+|our\s+|a\s+)?(?:\S+\s+)?(?:blog\s+posts?|posts?|articles?|announcements?"
           r"|release\s+notes|newsletters?|press\s+releases?)"
           r"|(?:open|file|create|raise|submit|post|leave)\w*\s+(?:an?\s+|the\s+)?(?:issue|bug\s+report|ticket"
-          r"|discussion|comment|review)s?\s+(?:\S+\s+){0,4}?(?:upstream|on\s+(?:their|the\s+(?:upstream|vendor"
+          r"|discussion|comment|review)s?\s+(?:\S+\s+){0,4}?(?:upstream|on\s+(?:their|the\s+(?:upstream"
+          r"|vendor"
           r"|customer|client|library)\w*|\w+'s))"
           r"|comment\w*\s+on\s+(?:the\s+)?(?:customer|client|user|vendor|upstream|their|his|her|\w+'s)\S*\s+"
           r"(?:\S+\s+)?(?:issue|pr|post|thread|ticket|review|tweet)"
@@ -119,9 +140,11 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (SPEND, r"(?:register|buy|grab|get|purchase|secure|snag|claim|reserve)\w*\s+(?:the\s+)?(?:domain\s+)?"
             r"[\w-]+\.(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud)(?![\w.])"
             r"|(?:bill|invoice|payment|renewal|balance)s?\s+(?:\S+\s+){0,3}?(?:is|are)\s+(?:now\s+)?(?:due"
-            r"|overdue|outstanding|unpaid)[^?]{0,60}?(?:take\s+care|handle|deal\s+with|sort|settle|cover|clear"
+            r"|overdue|outstanding|unpaid)[^?]{0,60}?(?:take\s+care|handle|deal\s+with|sort|settle|cover"
+            r"|clear"
             r"|close)"
-            r"|(?:take\s+care\s+of|handle|deal\s+with|sort\s+out|cover|close\s+out)\s+(?:the\s+|our\s+|this\s+"
+            r"|(?:take\s+care\s+of|handle|deal\s+with|sort\s+out|cover|close\s+out)\s+(?:the\s+|our\s+"
+            r"|this\s+"
             r"|that\s+)?(?:\S+\s+)?(?:bills?|invoices?|balances?|dues)(?!\w)"
             r"|(?:закро|закрой|закрыть|погас\w*|оплат\w*)\s+(?:\S+\s+){0,2}?сч[её]т\w*"),
     (SYS, r"(?:passwordless|nopasswd)\s+sudo|sudo\s+(?:без\s+пароля|rights|access|privileges|group)"
@@ -129,12 +152,15 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:дай|выдай|добавь|дать)\w*\s+(?:\S+\s+){0,4}?(?:sudo|рут\w*|root)(?!\w)"
           r"|(?:open|close|expose|allow|block|forward)\w*\s+(?:\S+\s+){0,2}?ports?\s+\d+"
           r"|(?:откро|открой|закрой|пробрось)\w*\s+(?:\S+\s+){0,2}?порт\w*"
-          r"|(?:schedul|add|creat|set\s+up|put|install|register|run)\w*\s+(?:\S+\s+){0,7}?(?:with|in|into|to|via"
+          r"|(?:schedul|add|creat|set\s+up|put|install|register|run)\w*\s+(?:\S+\s+){0,7}?(?:with|in|into"
+          r"|to|via"
           r"|as|using)\s+(?:a\s+|the\s+)?(?:cron|crontab|systemd\s+timer|launchd|anacron)(?!\w)"),
     # running decoded or downloaded code
-    (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&|\|)\s+(?:\S+"
+    (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
+          r"|\|)\s+(?:\S+"
           r"\s+){0,2}?(?:run|execut|eval|sourc|pipe|feed|launch|start|paste)\w*"
-          r"|(?:download|fetch|grab|pull|get|curl|wget)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&)\s+(?:\S+\s+){0,2}?"
+          r"|(?:download|fetch|grab|pull|get|curl|wget)\w*\s+(?:\S+\s+){0,12}?(?:and|then"
+          r"|&&)\s+(?:\S+\s+){0,2}?"
           r"(?:run|execut|eval|sourc|launch|start|install)\w*(?:\s+(?:it|them|that|this))?(?!\s+(?:tests?|the"
           r"\s+tests?|pytest|lint))"
           r"|(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh(?!\w)"
@@ -170,7 +196,8 @@ def find(low: str) -> list[tuple[str, str]]:
             continue
         for m in pattern.finditer(low):
             start = m.start()
-            if in_question(low, start) or talked_about(low, start) or negated(low, start, low.find(" ", start)):
+            word_end = low.find(" ", start)
+            if in_question(low, start) or talked_about(low, start) or negated(low, start, word_end):
                 continue
             found[cls] = " ".join(m.group(0).split())
             break
