@@ -167,8 +167,8 @@ def test_the_daily_budget_warns_then_makes_heavy_work_wait_and_light_work_goes_o
     assert "daily budget 90% used ($0.90 of $1.00)" in second.statuses[-1].reason  # type: ignore[attr-defined]
     with (vault / "_System" / "COO-Inbox.md").open("a") as fh:
         fh.write(
-            "\n## REQ-third\n- type: code\n- ready: yes\nOne more.\n\n"
-            "## REQ-fourth\n- type: code\n- ready: yes\nAnd one.\n"
+            "\n## REQ-third\n- type: code\n- ready: yes\nWrite one more script.\n\n"
+            "## REQ-fourth\n- type: code\n- ready: yes\nAnd write one more function.\n"
         )
     vaultops("--vault", str(vault), "tick")
     assert the_request(vault, "REQ-third").state.value == "done"  # type: ignore[attr-defined]
@@ -176,7 +176,7 @@ def test_the_daily_budget_warns_then_makes_heavy_work_wait_and_light_work_goes_o
     assert fourth.state.value == "waiting"  # type: ignore[attr-defined]
     with (vault / "_System" / "COO-Inbox.md").open("a") as fh:
         fh.write(
-            "\n## REQ-fifth\n- type: code\n- ready: yes\nLast.\n\n"
+            "\n## REQ-fifth\n- type: code\n- ready: yes\nWrite the last script.\n\n"
             "## REQ-light\n- type: env-check\n- ready: yes\nIs git installed?\n"
         )
     proc = vaultops("--vault", str(vault), "tick")
@@ -195,10 +195,10 @@ def test_the_daily_budget_warns_then_makes_heavy_work_wait_and_light_work_goes_o
 def test_a_request_narrows_but_never_widens(tmp_path: Path) -> None:
     text = (
         "# Inbox\n\n"
-        "## REQ-narrow\n- type: code\n- tools: Read,Grep\n- timeout: 5s\n- ready: yes\nWrite it.\n\n"
-        "## REQ-wide\n- type: code\n- tools: Read,Edit\n- ready: yes\nWrite it.\n\n"
-        "## REQ-long\n- type: code\n- timeout: 1h\n- ready: yes\nWrite it.\n\n"
-        "## REQ-other\n- type: code\n- profile: worker-research\n- ready: yes\nWrite it.\n"
+        "## REQ-narrow\n- type: code\n- tools: Read,Grep\n- timeout: 5s\n- ready: yes\nWrite the script.\n\n"
+        "## REQ-wide\n- type: code\n- tools: Read,Edit\n- ready: yes\nWrite the script.\n\n"
+        "## REQ-long\n- type: code\n- timeout: 1h\n- ready: yes\nWrite the script.\n\n"
+        "## REQ-other\n- type: code\n- profile: worker-research\n- ready: yes\nWrite the script.\n"
     )
     prompts = tmp_path / "p"
     vault = vault_with(

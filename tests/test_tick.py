@@ -179,8 +179,8 @@ def test_an_input_error_is_looked_at_again_after_an_edit(tmp_path: Path) -> None
 
 def test_renaming_a_duplicate_id_lets_it_run(tmp_path: Path) -> None:
     inbox = (
-        "# Inbox\n\n## REQ-dup\n- type: research\n- ready: yes\nFirst.\n\n"
-        "## REQ-dup\n- type: research\n- ready: yes\nSecond.\n"
+        "# Inbox\n\n## REQ-dup\n- type: research\n- ready: yes\nSummarise the first note.\n\n"
+        "## REQ-dup\n- type: research\n- ready: yes\nSummarise the second note.\n"
     )
     vault = make_vault(tmp_path / "v", inbox)
     assert vaultops("--vault", str(vault), "tick").stdout.count("REQ-dup: error") == 2

@@ -73,7 +73,7 @@ def test_a_vault_without_git_works_and_warns_once(tmp_path: Path) -> None:
     assert "not a git repository" in first.stderr
     assert "REQ-job: done" in first.stdout
     (vault / "_System" / "COO-Inbox.md").open("a").write(
-        "\n## REQ-two\n- type: research\n- ready: yes\nMore.\n"
+        "\n## REQ-two\n- type: research\n- ready: yes\nSummarise more notes.\n"
     )
     second = vaultops("--vault", str(vault), "tick")
     assert "REQ-two: done" in second.stdout

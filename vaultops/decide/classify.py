@@ -57,9 +57,9 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                     r"|перепиши\s+(?:\S+\s+)?(?:код|функци\w*|модул\w*)|(?:remove|delete|drop"
                     r"|rename)\s+(?:the\s+|all\s+)?(?:unused|dead|duplicated?|redundant)\s+\w+|dead\s+code"
                     r"|неиспользуем\w*|мертв\w*\s+код\w*"),
-    ("code", 3, r"(?:write|implement|create|build|add|make|generate|code)\s+(?:up\s+)?(?:(?:a|an|the|new|some"
-                r"|small|simple|quick|python|bash|shell|js|typescript|go|rust|unit|integration|cli"
-                r"|helper)\s+){0,3}(?:function|script|class|module|endpoint|test|feature|cli|component|api"
+    ("code", 3, r"(?:write|implement|create|build|add|make|generate"
+                r"|code)\s+(?:up\s+)?(?:[^\s.,;:!?]+\s+){0,3}?"
+                r"(?:function|script|file|class|module|endpoint|test|feature|cli|component|api"
                 r"|parser|handler|page|route|hook|command|tool|program|bot|webhook|regex|library|package"
                 r"|plugin|method|test\s+suite|app)s?(?!\w)|implement\w*|write\s+(?:some\s+)?code"
                 r"|напиш\w*\s+(?:\S+\s+){0,2}?(?:код|функци\w*|скрипт\w*|класс\w*|модул\w*|тест\w*"
@@ -78,7 +78,9 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|поправ\w*|перенеси\w*|перемести\w*"),
     ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
     ("analysis", 2, r"перескаж\w*|кратко|estimat\w*|оцени\w*"),
-    ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?"),
+    ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?|run\s+(?:the\s+)?(?:test\s+suite|tests"
+                 r"|unit\s+tests"
+                 r"|linter|type\s*checker)|прогон\w*\s+тест\w*"),
     ("code", 2, r"(?:update|edit|write|add)\s+(?:\S+\s+to\s+)?(?:the\s+)?(?:readme|changelog|docstrings?"
                 r"|code\s+comments?)|(?:обнови|дополни|допиши|добавь)\s+(?:\S+\s+в\s+)?(?:readme|changelog"
                 r"|документаци\w*)"),
