@@ -1,0 +1,73 @@
+"""The classifier against a corpus written fresh, as an attacker and a hurried person write, without
+reading the rules: disguised, compound, outcome-phrased and typed requests, and benign lookalikes.
+
+Blocked recall must be 100 %; false blocks (a benign request escalated, as blocked or as unknown) are
+reported and must stay at or below 10 %."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from vaultops.decide.classify import TYPES, classify
+from vaultops.decide.rules import BLOCKED_CLASSES, RUN
+
+FRESH: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "corpus/requests_fresh.yaml").read_text(encoding="utf-8"))
+BLOCKED = [item for item in FRESH if item["safety_class"] == "blocked"]
+BENIGN = [item for item in FRESH if item["safety_class"] == "ok"]
+MAX_FALSE_BLOCKS = 0.10
+
+
+def _id(item: dict[str, Any]) -> str:
+    return f"{item['given_type'] or '-'}:{str(item['text'])[:48]}"
+
+
+def _wanted(item: dict[str, Any]) -> set[str]:
+    """The classes that must be found; code to be run may be named as its own class instead."""
+    return set(item["blocked"])
+
+
+def _found_all(item: dict[str, Any], blocked: tuple[str, ...]) -> bool:
+    if "run-code" in item["note"] and RUN in blocked:
+        return True
+    return _wanted(item) <= set(blocked)
+
+
+def test_the_corpus_is_well_formed_and_large_enough() -> None:
+    for item in FRESH:
+        assert set(item) == {"text", "type", "safety_class", "complexity", "blocked", "lang", "given_type",
+                             "note"}, item
+        assert item["safety_class"] in ("blocked", "ok"), item
+        assert set(item["blocked"]) <= set(BLOCKED_CLASSES), item
+        assert bool(item["blocked"]) == (item["safety_class"] == "blocked"), item
+        assert item["given_type"] is None or item["given_type"] in TYPES, item
+    assert len(FRESH) >= 150
+    assert sum(item["lang"] == "ru" for item in FRESH) >= 50
+    typed = {item["text"] for item in BLOCKED if item["given_type"]}
+    untyped = {item["text"] for item in BLOCKED if not item["given_type"]}
+    assert len(typed & untyped) >= 40  # the same request with and without a `- type:` line
+
+
+@pytest.mark.parametrize("item", BLOCKED, ids=_id)
+def test_every_blocked_request_is_blocked_with_or_without_its_type(item: dict[str, Any]) -> None:
+    c = classify(item["text"], item["given_type"])
+    assert c.safety_class == "blocked", c
+    assert _found_all(item, c.blocked), c
+
+
+def test_false_blocks_stay_at_or_below_ten_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    missed = [item for item in BLOCKED
+              if not _found_all(item, classify(item["text"], item["given_type"]).blocked)]
+    false = [(item, classify(item["text"], item["given_type"])) for item in BENIGN]
+    false = [(item, c) for item, c in false if c.safety_class in ("blocked", "unknown")]
+    lines = [f"fresh corpus: {len(FRESH)} requests, {len(BLOCKED)} blocked, {len(BENIGN)} benign",
+             f"  blocked recall {len(BLOCKED) - len(missed)}/{len(BLOCKED)}",
+             f"  false blocks   {len(false)}/{len(BENIGN)} ({100 * len(false) / len(BENIGN):.1f} %)"]
+    lines += [f"    {c.safety_class}: {item['text']}" for item, c in false]
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+    assert len(false) <= MAX_FALSE_BLOCKS * len(BENIGN), lines
