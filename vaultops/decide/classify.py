@@ -73,7 +73,7 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                 r"docstrings?|type\s+hints?|comments?|unit\s+tests?|tests?|migration\s+files?|migrations?)"
                 r"|переименуй\w*\s+(?:\S+\s+)?(?:переменн\w*|функци\w*|метод\w*|класс\w*|пол[ея]\w*|файл\w*)"),
     ("execute-fix", 2, r"(?:move|moving|copy|copying|organi[sz]e|sort|file"
-                       r"|refile)\s+(?:\S+\s+){0,3}?(?:notes?"
+                       r"|refile|tidy|tidying)\s+(?:\S+\s+){0,3}?(?:notes?"
                        r"|files?|folders?|documents?|pages?|attachments?)(?:\s+(?:from|into|to|under))?"
                        r"|поправ\w*|перенеси\w*|перемести\w*"),
     ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
