@@ -56,7 +56,8 @@ def vault_for(tmp_path: Path, secret: str, sink: JsonSink) -> Path:
     script = tmp_path / "agent.py"
     script.write_text(AGENT)
     vault = make_vault(
-        tmp_path / "v", "# Inbox\n\n## REQ-sec\n- type: research\n- ready: yes\nLook around the repo and summarise it.\n"
+        tmp_path / "v",
+        "# Inbox\n\n## REQ-sec\n- type: research\n- ready: yes\nLook around the repo and summarise it.\n",
     )
     (vault / ".vaultops" / "local.toml").write_text(
         f'[profiles.worker-research]\ncommand = ["{sys.executable}", "{script}", '
