@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from vaultops.decide import outcomes, rules, steps, targets
-from vaultops.decide.normalize import normalize
+from vaultops.decide.normalize import as_shown, normalize, transliterated
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (
@@ -76,6 +76,28 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|refile|tidy|tidying)\s+(?:\S+\s+){0,3}?(?:notes?"
                        r"|files?|folders?|documents?|pages?|attachments?)(?:\s+(?:from|into|to|under))?"
                        r"|поправ\w*|перенеси\w*|перемести\w*"),
+    ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"
+                 r"|(?:rotate|flip|crop|resize|scale)\s+(?:\S+\s+){0,3}?(?:\S+\.(?:png|jpe?g|gif|svg|webp)"
+                 r"|images?"
+                 r"|pictures?|photos?|screenshots?|diagrams?)|(?:поверни|разверни|отрази"
+                 r"|обрежь)\s+(?:\S+\s+){0,2}?"
+                 r"(?:картинк\w*|изображени\w*|фото\w*|скриншот\w*|схем\w*)"
+                 r"|переведи\s+(?:\S+\s+){0,4}?на\s+\w+ий"),
+    ("refactor", 3, r"(?:strip|trim|remove|delete|fix|clean|wipe)\s+(?:\S+\s+){0,2}?(?:trailing\s+)?"
+                    r"(?:whitespace|typos?"
+                    r"|formatting|lint(?:ing)?\s+errors?)|(?:delete"
+                    r"|remove)\s+(?:the\s+)?(?:commented[- ]out|dead|unused)"),
+    ("code", 2, r"(?:make|turn|change|style|colou?r|restyle|move)\s+(?:\S+\s+){0,4}?(?:buttons?|dialogs?"
+                r"|modals?"
+                r"|components?|banners?|headers?|footers?|links?|icons?|fonts?|forms?|navbar|sidebar"
+                r"|ui)(?!\w)"
+                r"|(?:add|build)\s+(?:a\s+|an\s+)?(?:confirmation\s+)?(?:dialog|modal|button|form|banner"
+                r"|toast|prompt)"
+                r"|напиш\w*\s+(?:\S+\s+){0,2}?миграци\w*"),
+    ("truth-audit", 2, r"verify|confirm\s+(?:that|whether|if)|double-?check"
+                       r"|make\s+sure\s+(?:that\s+)?\S+\s+(?:is|are"
+                       r"|starts|has|have|exists?)|убедись|провер\w*"),
+    ("analysis", 2, r"summar(?:y|ies)|report\b|отч[её]т\w*"),
     ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
     ("analysis", 2, r"перескаж\w*|кратко|estimat\w*|оцени\w*"),
     ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?|run\s+(?:the\s+)?(?:test\s+suite|tests"
@@ -183,13 +205,14 @@ _ORDER = (  # the more specific types first
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
 # a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
-_ASKED = re.compile(r"(?:^|[.!?;:\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
+_ASKED = re.compile(r"(?:^|[.!?;:,\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
                     r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
-                    r"|свободен|свободна|свободно|работает\s+ли)(?!\w)(?:[^.!?;:\n]|[.:](?=\w))*\?")
+                    r"|свободен|свободна|свободно|работает\s+ли|(?:would|could|should|will)\s+(?:it|we|i"
+                    r"|this|that))(?!\w)(?:[^.!?;:\n]|[.:](?=\w))*\?")
 _FILE = re.compile(r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh"
                    r"|bash"
-                   r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg)(?![\w.])")
+                   r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg)(?!\w|\.\w)")
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
 
@@ -306,6 +329,11 @@ def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], i
     if plain != text:
         raw = rules.fold(text)
         views.append((text, raw, rules.scan(raw)))
+    for other in (transliterated(text), as_shown(text)):
+        if other is not None:
+            plain_other = normalize(other)
+            folded = rules.fold(plain_other)
+            views.append((plain_other, folded, rules.scan(folded)))
     views += [(step, step, rules.scan(step)) for step in steps.resolved(low)]
     for subject, folded, found_hits in views:
         for c, phrase in [*rules.find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:

@@ -18,7 +18,7 @@ import itertools
 import re
 import unicodedata
 
-from vaultops.decide.typo_words import REAL_WORDS
+from vaultops.decide.typo_words import REAL_WORDS, SKELETON_WORDS
 
 # zero-width, joiners, bidi controls, soft hyphen, word joiner, BOM, Mongolian vowel separator
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
@@ -27,32 +27,72 @@ _LATIN_OF = str.maketrans(  # Cyrillic and Greek letters that look Latin
     "аеорсухкмтнвіјѕԁԛԝһӏгпьАВЕКМНОРСТХУІЅЈԌαοερντικυχβΑΒΕΖΗΙΚΜΝΟΡΤΧΥ",
     "aeopcyxkmthbijsdqwhlrnbABEKMHOPCTXYISJGaoepvtikuxbABEZHIKMNOPTXY",
 )
-_CYRILLIC_OF = str.maketrans("aeopcyxkmABEKMHOPCTXY", "аеорсухкмАВЕКМНОРСТХУ")
+# in a Russian word, Latin letters and digits that stand for Cyrillic ones ("3aмeтки", "ydoли")
+_CYRILLIC_OF = str.maketrans("aeopcyxkmduABEKMHOPCTXY306", "аеорсухкмдиАВЕКМНОРСТХУзоб")
 _LATIN_KEYS = frozenset(chr(c) for c in _LATIN_OF)
 _CYRILLIC_KEYS = frozenset(chr(c) for c in _CYRILLIC_OF)
 _LOOKALIKES = frozenset("аеорсухкмтнвіјѕԁԛԝһӏАВЕКМНОРСТХУІЅЈαοερντικυχΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 # small capitals (ᴅᴇʟᴇᴛᴇ) are Latin letters NFKC leaves alone
 _SMALL_CAPS = str.maketrans("ᴀᴃᴄᴅᴇᴊᴋᴍᴎᴏᴐᴘᴙᴚᴛᴜᴠᴡᴢʀɢʜɪʟɴʏꜱ", "abcdejkmnooprrtuvwzrghilnys")
 _WORD = re.compile(r"[^\W\d_]+")
+_WORD_OR_DIGITS = re.compile(r"[^\W_]+")
 # letters, digits and the symbols people spell letters with: "d3l3te", "@dmin", "pa$$word"
 _LEET_TOKEN = re.compile(r"(?<![\w@$])[\w@$]*[^\W\d_][\w@$]*(?![\w@$])")
 _LEET = str.maketrans("013457@$", "oieastas")
-_SPACED = re.compile(r"(?<![\w])[^\W\d_](?P<sep>[ .\-_*·•/|])(?:[^\W\d_](?P=sep)){1,}[^\W\d_](?!\w)")
+_SPACED = re.compile(r"(?<![\w])[^\W\d_](?P<sep>[ .\-_*·•/|]{1,3})(?:[^\W\d_](?P=sep)){1,}[^\W\d_](?!\w)")
+# markup inside a word: "**del**ete", "`del`ete", "de<!-- -->lete", "de<b></b>lete"
+_MARKUP = re.compile(r"<!--.*?-->|(?<=[^\W\d_])(?:[*`~]+|<[^<>\n]{0,20}>)+(?=[^\W\d_])", re.S)
+_REVERSED = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069]*)(?:\u202c|$)")  # shown right to left
+_SPACES = re.compile(r"[^\S\n\t]")  # every kind of space (Ogham, ideographic, thin) is a space
+_LISU = str.maketrans("ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "BPdDTGKJCZFMNLSRHXWXYAEIOU")
+_NAMED_LETTER = re.compile(r"LATIN (SMALL|CAPITAL) LETTER (?:[A-Z]+ )*([A-Z])$")
+_DIGIT_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[\d@$])[\w@$]{4,}(?![\w@$])")
 
 
 def normalize(text: str) -> str:
     """``text`` as a careful person reads it: the letters it shows, joined, with typos of danger words
     corrected.  Same case as the original; the length may differ."""
     if not text.isascii():
+        text = "".join(map(_named_letter, text))
         text = unicodedata.normalize("NFKC", text)
         text = _INVISIBLE.sub("", text)
-        text = "".join(map(_bare, text)).translate(_SMALL_CAPS)
+        text = _SPACES.sub(" ", text)
+        text = "".join(map(_bare, text)).translate(_SMALL_CAPS).translate(_LISU)
         latin = _mostly_latin(text)
-        text = _WORD.sub(lambda m: _fold_script(m.group(0), latin), text)
+        text = _WORD_OR_DIGITS.sub(lambda m: _fold_script(m.group(0), latin), text)
+    text = _MARKUP.sub("", text)
     text = _SPACED.sub(lambda m: m.group(0).replace(m.group("sep"), ""), text)
+    text = _DIGIT_WORD.sub(lambda m: _digits_read(m.group(0)), text)
     text = _LEET_TOKEN.sub(lambda m: _unleet(m.group(0)), text)
     text = _join_pieces(text)
     return _WORD.sub(lambda m: _corrected(m.group(0)), text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_letter(c: str) -> str:
+    """A symbol that is a Latin letter in disguise, by its Unicode name: "🅓" (negative circled D), "⒟"
+    (parenthesized), "ɘ" (reversed e), "ɹ" (turned r)."""
+    if c.isascii() or not c.isprintable():
+        return c
+    m = _NAMED_LETTER.search(unicodedata.name(c, ""))
+    if m is None or (c.isalpha() and _script(c) != "LATIN" and "CIRCLED" not in unicodedata.name(c, "")):
+        return c
+    return m.group(2).lower() if m.group(1) == "SMALL" else m.group(2)
+
+
+def _digits_read(token: str) -> str:
+    """"d8l8te", "r0t4t3": a word with digits in place of letters, read as the danger word it fits."""
+    pattern = re.compile("".join("." if c.isdigit() or c in "@$" else re.escape(c.lower()) for c in token))
+    fits = [w for w in _danger_by_length().get(len(token), ()) if pattern.fullmatch(w)]
+    return fits[0] if len(fits) == 1 else token
+
+
+@functools.cache
+def _danger_by_length() -> dict[int, tuple[str, ...]]:
+    out: dict[int, list[str]] = {}
+    for word in sorted(_danger()):
+        out.setdefault(len(word), []).append(word)
+    return {n: tuple(words) for n, words in out.items()}
 
 
 def _bare(c: str) -> str:
@@ -103,21 +143,31 @@ def _unleet(token: str) -> str:
 
 
 def _join_pieces(text: str) -> str:
-    """"del ete", "re-move": two pieces, one space or hyphen apart, that together make a danger word."""
+    """"del ete", "de le te", "re-move": pieces, one space or hyphen apart, that together make a danger
+    word."""
     words = list(_WORD.finditer(text))
-    cuts = [(a.end(), b.start()) for a, b in itertools.pairwise(words)
-            if b.start() - a.end() == 1 and text[a.end()] in " -"
-            and (a.group(0) + b.group(0)).lower() in _danger()]
-    for start, end in reversed(cuts):
+    cuts: list[tuple[int, int]] = []
+    for i in range(len(words)):
+        for n in (3, 2):
+            run = words[i:i + n]
+            if len(run) < n or any(b.start() - x.end() != 1 or text[x.end()] not in " -"
+                                   for x, b in itertools.pairwise(run)):
+                continue
+            if "".join(w.group(0) for w in run).lower() in _danger():
+                cuts += [(x.end(), b.start()) for x, b in itertools.pairwise(run)]
+                break
+    for start, end in sorted(set(cuts), reverse=True):
         text = text[:start] + text[end:]
     return text
 
 
 def _corrected(word: str) -> str:
     low = word.lower()
-    if len(low) < 4 or low in _danger() or low in REAL_WORDS:
+    if len(low) < 3 or low in _danger() or low in REAL_WORDS:
         return word
-    fixed = _typos().get(low)
+    fixed = (_typos().get(low) or _reversed().get(low)) if len(low) >= 4 else None
+    if fixed is None and low not in SKELETON_WORDS:
+        fixed = _skeletons().get(_skeleton(low))
     if fixed is None:
         return word
     return fixed.capitalize() if word[:1].isupper() else fixed
@@ -132,6 +182,7 @@ _EN_VERBS = (
     "forward", "reply", "tweet", "execute", "install", "uninstall", "migrate", "discard", "prune", "trash",
     "change", "replace", "modify", "rename", "update", "send", "email", "message", "post", "order", "push",
     "apply", "cancel", "register", "renew", "refresh", "revert", "restore", "overwrite", "disable", "enable",
+    "annihilate", "eradicate", "exterminate", "twilio", "rekey",
 )
 _EN_NOUNS = (
     "deletion", "removal", "password", "passwords", "token", "tokens", "secret", "secrets", "credential",
@@ -148,6 +199,7 @@ _RU_WORDS = (
     "смени", "замени", "перевыпусти", "ротируй", "отзови", "отправь", "напиши", "разошли", "смержи",
     "влей", "залей", "запушь", "задеплой", "пароль", "пароли", "ключ", "ключи", "токен", "токены", "базу",
     "таблицу", "таблицы", "клиентам", "клиенту", "продакшн", "бэкапы", "логи", "файлы", "папку",
+    "замерджи", "смерджи", "грохни",
 )
 
 
@@ -176,6 +228,31 @@ def _variants(word: str, letters: str, substitute: bool) -> set[str]:
     return out
 
 
+@functools.cache
+def _reversed() -> dict[str, str]:
+    """"eteled": a danger word written backwards."""
+    return {w[::-1]: w for w in _danger() if len(w) >= 5 and w[::-1] not in REAL_WORDS}
+
+
+def _skeleton(word: str) -> str:
+    """The consonants of a word, doubles collapsed: "delete", "dleet" and "dlt" are all "dlt"."""
+    out = re.sub(r"[aeiouy]+", "", word) if word.isascii() else ""
+    return re.sub(r"(.)\1+", r"\1", out)
+
+
+@functools.cache
+def _skeletons() -> dict[str, str]:
+    """skeleton -> the English danger verb it belongs to ("dlt" -> "delete"), for skeletons of three
+    consonants or more that no other danger verb shares.  A common word with the same skeleton
+    (SKELETON_WORDS: "dealt") is left alone."""
+    found: dict[str, list[str]] = {}
+    for verb in _EN_VERBS:
+        key = _skeleton(verb)
+        if len(key) >= 3:
+            found.setdefault(key, []).append(verb)
+    return {key: verbs[0] for key, verbs in found.items() if len(verbs) == 1}
+
+
 _ALPHABET = {True: "abcdefghijklmnopqrstuvwxyz", False: "абвгдежзийклмнопрстуфхцчшщъыьэюяё"}
 
 
@@ -192,3 +269,40 @@ def _typos() -> dict[str, str]:
             if len(typo) >= 4 and typo not in REAL_WORDS and typo not in _danger():
                 found.setdefault(typo, word)
     return found
+
+
+def as_shown(text: str) -> str | None:
+    """The text in the order a right-to-left override shows it ("\u202eeteled" shows "delete"), when it has
+    one; the rules read both orders."""
+    if "\u202e" not in text:
+        return None
+    return _REVERSED.sub(lambda m: m.group(1)[::-1], text)
+
+
+# --- Russian typed in Latin letters: "udali papku", "snesi bazu na prode" -----------------------------------
+_TRANSLIT = (("shch", "щ"), ("sch", "щ"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("ch", "ч"), ("sh", "ш"),
+             ("yu", "ю"), ("ya", "я"), ("yo", "ё"), ("ju", "ю"), ("ja", "я"), ("a", "а"), ("b", "б"),
+             ("v", "в"),
+             ("g", "г"), ("d", "д"), ("e", "е"), ("z", "з"), ("i", "и"), ("j", "й"), ("k", "к"), ("l", "л"),
+             ("m", "м"), ("n", "н"), ("o", "о"), ("p", "п"), ("r", "р"), ("s", "с"), ("t", "т"), ("u", "у"),
+             ("f", "ф"), ("h", "х"), ("c", "ц"), ("y", "ы"), ("w", "в"), ("x", "кс"), ("q", "к"), ("'", "ь"))
+_TRANSLIT_RE = re.compile("|".join(re.escape(a) for a, _ in _TRANSLIT))
+_TRANSLIT_OF = dict(_TRANSLIT)
+_ASCII_WORD = re.compile(r"[A-Za-z']+")
+
+
+def _to_cyrillic(word: str) -> str:
+    return _TRANSLIT_RE.sub(lambda m: _TRANSLIT_OF[m.group(0)], word.lower())
+
+
+def transliterated(text: str) -> str | None:
+    """The text in Cyrillic when it is Russian typed in Latin letters, as shown by a word that reads as a
+    Russian danger word ("udali", "rotirui"); None otherwise, which is nearly always."""
+    words = _ASCII_WORD.findall(text)
+    if not words or not any(_is_danger_ru(_to_cyrillic(w)) for w in words if len(w) >= 4):
+        return None
+    return _ASCII_WORD.sub(lambda m: _to_cyrillic(m.group(0)), text)
+
+
+def _is_danger_ru(word: str) -> bool:
+    return word in _danger() or _typos().get(word, "").isascii() is False

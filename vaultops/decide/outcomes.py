@@ -20,9 +20,12 @@ from vaultops.decide.rules import (
     MSG,
     RUN,
     SCHEMA,
+    SMS,
     SPEND,
     SYS,
+    asks_about,
     in_question,
+    mentioned,
     negated,
     talked_about,
 )
@@ -51,8 +54,9 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:don't|do\s+not|no\s+need\s+to)\s+(?:keep|need|bother\s+keeping)\s+(?:any\s+)?(?:backups?"
           r"|copies|a\s+copy)"),
     (DEL, r"чтобы\s+(?:\S+\s+){0,4}?(?:больше\s+)?не\s+(?:было|осталось|существовало)"
-          r"|(?:не\s+должн\w*|пусть\s+не)\s+(?:больше\s+)?(?:остаться|оставаться|существовать|быть|останется)"
-          r"|должн\w*\s+(?:\S+\s+)?(?:исчезнуть|пропасть|опустеть|стать\s+пуст\w*)"
+          r"|(?:не\s+долж(?:ен|н\w*)|пусть\s+не)\s+(?:больше\s+)?(?:остаться|оставаться|существовать|быть"
+          r"|останется)"
+          r"|долж(?:ен|н\w*)\s+(?:\S+\s+)?(?:исчезнуть|пропасть|опустеть|стать\s+пуст\w*)"
           r"|(?:оставь|оставить|останется|остались?)\s+только\s+(?:последн|свеж|нов|\d)"
           r"|(?:сделай|оставь)\s+(?:\S+\s+){0,3}?пуст\w*|ноль\s+(?:строк|записей|файлов)"
           r"|освобод\w*\s+(?:\S+\s+){0,3}?(?:удал|стер|стир|сотр|чист|снес)\w*"),
@@ -67,7 +71,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:fresh|new)\s+(?:\S+\s+)?(?:keys?|tokens?|passwords?|secrets?|credentials?)\s+(?:in\s+place"
           r"|everywhere|across|for\s+(?:all|every))"
           r"|(?:старый|старые|текущий|текущие)\s+(?:\S+\s+)?(?:ключ\w*|токен\w*|парол\w*|секрет\w*)\s+"
-          r"(?:\S+\s+)?(?:перестал\w*|не\s+должн\w*\s+работать|должн\w*\s+перестать)"),
+          r"(?:\S+\s+)?(?:перестал\w*|не\s+долж(?:ен|н\w*)\s+работать|долж(?:ен|н\w*)\s+перестать)"),
     # spending money
     (SPEND, r"settl(?:e|ing)\s+(?:up\s+)?(?:\S+\s+){0,3}?(?:invoices?|bills?|balances?|debts?|payments?|dues"
             r"|tabs?|accounts?|it|them|up)(?!\w)"
@@ -99,11 +103,12 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (SCHEMA, r"(?:prod|production|live)\s+(?:\S+\s+){0,3}?(?:schema|table|column)s?\s+(?:should|must"
              r"|needs?\s+to|to)\s+(?:have|get|lose|gain|be\s+(?:renamed|altered|changed|dropped))"),
     # a job or a step described by what it will do: "a cron job that deletes old logs"
-    (DEL, r"(?:that|which|котор\w+)\s+(?:\S+\s+){0,3}?(?:deletes|wipes|removes|clears|purges|empties"
+    (DEL, r"(?<!function\s)(?<!method\s)(?<!helper\s)(?<!class\s)(?<!test\s)(?<!endpoint\s)(?<!handler\s)"
+          r"(?:that|which|котор\w+)\s+(?:\S+\s+){0,3}?(?:deletes|wipes|removes|clears|purges|empties"
           r"|truncates"
           r"|erases|destroys|удаля\w*|стира\w*|чист(?:ит|ят)|очища\w*|сносит)(?!\w)"
           r"|rm\s+(?:the|all|every|everything|whole|my|our|this|that|those|these|it|them)(?!\w)"
-          r"|(?:остал|стал|был|оказал)\w*\s+пуст\w*|(?:быть|остаться|существовать)\s+не\s+должн\w*"),
+          r"|(?:остал|стал|был|оказал)\w*\s+пуст\w*|(?:быть|остаться|существовать)\s+не\s+долж(?:ен|н\w*)"),
     (SCHEMA, r"(?:drop|delet|remov|truncat|wip|purg|destroy|nuk|eras|empty|clear)\w*\s+(?:\S+\s+){0,4}?"
              r"(?:tables?|schemas?|databases?|dbs?|columns?)\s+(?:\S+\s+){0,3}?(?:on|in|from"
              r"|of)\s+(?:the\s+)?"
@@ -118,11 +123,11 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:стар\w+|текущ\w+|прежн\w+)\s+(?:\S+\s+)?(?:ключ\w*|токен\w*|парол\w*)\s+(?:\S+\s+){0,4}?никто"
           r"|никто\s+(?:\S+\s+){0,4}?(?:стар\w+|прежн\w+)\s+(?:ключ\w*|токен\w*|парол\w*)"),
     (MERGE, r"(?<!merged\s)(?<!landed\s)(?<!pushed\s)(?<!gone\s)(?<!went\s)(?<!been\s)(?<!got\s)"
-            r"into\s+(?:the\s+)?(?:origin/)?(?:main|master|trunk)(?![\w.])"
+            r"into\s+(?:the\s+)?(?:origin/)?(?:main|master|trunk)(?!\w|\.\w)"
             r"|(?:land|merge|squash|fast-forward)\s+(?:it|them|this|that)(?!\w)"
             r"|(?:выкат|вле[йв]|влить|зале[йв]|залить|смерж|перенес|отправ|запуш|пушн|сле[йв]|слить"
             r"|добав)\w*\s+"
-            r"(?:\S+\s+){0,4}?(?:в|на)\s+(?:main|master|мастер\w*|мейн)(?![\w.])"),
+            r"(?:\S+\s+){0,4}?(?:в|на)\s+(?:main|master|мастер\w*|мейн)(?!\w|\.\w)"),
     (MSG, r"(?:post|put|share|publish|drop|send|tweet|toot|cross-?post)\w*\s+(?:\S+\s+){0,5}?(?:on|to|in|into"
           r"|onto)\s+(?:our\s+|the\s+|my\s+)?(?:x|twitter|linkedin|facebook|instagram|reddit|hacker\s*news|hn"
           r"|mastodon|bluesky|threads|public\s+\w+|blog|website|site|medium|substack|#[\w-]+)(?=[\s.,;!?)]|$)"
@@ -138,7 +143,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|responses?|letters?|offers?|quotes?|proposals?)(?![^.!?\n]{0,40}to\s+(?:me|us|myself|the\s+team"
           r"|my\s+inbox)(?!\w))"),
     (SPEND, r"(?:register|buy|grab|get|purchase|secure|snag|claim|reserve)\w*\s+(?:the\s+)?(?:domain\s+)?"
-            r"[\w-]+\.(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud)(?![\w.])"
+            r"[\w-]+\.(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud)(?!\w|\.\w)"
             r"|(?:bill|invoice|payment|renewal|balance)s?\s+(?:\S+\s+){0,3}?(?:is|are)\s+(?:now\s+)?(?:due"
             r"|overdue|outstanding|unpaid)[^?]{0,60}?(?:take\s+care|handle|deal\s+with|sort|settle|cover"
             r"|clear"
@@ -155,6 +160,196 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|(?:schedul|add|creat|set\s+up|put|install|register|run)\w*\s+(?:\S+\s+){0,7}?(?:with|in|into"
           r"|to|via"
           r"|as|using)\s+(?:a\s+|the\s+)?(?:cron|crontab|systemd\s+timer|launchd|anacron)(?!\w)"),
+    # the held-out corpus: more ways to say it
+    (DEL, r"(?:need|want|like|get|have|see)\s+(?:\S+\s+){0,4}?gone(?!\w)|gone\s+(?:by|before|today|tonight"
+          r"|tomorrow"
+          r"|for\s+good|forever|once\s+and\s+for\s+all)|(?:nothing|none"
+          r"|no\s+\w+)\s+(?:\S+\s+)?left\s+in\s+(?:it|them"
+          r"|there)|(?:no\s+longer|not)\s+(?:be\s+)?around(?!\w)"
+          r"|(?:bin|ditch|scrap|axe|zap|junk|toss|chuck|nix)\s+(?:it|them|this|that|those|these|all"
+          r"|everything|the\s+\S+"
+          r"|every\s+\S+)(?!\w)"
+          r"|(?:remov|mov|clear|expir|delet|eras|wip|purg|drop|empt|bin|ditch|scrap|toss|get\s+rid|вынес"
+          r"|выкин|убер|удал"
+          r"|сотр|стер|очист|снес|выброс|чист)\w*[^.!?\n]{0,80}?(?:permanently|irreversibly|for\s+good"
+          r"|forever"
+          r"|безвозвратно|навсегда|насовсем)(?!\w)|(?:permanently|irreversibly)\s+(?:remov|delet|eras|wip"
+          r"|purg|drop"
+          r"|destroy|expir|clear)\w*|(?:none|nothing|no\s+\w+)\s+(?:of\s+\S+\s+)?can\s+be\s+(?:recovered"
+          r"|restored|undone"
+          r"|brought\s+back)|в\s+топку|(?:оставь|оставить|останется"
+          r"|остались?)\s+(?:\S+\s+){0,3}?только\s+(?:\S+\s+)"
+          r"{0,3}?(?:последн|свеж|нов|\d)|(?:keep|leave"
+          r"|retain)\s+(?:\S+\s+){0,3}?only\s+(?:the\s+)?(?:last|latest"
+          r"|newest|most\s+recent|recent|\d+)|(?:truncat|shred|obliterat|expung)\w*\s+\S+"),
+    (KEY, r"(?:keys?|tokens?|secrets?|passwords?|credentials?|creds)\s+(?:rotation|regeneration|reset"
+          r"|refresh|swap)"
+          r"\s+(?:for|on|of|at)(?!\w)|(?:keys?|tokens?|secrets?|passwords?|credentials?|creds)\s+(?:should"
+          r"|must"
+          r"|needs?\s+to)\s*(?:n't|\s+not)\s+be\s+the\s+same|(?:set|change"
+          r"|make)\s+(?:the\s+)?(?:\S+\s+){0,2}?"
+          r"(?:passwords?|passphrases?|pins?)\s+to\s+(?:something|a\s+new|a\s+random|random)"
+          r"|(?:mint|issue|generate|create)\w*\s+(?:a\s+)?(?:fresh|new|replacement)\s+(?:one|key|token|pat"
+          r"|secret)"),
+    (MERGE, r"(?:ship|land|merge)\w*\s+(?:pr|pull\s+request|mr|#)\s*#?\d+"
+            r"|hit\s+(?:the\s+)?merge(?:\s+button)?"
+            r"|(?:be|get|go|goes|land|lands)\s+(?:live\s+)?(?:on|in|into)\s+(?:the\s+)?(?:main"
+            r"|master)(?!\w|\.\w)"
+            r"|onto\s+(?:the\s+)?(?:origin/)?(?:main|master|trunk)(?!\w|\.\w)|(?<!\w)v\s+(?:main"
+            r"|master)(?!\w)"),
+    (MSG, r"(?:announce|broadcast|publici[sz]e)\w*\s+(?:\S+\s+){0,5}?(?:on|to|in|via)\s+(?:the\s+"
+          r"|our\s+)?(?:public"
+          r"|status\s+page|mailing\s+list|newsletter|blog|customers?|users?|twitter|x|linkedin)(?!\w)"
+          r"|(?:client|customer|vendor|supplier|user|partner)s?\s+(?:\S+\s+)?(?:hears?|gets?)\s+(?:back"
+          r"|an?\s+(?:answer"
+          r"|reply|e-?mail|update|message|response))|hear\s+back\s+from\s+us"
+          r"|(?:sms|texts?|смс\w*|эсэмэск\w*)\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:the\s+|our\s+"
+          r"|my\s+)?(?:\S+\s+)?(?:client"
+          r"|customer|contractor|courier|driver|vendor|supplier|landlord|mom|mum|dad|plumber|tenant|маме|папе"
+          r"|курьер\w*|клиент\w*|подрядчик\w*|водител\w*|поставщик\w*)(?!\w)|(?:sms"
+          r"|смс)\w*\s+(?:\S+\s+){0,3}?на\s+\+?\d"
+          r"|(?:sms|text)\s+(?:the|our|my)\s+\w+"),
+    (SPEND, r"(?:card|paypal|account)\s+on\s+file|карт\w*\s+привязан\w*|whatever\s+it\s+costs|at\s+any\s+cost"
+            r"|чего\s+бы\s+(?:это\s+)?ни\s+стоило|любой\s+ценой"
+            r"|(?:pick\s+up|snag|nab)\s+(?:the\s+)?(?:domain\s+)?[\w-]+\.(?:com|net|org|io|dev|ai|app|co"
+            r"|xyz|me|ru|sh"
+            r"|so|gg|tech|site|cloud)(?!\w|\.\w)"
+            r"|upgrad\w*\s+(?:\S+\s+){0,5}?to\s+(?:the\s+|a\s+)?(?:\d+\s*(?:gb|tb|vcpu|cpus?|cores?|gib)"
+            r"|bigger|larger"
+            r"|next)|renew\w*\s+(?:\S+\s+){0,3}?(?:paid|subscription|plan|licen[cs]e|domain|membership"
+            r"|hosting)"
+            r"|(?:put|load|add|top|send|move|transfer|докин|закин|положи|пополни|кинь|спиши|списать"
+            r"|переведи)\w*\s+"
+            r"(?:\S+\s+){0,4}?(?:[$€£₽]\s*\d|\d[\d,.]*\s*(?:\$|€|£|₽|usd|eur|gbp|dollars?|euros?|bucks"
+            r"|баксов|бакса"
+            r"|руб\w*|р\.|евро|долл\w*))|(?:спиш|списа|спишет)\w*\s+(?:\S+\s+){0,3}?(?:с\s+(?:клиент|карт"
+            r"|сч[её]т"
+            r"|неё|нее|него)\w*|\d)|(?:с\s+неё|с\s+нее|с\s+карт\w*)\s+(?:\S+\s+){0,2}?спиш\w*"
+            r"|(?:can|will|should)\s+take\s+the\s+[$€£]\s*\d"),
+    (SCHEMA, r"(?:column|field|table|schema|[a-z_]+\.[a-z_]+)\s+(?:\S+\s+){0,2}?(?:on|in)\s+(?:prod"
+             r"|production|live)"
+             r"\s+(?:should|must|ought\s+to|needs?\s+to|has\s+to|will)\s+(?:\S+\s+)?(?:become|be"
+             r"|turn\s+into|change)"
+             r"|(?:пол[ея]|колонк\w*|столб\w*|тип\w*\s+пол\w*|схем\w*"
+             r"|таблиц\w*)[^.!?\n]{0,60}?(?:на\s+проде|в\s+проде"
+             r"|prod\w*|боев\w*)[^.!?\n]{0,40}?(?:долж(?:ен|н\w*)\s+(?:стать|быть)|станет)"
+             r"|\d+\s*%\s+off\s+(?:the\s+)?(?:\S+\s+){0,3}?(?:price|plan|tier|subscription|pricing)"
+             r"|(?:knock|take|shave|cut)\s+\S+\s+off\s+(?:the\s+)?(?:\S+\s+){0,3}?(?:price|plan|tier)"
+             r"|(?:plan|tier|price|product)s?\s+(?:\S+\s+){0,2}?(?:cost|be\s+priced\s+at)\s+[$€£]\s*\d"),
+    (SYS, r"(?:turn|switch|shut)\w*\s+(?:the\s+|our\s+)?(?:firewall|ufw|iptables|selinux|apparmor|fail2ban"
+          r"|sshd"
+          r"|cron)\s+(?:\S+\s+)?(?:off|on|down)(?!\w)"
+          r"|(?:/etc|/usr|/boot|/var/lib|/lib|/bin|/sbin|/root|/opt|/sys)/\S*[^.!?\n]{0,80}?(?:needs?"
+          r"|should|must"
+          r"|has\s+to|have\s+to)\s+(?:\S+\s+){0,5}?(?:added|changed|edited|updated|removed|fixed|set|adjusted"
+          r"|tweaked|replaced|appended|commented|uncommented|enabled|disabled)"),
+    (RUN, r"pipe\w*\s+(?:\S+\s+){0,3}?(?:in)?to\s+(?:python\d?|bash|sh|zsh|node|perl|ruby|php|a\s+shell"
+          r"|the\s+shell)"
+          r"|run\w*\s+(?:whatever|any)\s+(?:\S+\s+){0,3}?(?:script|binary|file|attachment|program|code"
+          r"|command)"
+          r"|run\w*\s+(?:\S+\s+){0,3}?(?:script|binary|file|program"
+          r"|executable)s?\s+(?:\S+\s+){0,2}?(?:attached|sent|from"
+          r"\s+(?:the|an?|their|that)\s+(?:\S+\s+)?(?:e-?mail|mail|chat|message|dm|vendor|stranger|support))"
+          r"|(?<!\w)eval\w*\s+(?:the\s+)?(?:string|payload|code|contents?|text|blob|base64|this|it"
+          r"|whatever|output)"
+          r"|(?:encoded|obfuscated|base64|hex|rot13|b64|uuencoded|decoded"
+          r"|decrypted)(?:[\s-]\w+)?\b[^?]{0,120}?"
+          r"(?<!\w)(?:run|execut|eval|sourc|launch)\w*"
+          r"|(?:curl|wget)\s[^\n]{0,200}?(?:&&|;|\|\|)\s*(?:\S+\s+){0,3}?(?:chmod\s+\+x|\./|bash\s|sh\s"
+          r"|python\d?\s"
+          r"|source\s)"),
+    # attacks: shell and code forms, nominalised verbs, results stated, slang
+    (DEL, r"-exec\s+rm(?!\w)|(?<![\w-])-delete(?!\w)|rsync\s[^\n]*--delete|shutil\.rmtree|os\.(?:remove"
+          r"|unlink|rmdir)"
+          r"|(?<![\w.])rmtree|fs\.(?:rm|unlink|rmdir)\w*|mv\s+\S+\s+/dev/null|(?:->|→|=>|into|to)\s*/dev/null"
+          r"|(?:^|then\s+|and\s+|[;&|]\s*)>\s*[~/.\w][\w./~-]*\.\w+"
+          r"|(?:do|perform|run|carry\s+out|execute|kick\s+off|start)\s+(?:a|the|an)\s+(?:full\s+"
+          r"|complete\s+|quick\s+)?"
+          r"(?:wipe|purge|deletion|delete|erase|nuke|teardown|wipe-?out)\s+(?:of|on)"
+          r"|thing\s+of\s+the\s+past|to\s+oblivion|say\s+goodbye\s+to"
+          r"|never\s+(?:want\s+to\s+)?see\s+\S+(?:\s+\S+)?\s+again"
+          r"|(?:0|zero)\s+bytes|start\s+(?:fresh|over|from\s+scratch)\s+with\s+(?:zero|no|0)\s+\w+"
+          r"|get(?:ting)?\s+shot\s+of"
+          r"|opposite\s+of\s+keeping|под\s+нож|на\s+помойку|на\s+свалку|в\s+утиль"),
+    (KEY, r"(?:keys?|tokens?|secrets?|passwords?|pats?|creds?|credentials?)\s+(?:\S+\s+)?(?:expire"
+          r"|be\s+revoked|be\s+rotated"
+          r"|stop\s+working|is\s+burned|(?:must|should|needs?\s+to|has\s+to|to)\s+be\s+(?:retired|killed"
+          r"|burned"
+          r"|expired|decommissioned|put\s+out\s+to\s+pasture|replaced|swapped|invalidated))"
+          r"|(?:give|set|assign)\s+(?:\S+\s+){0,4}?(?:a\s+)?(?:different|new|fresh|random"
+          r"|stronger)\s+(?:password"
+          r"|passphrase|key|token|secret|pin)|(?:swap|put|get|issue|hand\s+out|handing\s+out|mint|make"
+          r"|generate)\w*"
+          r"\s+(?:in\s+|out\s+)?(?:a\s+)?(?:new|fresh|another|replacement|successor)(?:\s+(?:one|pair|key"
+          r"|token))?"),
+    (MERGE, r"(?:combined|integrated|folded|fold|integrate|promot\w*)\s+(?:\S+\s+){0,4}?(?:with"
+            r"|into|to)\s+"
+            r"(?:the\s+)?(?:main|master|default\s+branch|production\s+branch|prod)(?!\w|\.\w)"
+            r"|fast[\s-]?forward\s+(?:the\s+)?(?:main|master)|reset\s+(?:the\s+)?(?:main|master)\s+to"
+            r"|(?:main|master)\s+(?:should|must|to|needs?\s+to)\s+(?:contain|match|include|have|equal"
+            r"|mirror|be\s+up\s+to)"
+            r"|make\s+(?:main|master)\s+(?:match|equal|mirror|contain|look\s+like|the\s+same)"
+            r"|(?:accept|complete|approve\s+and\s+(?:complete|merge))\w*\s+(?:the\s+)?(?:pr|pull\s+request"
+            r"|mr|#\d+)"
+            r"|hit\s+(?:the\s+)?(?:\S+\s+)?merge|into\s+(?:the\s+)?default\s+branch|(?:закин|залей"
+            r"|зали)\w*\s+"
+            r"(?:\S+\s+){0,3}?в\s+(?:мастер|main|master|мейн)"),
+    (SCHEMA, r"(?:pro|premium|basic|starter|business|team|enterprise|hobby|free|plus|\w+\s+plan"
+             r"|\w+\s+tier)\s+"
+             r"(?:plan\s+|tier\s+)?(?:is\s+now|now\s+costs?|costs?|should\s+cost|will\s+cost"
+             r"|goes\s+to)\s+(?:\S+\s+)?"
+             r"(?:[$€£]\s*\d|\d+\s*(?:dollars|euros|usd|eur|\$|€))|make\s+(?:the\s+)?(?:pro|premium|basic"
+             r"|starter"
+             r"|business|team|enterprise|hobby|plus)\s+(?:plan\s+|tier\s+)?[$€£]\s*\d"
+             r"|(?:tack|add|give|put)\w*\s+(?:\S+\s+){0,5}?(?:column|index"
+             r"|constraint)\s+(?:\S+\s+){0,4}?(?:onto|to|on"
+             r"|in)\s+(?:the\s+)?(?:live|prod\w*)|(?:index|make\s+\S+\s+unique)\s+(?:\S+\s+){0,4}?(?:on"
+             r"|in)\s+"
+             r"(?:the\s+)?(?:live|prod\w*)|(?:hand\s+out|give|create|issue)\s+(?:a\s+)?\d+\s*%\s*(?:off\s+)?"
+             r"(?:code|coupon|discount)|comp\s+(?:them|him|her|\S+)\s+(?:a|one|two|\d+)\s+(?:month|year)"),
+    (MSG, r"(?:ping|hit\s+up|loop\s+in|cc|bcc|ring|call|buzz|email|message"
+          r"|dm)\s+(?:the\s+)?(?:\S+\s+)?(?:cto|ceo"
+          r"|cfo|client|customer|vendor|investors?|landlord|partner|supplier|contractor|plumber"
+          r"|founder)s?(?!\w)"
+          r"|give\s+(?:the\s+)?(?:\S+\s+)?(?:a\s+)?(?:ring|call|buzz|shout|heads-?up)|hit\s+send|press\s+send"
+          r"|(?:let|have)\s+(?:it|the\s+\w+)\s+go\s+out\s+(?:to|on)"
+          r"|(?:should|must|will|to)\s+(?:receive|get)\s+(?:the|our|a|an)\s+(?:quote|e-?mail|message|reply"
+          r"|offer"
+          r"|invoice|proposal|update|letter|note)|gets?\s+the\s+(?:quote|offer|proposal"
+          r"|invoice)\s+by\s+(?:e-?)?mail"
+          r"|pass\s+(?:\S+\s+){0,3}?along\s+to|put\s+(?:\S+\s+){0,3}?in\s+(?:\S+'s|their|his|her)\s+inbox"
+          r"|drop\s+(?:a|an)\s+(?:whatsapp|message|line|email|dm)\s+to|let\s+(?!(?:me|us|it|myself"
+          r"|the\s+team|go)"
+          r"(?!\w))[a-z]\w+\s+know"),
+    (SMS, r"(?:get|receive)\s+(?:a|an)\s+(?:text|sms)(?!\w)|buzz\s+(?:\S+\s+){0,2}?phone|(?:^|\s)txt\s"),
+    (SPEND, r"(?:paypal|venmo|zelle|revolut|wise|cash\s*app)\s+(?:\S+\s+)?(?:[$€£]\s*\d|\d+\s*(?:\$|€|£"
+            r"|usd|eur"
+            r"|dollars?|euros?|bucks))|(?:on|with|using|to)\s+(?:the\s+)?(?:company|corporate|business|my"
+            r"|our)?\s*"
+            r"(?:amex|visa|mastercard)|(?:invoice|bill|balance)s?\s+(?:\S+\s+){0,2}?(?:not\s+be"
+            r"|no\s+longer\s+be"
+            r"|isn't|is\s+not)\s+(?:outstanding|unpaid|due|overdue)|(?:expens(?:e|ing))\s+(?:a|an|the|my"
+            r"|our|\d)"
+            r"|go\s+(?:premium|pro|paid|plus)(?!\w)|закин\w*\s+(?:\S+\s+)?(?:бабл|бабк|денег|деньг)\w*"),
+    (SYS, r"(?:run|do)\s+(?:anything|everything|any\s+command)\s+(?:as\s+root\s+)?without\s+(?:a\s+)?password"
+          r"|(?:point|map|add|set|put)\s+(?:\S+\s+){0,4}?(?:in|to|into)\s+(?:the\s+"
+          r"|/etc/)?hosts(?:\s+file)?(?!\w)"
+          r"|(?:tweak|change|edit|modify|update)\w*\s+(?:the\s+)?(?:\S+\s+)?(?:unit|service\s+file"
+          r"|timer)(?!\w)"
+          r"|authorized[\s_-]keys"),
+    (RUN, r"<\(\s*(?:curl|wget)|\$\(\s*(?:curl|wget|iwr|irm)|base64\s+(?:-d|--decode|-D)\s*\|\s*\S*sh(?!\w)"
+          r"|exec\s*\(\s*__import__|b64decode|(?<!\w)iex\s*\(?\s*(?:iwr|irm|invoke-webrequest"
+          r"|invoke-restmethod"
+          r"|new-object)|npx\s+(?:-y\s+|--yes\s+)?\S+@|pip3?\s+install\s+(?:-\S+\s+)*(?:git\+https?://"
+          r"|https?://)"),
+    (KEY, r"(?:keys?|tokens?|pats?|secrets?|passwords?|credentials?)\b[^.!?\n]{0,40}?(?:new|fresh|another"
+          r"|replacement)\s+one(?!\w)"),
+    (SCHEMA, r"(?:give|add)\s+(?:the\s+)?(?:live|prod\w*)\s+(?:\S+\s+){0,3}?(?:a\s+)?(?:new\s+)?(?:column"
+             r"|index"
+             r"|constraint|field)"),
+    (MSG, r"(?<!a\s)(?<!the\s)(?<!draft\s)(?<!my\s)(?<!your\s)(?<!our\s)(?:reply|respond|comment"
+          r"|answer)\w*\s+(?:on|to|in|under)\s+(?:\S+\s+){0,4}?(?:issue|pr|pull\s+request"
+          r"|thread|ticket|post|review|discussion|tweet)s?(?!\w)"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
           r"|\|)\s+(?:\S+"
@@ -183,6 +378,20 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _reports(low: str, m: re.Match[str], cls: str) -> bool:
+    """The phrase is asked about, talked about, only mentioned, or its first or last verb is negated ("decode
+    it and show me, do not run it")."""
+    start, end = m.span()
+    if in_question(low, start) or asks_about(low, start) or talked_about(low, start):
+        return True
+    if mentioned(low, start, m.group(0)):
+        return True
+    if negated(low, start, low.find(" ", start)):
+        return True
+    last = low.rfind(" ", start, end) + 1 or start  # "decode it, then do NOT run it": the run is the harm
+    return cls == RUN and last > start and negated(low, last, end)
+
+
 @functools.cache
 def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((c, re.compile(r"(?<!\w)(?:" + p + ")")) for c, p in _PATTERNS)
@@ -195,9 +404,7 @@ def find(low: str) -> list[tuple[str, str]]:
         if cls in found:
             continue
         for m in pattern.finditer(low):
-            start = m.start()
-            word_end = low.find(" ", start)
-            if in_question(low, start) or talked_about(low, start) or negated(low, start, word_end):
+            if _reports(low, m, cls):
                 continue
             found[cls] = " ".join(m.group(0).split())
             break

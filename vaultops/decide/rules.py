@@ -139,9 +139,13 @@ def union(patterns: Iterable[str]) -> str:
 GROUPS: dict[str, str] = {
     "deploy": r"roll(?:ing)?\s+(?:back|out)|rollback|re-?deploy(?:ing)?|deploy(?:ing)?|releas(?:e|ing)"
               r"|ship(?:ping)?|revert(?:ing)?",
-    "rotate": r"rotat(?:e|ing)|re-?generat(?:e|ing)|revok(?:e|ing)|re-?issu(?:e|ing)|renew(?:ing)?"
+    "rekey": r"re-?key(?:ing)?",
+    "rotate": r"burn(?:ing)?|rotat(?:e|ing)|re-?generat(?:e|ing)|regen|revok(?:e|ing)|re-?issu(?:e|ing)"
+              r"|renew(?:ing)?"
+              r"|expir(?:e|ing)|retir(?:e|ing)|mint(?:ing)?"
               r"|roll(?:ing)?|cycl(?:e|ing)|invalidat(?:e|ing)|swap(?:ping)?|refresh(?:ing)?",
-    "del": r"delet(?:e|ing)|eras(?:e|ing)|wip(?:e|ing)|purg(?:e|ing)|shred(?:ding)?|destroy(?:ing)?"
+    "del": r"delet(?:e|ing)|hard-delet(?:e|ing)|eras(?:e|ing)|wip(?:e|ing)|purg(?:e|ing)|shred(?:ding)?"
+           r"|destroy(?:ing)?|annihilat(?:e|ing)|eradicat(?:e|ing)|exterminat(?:e|ing)|axe|scrap(?:ping)?"
            r"|nuk(?:e|ing)|obliterat(?:e|ing)|expung(?:e|ing)|tear(?:ing)?\s+down|teardown"
            r"|decommission(?:ing)?|kill(?:ing)?\s+off",
     "delnoun": r"deletion|removal|erasure",
@@ -149,7 +153,8 @@ GROUPS: dict[str, str] = {
           r"|flush(?:ing)?|prun(?:e|ing)|discard(?:ing)?|trash|scrub(?:bing)?|clean(?:ing)?(?:\s+(?:up|out))?"
           r"|get(?:ting)?\s+rid|(?:throw|blow)(?:ing)?\s+away",
     "reset": r"reset(?:ting)?|re-?creat(?:e|ing)",
-    "overwrite": r"overwrit(?:e|ing)|rewrit(?:e|ing)|re-?format(?:ting)?|format(?:ting)?",
+    "overwrite": r"overwrit(?:e|ing)|rewrit(?:e|ing)",
+    "format": r"re-?format(?:ting)?|format(?:ting)?",  # a disk, not a note: "format the table as markdown"
     "change": r"chang(?:e|ing)|modif(?:y|ying)|edit(?:ing)?|updat(?:e|ing)|alter(?:ing)?|adjust(?:ing)?"
               r"|tweak(?:ing)?|loosen(?:ing)?|tighten(?:ing)?|patch(?:ing)?|replac(?:e|ing)|renam(?:e|ing)"
               r"|configur(?:e|ing)|re-?configur(?:e|ing)|comment(?:ing)?\s+out|uncomment(?:ing)?",
@@ -189,10 +194,13 @@ GROUPS: dict[str, str] = {
     "publish": r"post(?:ing)?|publish(?:ing)?|announc(?:e|ing)|broadcast(?:ing)?",
     "reply": r"repl(?:y|ying)(?:-all)?|respond(?:ing)?|answer(?:ing)?",
     "contact": r"contact(?:ing)?|reach(?:ing)?\s+out|get(?:ting)?\s+in\s+touch",
-    "tell": r"notify(?:ing)?|inform(?:ing)?|tell(?:ing)?|remind(?:ing)?|invit(?:e|ing)|call(?:ing)?"
+    "tell": r"notify(?:ing)?|inform(?:ing)?|tell(?:ing)?|remind(?:ing)?|invit(?:e|ing)|call(?:ing)?|cc|bcc"
+            r"|hit\s+up|loop\s+in|buzz"
             r"|phon(?:e|ing)|ring|follow(?:ing)?\s+up|thank",
     "let": r"let",
     "buy": r"buy(?:ing)?|purchas(?:e|ing)|donat(?:e|ing)|top(?:ping)?[\s-]*up|topup|rent(?:ing)?"
+           r"|splurg(?:e|ing)|shell(?:ing)?\s+out|cough(?:ing)?\s+up|pony(?:ing)?\s+up|fork(?:ing)?\s+out"
+           r"|foot(?:ing)?\s+the\s+bill|reimburs(?:e|ing)|sponsor(?:ing)?"
            r"|refund(?:ing)?",
     "pay": r"pay(?:ing)?|charg(?:e|ing)|tip",
     "invoice": r"invoic(?:e|ing)|bill",
@@ -201,14 +209,16 @@ GROUPS: dict[str, str] = {
     "subscribe": r"subscrib(?:e|ing)|sign(?:ing)?\s+(?:us\s+|me\s+|them\s+)?up",
     "get": r"get(?:ting)?|grab(?:bing)?",
     "cost": r"cost|стоить",
-    "sms": r"sms\w*|смс\w*|эсэмэс\w*|texts?|texting|twilio|твилио|imessage|текстов\w*",
+    "sms": r"sms\w*|смс\w*|эсэмэс\w*|texts?|texting|txt|twilio|твилио|imessage|текстов\w*",
     "cmd": r"rm|rmdir|unlink|git|gh|ssh-keygen|passwd|chpasswd|stripe|systemctl|launchctl|crontab|visudo"
            r"|chmod|chown|chgrp|sed|tee|cp|mv|ln|rsync|ufw|iptables|sysctl|useradd|userdel|usermod|groupadd"
            r"|docker|podman|kubectl|redis-cli|flushall|flushdb|dropdb|mkfs(?:\.\w+)?|dd|find|xargs|aws|gsutil"
            r"|terraform|supabase|prisma|alembic|rails|rake|knex|flyway|sequelize|dbmate|manage\.py|sendmail"
            r"|mutt|himalaya|gws|bfg|trash-empty|doppler|update-alternatives",
     "sysp": r"/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys)",
-    "ru_del": r"удал(?:и|ите|ить|им|ишь|ю|ять|яй|яйте|яем|яя|ени[еяюи]|ением)|сотр(?:и|ите|ем|у)|стереть"
+    "ru_del": r"похер(?:ь|ьте|ить)|кильн(?:и|ите|уть)|замоч(?:и|ите)|аннигилир(?:уй|уйте|овать)|убе(?:й"
+              r"|йте)|удал(?:и|ите|ить|им|ишь|ю|ять|яй|яйте|яем|яя|ени[еяюи]|ением)|сотр(?:и|ите|ем|у)"
+              r"|стереть"
               r"|стира(?:ть|й|йте|ни[еяю])|уничтож(?:ь|ьте|ить|им|ать|ай|айте|ени[еяю])|снес(?:и|ите|ти|ем)"
               r"|снос(?:ить|и)|(?:за|вы)чист(?:и|ите|ить|им|к[аиу])|(?:за|вы)чища(?:ть|й|йте)|затр(?:и|ите)"
               r"|затереть|затира(?:ть|й|йте)|дропн(?:и|ите|уть|ем)|грохн(?:и|ите|уть|ем)|выпил(?:и|ите|ить)"
@@ -218,11 +228,13 @@ GROUPS: dict[str, str] = {
              r"|выброс(?:ь|ьте|ить|им)|выбрасыва(?:ть|й|йте)|обнул(?:и|ите|ить|им)|обнуля(?:ть|й|йте)"
              r"|избав(?:ься|ьтесь|иться)|(?:от)?форматир(?:уй|уйте|овать)",
     "ru_reset": r"сброс(?:ь|ьте|ить|им)|сбрасыва(?:ть|й|йте)|пересозда(?:й|йте|ть)",
-    "ru_rotate": r"ротир(?:уй|уйте|овать|уем)|перевыпуст(?:и|ите|ить|им)|перевыпуска(?:ть|й|йте)"
+    "ru_rotate": r"перекат(?:ай|айте|и|ите|ить)|ротир(?:уй|уйте|овать|уем)|ротан(?:и|ите|уть)|ротейтн(?:и"
+                 r"|ите|уть)|перевыпуст(?:и|ите|ить|им)|перевыпуска(?:ть|й|йте)"
                  r"|перевыпуск[аеу]?|перегенер\w*|отзов(?:и|ите)|отозвать|отзыва(?:ть|й|йте)"
                  r"|аннулир(?:уй|уйте|овать)|инвалидир(?:уй|уйте|овать)",
     "ru_rotnoun": r"ротаци(?:я|ю|и|ей)",
-    "ru_change": r"измен(?:и|ите|ить|им)|изменя(?:ть|й|йте)|поменя(?:й|йте|ть|ем)|меня(?:й|йте|ть)"
+    "ru_change": r"подкрут(?:и|ите|ить)|докрут(?:и|ите|ить)|подправ(?:ь|ьте|ить)|измен(?:и|ите|ить|им)"
+                 r"|изменя(?:ть|й|йте)|поменя(?:й|йте|ть|ем)|меня(?:й|йте|ть)"
                  r"|смен(?:и|ите|ить|им|а|у|ы)|сменя(?:ть|й|йте)|замен(?:и|ите|ить|им|а|у)|заменя(?:ть|й|йте)"
                  r"|обнов(?:и|ите|ить|им)|обновля(?:ть|й|йте)|(?:под)?поправ(?:ь|ьте|ить)|правь(?:те)?"
                  r"|править|(?:от)?редактир(?:уй|уйте|овать)|перепиш(?:и|ите)|переписать|перезапиш(?:и|ите)"
@@ -246,7 +258,8 @@ GROUPS: dict[str, str] = {
                   r"|рестартн(?:и|ите|уть)|останов(?:и|ите|ить)|убе(?:й|йте)|убить",
     "ru_deploy": r"(?:за|пере)?депло(?:й|йте|ить|им|йни)|выкат(?:и|ите|ить|им)|откат(?:и|ите|ить|им)"
                  r"|релизн(?:и|ите|уть)",
-    "ru_mergestrong": r"с?мерж(?:ь|и|ьте|ите|ить|ни|ните|нуть|ай|айте)|с?мердж(?:ь|и|ьте|ите|ить|ни|ните"
+    "ru_mergestrong": r"замердж(?:и|ь|ите|ить)|с?мерж(?:ь|и|ьте|ите|ить|ни|ните|нуть|ай|айте)|с?мердж(?:ь"
+                      r"|и|ьте|ите|ить|ни|ните"
                       r"|нуть)|(?:в|за)мерж(?:ь|и|ить)",
     "ru_merge": r"мерд?ж(?![\s-]*конфликт)|вле(?:й|йте)|влить|вливай|сле(?:й|йте)|слить|слива(?:й|йте)"
                 r"|прим(?:и|ите)|принять",
@@ -258,11 +271,13 @@ GROUPS: dict[str, str] = {
     "ru_write": r"напиш(?:и|ите|ем)|написать|пиши(?:те)?|черкни|отпиш(?:и|ите|ись)",
     "ru_reply": r"ответ(?:ь|ьте|ить|им)|отвеча(?:й|йте|ть)",
     "ru_contact": r"свяж(?:ись|итесь)|связаться|позвон(?:и|ите|ить)",
-    "ru_tell": r"сообщ(?:и|ите|ить)|уведом(?:и|ите|ить|ляй)|оповест(?:и|ите|ить)|напомн(?:и|ите|ить)"
+    "ru_tell": r"черкан(?:и|ите|уть)|звякн(?:и|ите|уть)|брякн(?:и|ите)|сообщ(?:и|ите|ить)|уведом(?:и|ите"
+               r"|ить|ляй)|оповест(?:и|ите|ить)|напомн(?:и|ите|ить)"
                r"|набер(?:и|ите)|пригла(?:си|сите|сить)|маякн(?:и|ите|уть)",
     "ru_publish": r"опублику(?:й|йте)|опубликовать|вылож(?:и|ите|ить)",
     "ru_post": r"запост(?:и|ите|ить)|твитн(?:и|ите|уть)",
-    "ru_buy": r"куп(?:и|ите|ить|им|лю)|покуп(?:ай|айте|ать|аем|к[аиуе])|(?:за|до|при)куп(?:и|ите|ить|к[аиу])"
+    "ru_buy": r"отслюняв(?:ь|ьте|ить)|(?:про)?спонсир(?:уй|уйте|овать)|куп(?:и|ите|ить|им|лю)|покуп(?:ай"
+              r"|айте|ать|аем|к[аиуе])|(?:за|до|при)куп(?:и|ите|ить|к[аиу])"
               r"|оплат(?:и|ите|ить|им)|оплачива(?:й|йте|ть|ем)|заплат(?:и|ите|ить|им)|плат(?:и|ите|ить)"
               r"|закаж(?:и|ите|ем)|заказать|аренду(?:й|йте)|арендовать|задонат(?:ь|ьте|ить)"
               r"|подпиш(?:ись|итесь)|подписаться|пополн(?:и|ите|ить|им)",
@@ -284,7 +299,7 @@ def _group_res() -> dict[str, re.Pattern[str]]:
     return {name: re.compile(fragment) for name, fragment in GROUPS.items()}
 _GROUPS_OF: dict[str, frozenset[str]] = {}  # memo: trigger word -> its groups
 # Verbs that ask to change something (classify: safety "high").
-CHANGE_GROUPS = frozenset({"del", "rm", "reset", "overwrite", "change", "write", "add", "create",
+CHANGE_GROUPS = frozenset({"del", "rm", "reset", "overwrite", "format", "change", "write", "add", "create",
                            "install", "setup", "enable", "move", "restart", "deploy", "push", "force",
                            "merge", "fix", "apply", "migrate", "rotate", "ru_del", "ru_rm", "ru_reset",
                            "ru_rotate", "ru_change", "ru_fix", "ru_add", "ru_create", "ru_set",
@@ -314,9 +329,14 @@ _NEG2 = frozenset({("do", "not"), ("does", "not"), ("did", "not"), ("must", "not
                    ("shall", "not"), ("will", "not"), ("can", "not"), ("not", "to")})
 _NEG_SKIP = frozenset({"ever", "accidentally", "actually", "be", "get", "надо", "нужно", "стоит", "смей",
                        "вздумай", "ничего", "пытайся", "было", "были", "была", "быть", "будет", "будут"})
-_POSTNEG = re.compile(r"\s+(?:nothing|none|ничего\s+не|не\s+(?:надо|нужно|стоит|будем|требуется))(?!\w)")
-_DET = re.compile(r"(?<!\w)(?:the|a|an|this|that|these|those|its|our|my|your|their|his|each|every"
-                  r"|soft)[\s-]+['\"`«“]?$")
+_POSTNEG = re.compile(r"\s+(?:for\s+)?(?:nothing|none|ничего\s+не|не\s+(?:надо|нужно|стоит|будем"
+                      r"|требуется))(?!\w)"
+                      r"(?![^.;!?\n]{0,40}(?:except|but|apart\s+from|other\s+than|besides|save|кроме"
+                      r"|за\s+исключением)"
+                      r"(?!\w))")
+_DET = re.compile(r"(?<!\w)(?:the|a|an|this|(?<!after\s)(?<!before\s)(?<!do\s)that|these|those|its|our|my"
+                  r"|your"
+                  r"|their|his|each|every|soft|for|pre|post|awaiting|pending)[\s-]+['\"`«“]?$")
 # "the reload failed", "restart loop": a verb form followed by these is a noun
 _NOUN_NEXT = re.compile(r"\s+(?:failed|fails|failing|broke|breaks|crashed|crashes|hangs|hung|loops?|errors?"
                         r"|errored|timed\s+out|took|takes|is|was|were|are|didn't|doesn't|did\s+not|does\s+not"
@@ -344,7 +364,8 @@ def negated(low: str, start: int, end: int) -> bool:
 
 
 _QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
-                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли|какие|какой"
+                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли|какие"
+                       r"|какой"
                        r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)")
 
 
@@ -358,54 +379,135 @@ def in_question(low: str, pos: int) -> bool:
 
 # "what does `git merge` do?", "how many seats are we paying for?": a question that asks about a thing
 _ASKS = re.compile(r"\s*(?:(?:what|why|how|when|where|who|which)(?:\s+[\w'`-]+){0,3}?\s+(?:does|do|did|is|are"
-                   r"|was|were|has|have|had|will|would|should|happens|happened)|почему|зачем|кто|где|какие|какой"
+                   r"|was|were|has|have|had|will|would|should|happens|happened)|(?:what|how|where|who)['’]?s"
+                   r"|(?:would|could|should|is|will)\s+it\s+(?:be\s+)?(?:safe|ok|okay|wise|fine|smart|risky"
+                   r"|a\s+good\s+idea|worth)|should\s+(?:we|i)|как\s+\w+(?:ть|ти|чь)(?:ся)?|почему|зачем"
+                   r"|кто|где|какие|какой"
                    r"|какая|каких|сколько|что\s+(?:делает|значит|будет|случится|происходит)|как\s+(?:работает"
                    r"|устроен\w*|часто|давно))(?!\w)(?!\s+(?:not|if|about|don't|doesn't|не|если|бы)(?!\w))")
 _TRY_IT = re.compile(r"(?<!\w)(?:(?:run|try|execute|do|apply|use)\s+(?:it|that|this|them)|go\s+ahead|запусти"
-                     r"|выполни|сделай\s+это|попробуй)(?!\w)")
+                     r"|выполни|сделай\s+это|попробуй|by\s+running|running\s+it)(?!\w)")
+
+
+# "explain what `rm -rf` does": the command is the subject, up to the first "then" or "and"
+_EXPLAIN = re.compile(r"\s*(?:explain|describe|tell\s+me|show\s+me|объясни\w*|расскажи"
+                      r"|опиши)[\s,]+(?:in\s+plain"
+                      r"\s+words\s+)?(?:what|how|why|что|как|зачем)(?!\w)")
+_NEXT_STEP = re.compile(r"(?<!\w)(?:then|and|after|и|затем|потом|после)(?!\w)|,")
+
+
+_THEN_NO = re.compile(r"[^.?!;\n]*\?\s*(?:no|nope|нет)(?!\w)")
+_YOU_DO = re.compile(r"(?<!\w)(?:you|u|ты|вы)(?:\s+\S+){0,2}\s+$")
+_PLEASE_AFTER = re.compile(r"\?\s*(?:\S+\s+){0,2}?(?:please|pls|plz|asap|пожалуйста|плиз)(?!\w)")
 
 
 def asks_about(low: str, pos: int) -> bool:
-    """The word at ``pos`` sits in a question that asks what, why, how or which: it reports, it does not
-    request ("why not", "what if" and "как бы" do request, and so does "…? run it")."""
+    """The word at ``pos`` sits in a question that asks what, why, how or which, or in "explain what …":
+    it reports, it does not request ("why not", "what if" and "как бы" do request, and so does "…? run
+    it")."""
     start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
-    return (in_question(low, pos) and _ASKS.match(low, start) is not None
-            and _TRY_IT.search(low, low.find("?", pos)) is None)
+    if _TRY_IT.search(low, pos) is not None or _PLEASE_AFTER.search(low, pos) is not None:
+        return False
+    if _THEN_NO.match(low, pos):
+        return True  # "purge the cache? no — just tell me how big it is"
+    if _YOU_DO.search(low, max(start, pos - 30), pos):
+        return False  # "what do you say you wipe it?", "when can you purge it?": a request put as a question
+    explain = _EXPLAIN.match(low, start)
+    if explain is not None and _NEXT_STEP.search(low, explain.end(), pos) is None:
+        return True
+    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
+    end = min(ends) if ends else len(low)
+    return end < len(low) and low[end] == "?" and _ASKS.match(low, start) is not None
 
 
 # "how other teams rotate keys", "what it would cost to add 3 seats": the verb is talked about
 _ABOUT = re.compile(r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
                     r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
                     r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)(?:ways?|options?|guide|docs?|documentation"
-                    r"|tutorial)\s+(?:to|for|on|about)|(?<!\w)как\s+(?:другие|обычно|правильно|лучше|нам|мы"
-                    r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can|let\s+me"
+                    r"|tutorial|plan|proposal|strategy|checklist|runbook|roadmap|outline|rfc"
+                    r"|estimate)\s+(?:to|for|on|about)"
+                    r"|(?<!\w)(?:hypothetically|suppose|imagine|if\s+(?:we|i|you|they)\s+(?:had|were|was"
+                    r"|ever)\s+to"
+                    r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
+                    r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
+                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)как\s+(?:другие|обычно|правильно"
+                    r"|лучше|нам|мы"
+                    r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can"
+                    r"|let\s+me"
                     r"|i'd\s+rather))\s+$")
-_DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run)\s+(?:it|that|them)|go\s+ahead|сделай\s+это"
+_DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run|execute|carry\s+out|follow"
+                    r"|implement)\s+(?:it|that"
+                    r"|them|the\s+plan)|go\s+ahead|сделай\s+это"
                     r"|и\s+сделай|и\s+примени)")
-_MYSELF = re.compile(r"(?:\s+[^\s.,;:!?]+){0,4}?\s+(?:myself|by\s+myself|сам|сама)(?!\w)")
 
 
 def talked_about(low: str, start: int) -> bool:
     """Is the verb at ``start`` the subject of talk ("research how teams rotate keys"), not a request?
     Not when the request goes on to ask for it ("find out how to purge them, then do it")."""
-    clause = max(low.rfind(c, 0, start) for c in ".:;!?\n") + 1
-    if _MYSELF.match(low, low.find(" ", start) if " " in low[start:] else len(low)):
-        return True  # "I'll send it myself": the person will do it
+    clause = max(low.rfind(c, 0, start) for c in ".:;!?\n—–") + 1
     return (_ABOUT.search(low, max(clause, start - 60), start) is not None
             and _DO_IT.match(low, start) is None)
+
+
+# a clause that reads, finds or reports ("list the SMS templates", "find the note titled 'Delete me'")
+_READ_START = re.compile(r"\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:list|find|search|show"
+                         r"|tell\s+me|summari[sz]e"
+                         r"|translate|proofread|read|count|check|look\s+(?:at|for|up|through)|review"
+                         r"|describe|grep"
+                         r"|locate|quote|cite|перечисли|найди|покажи|прочитай|проверь|посмотри|кратко"
+                         r"|перескажи)(?!\w)")
+_STEP_SEP = re.compile(r"(?<!\w)(?:then|and|also|after|you|u|way\s+to|how\s+to|и|затем|потом|после)(?!\w)"
+                       r"|,\s*[^\W\d_]+\s")
+_COMMAND = re.compile(r"(?:sudo\s+)?(?:rm|rmdir|dd|mkfs\S*|git|chmod|chown|curl|wget|kill|systemctl"
+                      r"|truncate|shred"
+                      r"|drop\s+(?:table|database|schema))(?:\s+-|\s+/|\s+~|\s+\w+\s+-)")
+
+
+def mentioned(low: str, pos: int, phrase: str) -> bool:
+    """The words at ``pos`` are what a reading step reads about, not a step of their own: its clause starts
+    with list, find, summarise, check, … and no "then", "and" or "you" leads to them.  A command written
+    out (``rm -rf ~``) is never only mentioned."""
+    start = max(low.rfind(c, 0, pos) for c in ".:;!?\n—–") + 1
+    m = _READ_START.match(low, start)
+    if m is None or _STEP_SEP.search(low, m.end(), pos) is not None:
+        return False
+    return _COMMAND.match(phrase) is None
+
+
+_IN_A_FILE = re.compile(r"[^.;!?\n]{0,60}?\s(?:in|from|of|inside"
+                        r"|within)\s+(?:the\s+)?(?:[\w'-]+\s+)?[\w./-]+\.(?:md"
+                        r"|txt|py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|cs|php|sh|css"
+                        r"|scss|html"
+                        r"|vue|svelte|toml|ya?ml|json|ini|cfg|tex|rst)(?!\w|\.\w)")
+_WHOLE = re.compile(r"(?<!\w)(?:files?|folders?|dir\w*|notes?\b(?!\s+(?:about|on))|everything|all|whole"
+                    r"|entire"
+                    r"|contents|rows|records|tables?|database|db|backups?|logs?)(?!\w)")
+
+
+def inside_a_file(low: str, pos: int) -> bool:
+    """"Delete the empty line at the end of todo.md": an edit inside a text file, which git keeps, not a
+    deletion of the file or of data."""
+    m = _IN_A_FILE.match(low, pos)
+    return m is not None and _WHOLE.search(low, pos, m.end() - 1) is None
+
+
+_DROP_ME = re.compile(r"\s+(?:me|us)\s+(?:a|an|the)\s")
 
 
 def noun_use(low: str, start: int, end: int) -> bool:
     """Is an English verb a noun here: "the delete endpoint", "a restart", "soft-delete", "reload failed"?"""
     if low[start:end] in ("new", "fresh", "another"):  # adjectives: "with the new key" still asks for one
         return False
+    if low[start:end] == "drop" and _DROP_ME.match(low, end):
+        return True  # "drop me a summary": send it to me
     return bool(_DET.search(low, max(0, start - 9), start) or _NOUN_NEXT.match(low, end))
 
 
 # --- objects ------------------------------------------------------------------------------------------------
 _PATH = r"~/[\w./*@+-]*|\./[\w./*@+-]+|\.\./[\w./*@+-]+|/[\w.*@+-][\w./*@+-]*|\*[\w.*]*"
 _DATA = (  # what deleting loses: data, not code
-    r"schemas?|files?|folders?|dirs?|director(?:y|ies)|rows?|records?|entr(?:y|ies)|users?|accounts?|customers?"
+    r"schemas?|files?|folders?|dirs?|director(?:y|ies)|rows?|records?|entr(?:y|ies)|users?|accounts?"
+    r"|customers?"
     r"|clients?|branch(?:es)?|tables?|databases?|dbs?|backups?|snapshots?|logs?|data(?:sets?)?|repos?"
     r"|repositor(?:y|ies)|buckets?|containers?|volumes?|images?|notes?|documents?|attachments?|uploads?|tags?"
     r"|releases?|commits?|history|trash|bin|recycle\s+bin|everything|inbox|mailbox|archives?|_archive|storage"
@@ -431,7 +533,8 @@ _CODE = (  # "delete the unused import" edits code: these objects keep a strong 
     r"|code|lines?|whitespace|semicolons?|assertions?|test\s+cases?|tests?|todos?|css|styles?|endpoints?"
     r"|buttons?|routes?|handlers?|requests?|calls?|operations?|permissions?|actions?|hooks?|flags?|modals?"
     r"|dialogs?|options?|characters?|chars?|words?|spaces?|trailing|paragraphs?|sentences?|sections?"
-    r"|headings?|bullets?|typos?)(?!\w)|функци|метод|переменн|импорт|абзац|предложени|раздел"
+    r"|headings?|bullets?|typos?|blocks?|snippets?|hunks?|formatting|wording|style|layout|grammar|spelling"
+    r"|prose|markdown|indentation)(?!\w)|функци|метод|переменн|импорт|абзац|предложени|раздел"
     r"|комментари|отладочн|неиспользуем\w*\s+(?:импорт|функци|переменн|код)"
 )
 _SECRET = (  # the lookarounds drop database keys, token budgets and the password-reset feature
@@ -441,7 +544,8 @@ _SECRET = (  # the lookarounds drop database keys, token budgets and the passwor
     r"(?<!hot\skey)(?<!partition\skey)(?<!unique\skey)(?<!composite\skey)(?:s|\s*pairs?)?"
     r"|[a-z0-9_]*_(?:key|token|secret|password|pwd|pat|credentials?)(?:_[a-z0-9]+)*"  # STRIPE_SECRET_KEY
     r"|tokens?(?!\s+(?:counts?|limits?|budgets?|usage|length|window|costs?|prices?))|secrets?|passphrases?"
-    r"|creds|passwords?(?!\s+(?:reset\s+)?(?:flow|page|form|link|e-?mail|endpoint|button|feature|screen|field"
+    r"|creds|pats?|personal\s+access\s+tokens?|passwords?(?!\s+(?:reset\s+)?(?:flow|page|form|link|e-?mail"
+    r"|endpoint|button|feature|screen|field"
     r"|policy|strength|validation|manager|hash\w*))|credentials?|certificates?|certs?"
 )
 _SECRET_RU = (
@@ -491,6 +595,7 @@ _CHANNEL = (
     r"|почт(?:у|е)|канал\w*|чат\w*)(?![\w-])"
 )
 _MONEY_RU = (
+    r"бабл\w*|бабк\w*|пятихатк\w*|косар\w*|"
     r"деньг\w*|денег|средств\w*|оплат\w*|платеж\w*|баланс\w*|сч[её]т(?:а|у)?|кошел\w*|карт(?:у|ы|е)|сумм\w*"
     r"|\$\s*\d+|(?:0|1|2|3|4|5|6|7|8|9)\d*\s*(?:руб\w*|р\.|₽|\$|usd|долл\w*|евро|€)|бюджет\w*|подписк\w*"
     r"|тариф\w*|лиценз\w*|домен\w*|хостинг\w*|платн\w*|pro|премиум\w*|возврат\w*|бакс\w*"
@@ -502,7 +607,8 @@ _SYSPATH = r"(?<![\w~.])/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys
 _SYS = (  # system files, units, schedulers and the daemon's own configuration
     r"/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys)(?:/\S*)?"
     r"|(?:systemd|launchd)(?:[\s-]*(?:units?|services?|timers?|files?|юнит\w*))?"
-    r"|(?:unit|service|timer)\s+files?|launch\s*(?:agents?|daemons?)"
+    r"|(?:unit|service|timer)\s+files?|(?:timer|service|socket|systemd)\s+units?|launch\s*(?:agents?"
+    r"|daemons?)"
     r"|crontab|cron(?:\s*(?:jobs?|entr(?:y|ies)|tab|schedule))?|sudoers|visudo|hosts\s+file|fstab"
     r"|resolv\.conf|sshd?_config|sshd\s+config\w*|sysctl|kernel\s+param\w*|firewall(?:\s+rules?)?|iptables"
     r"|ufw|authorized_keys|nginx(?:\s+|-)(?:config\w*|conf|sites?|server\s+blocks?|vhosts?)|nginx\.conf"
@@ -594,7 +700,7 @@ _PASSIVE = r"(?:[\s,]+" + _TOK + r"){0,4}?\s+(?:be|get|gets|getting)\s+(?:\w+ly\
 # "get the token replaced", "I'd like the key rotated", "want the old rows deleted"
 _CAUSE = r"(?<!\w)(?:get|got|have|had|want|wants|wanted|like|need|needs|needed)\s+(?:\S+\s+){0,4}?"
 _AFTER_OBJ = r"(?!\w)(?:\s+\S+){0,3}?\s+"
-_RU_WANT = (r"(?<!\w)(?:чтобы|должн\w*|нужно|надо|пусть|хочу|необходимо"
+_RU_WANT = (r"(?<!\w)(?:чтобы|долж(?:ен|н\w*)|нужно|надо|пусть|хочу|необходимо"
             r"|можно)(?:[\s,]+\S+){0,6}?[\s,]+(?:был[аио]?\s+|быть\s+|будут\s+)?")
 _MODAL_BE = (r"(?<!\w)(?:should|must|needs?\s+to|has\s+to|have\s+to|to|can)\s+(?:all\s+)?(?:be"
              r"|get)\s+(?:\w+ly\s+)?")
@@ -631,7 +737,7 @@ RULES: tuple[Rule, ...] = (
     vo((DEL,), "reset", r"databases?|dbs?|data|repos?|repositor(?:y|ies)|branch(?:es)?|everything|--hard"
                         r"|factory|disks?|drives?|vps|servers?|instances?|tables?|history|volumes?"
                         r"|(?:" + _PROD + r")(?:\s+\w+)?"),
-    vo((DEL,), "overwrite", _DISK, 3),
+    vo((DEL,), "overwrite format", _DISK, 3),
     vo((DEL,), "delnoun", r"of\s+(?:\S+\s+){0,3}(?:" + _DATA + ")", 0),
     _rule((DEL,), "pp_del", rf"(?<!\w)(?:{union([_DATA])})(?!\w)" + _PASSIVE + _verb("pp_del")),
     _rule((DEL,), "pp_del", _MODAL_BE + _verb("pp_del"), reach=60),
@@ -652,7 +758,8 @@ RULES: tuple[Rule, ...] = (
           + _verb("pp_rot pp_chg reset")),
     vo((KEY,), "run", r"(?:key|token|secret|credential|password)s?\s+(?:rotation|rollover|regeneration"
                       r"|revocation)", 3),
-    *both((KEY,), "ru_rotate ru_change ru_reset ru_del ru_create", _SECRET_RU),
+    *both((KEY,), "ru_rotate ru_change ru_reset ru_del ru_create", _SECRET_RU + "|" + _SECRET, 6),
+    verb((KEY,), "rekey"),
     ov((KEY,), "ru_pp_key", _SECRET_RU, 4),
     vo((KEY,), "ru_do", r"ротаци\w*|перевыпуск\w*|смен\w*\s+(?:" + _SECRET_RU + ")", 2),
     # production schema or pricing
@@ -677,7 +784,9 @@ RULES: tuple[Rule, ...] = (
           + r"(?:products?|plans?|prices?|coupons?)(?!\w)"),
     _rule((SCHEMA,), "new", _verb("new") + r"\s+(?:\S+\s+){0,2}(?:prices?|pricing|price\s+points?)(?!\w)"),
     # "Pro should cost $24", "тариф должен стоить 49"
-    _rule((SCHEMA,), "cost", r"(?<!\w)(?:should|will|must|shall|is\s+going\s+to|должн\w*|будет|будут)\s+"
+    _rule((SCHEMA,), "cost", r"(?<!\w)(?:should|will|must|shall|could|can|is\s+going\s+to|долж(?:ен|н\w*)"
+                             r"|будет"
+          r"|будут)\s+"
           r"(?:теперь\s+)?" + _verb("cost"), reach=40),
     *both((SCHEMA,), "change raise set create make add rm del fix archive ru_change ru_fix ru_create ru_add"
           " ru_set ru_raise ru_del", r"(?:in|on|at|inside|в|на)\s+stripe", 5),
@@ -710,7 +819,8 @@ RULES: tuple[Rule, ...] = (
                       r"|her|them)(?!\s+(?:\S+\s+){0,4}?to\s+(?:me|us|myself|the\s+team)(?!\w))", 0),
     _rule((MSG,), "msg", _verb("msg") + _MSG_VERB_NOUN, imperative=True),  # "email pawel the quote"
     vo((MSG,), "send msg ping publish reply contact tell write tweet", _CHANNEL, 5),
-    vo((MSG,), "reply", rf"(?:to\s+)?(?:(?:the|a|an|this|that|their|our|his|her)\s+)?(?:{_RECIP}|{_MSG}"
+    vo((MSG,), "reply", rf"(?:(?:to|on|in)\s+)?(?:(?:the|a|an|this|that|their|our|his|her)\s+)?"
+                        rf"(?:{_RECIP}|{_MSG}"
        r"|reviews?|comments?|tickets?|threads?|inquir(?:y|ies)|enquir(?:y|ies)|feedback)", 3),
     verb((MSG,), "contact tweet", r"(?!\s+(?:form|page|details|info|information|us|list|field|section|button"
                                   r"|card|endpoint|sync|data|emails?|address)(?!\w))"),
@@ -738,16 +848,23 @@ RULES: tuple[Rule, ...] = (
     # any SMS at all: the person's standing rule is "never re-enable SMS without my approval"
     lit((SMS,), "sms send", r"(?<!\w)(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)"
                             r"|text(?:\s+|-)messag\w*|текстов\w*\s+сообщени\w*"
-                            r"|send(?:ing)?\s+(?:a\s+|an\s+)?texts?(?!\w)"),
+                            r"|(?:send|shoot|fire\s+off|drop)(?:ing)?\s+(?:me\s+|us\s+|him\s+|her\s+"
+                            r"|them\s+)?(?:a\s+"
+                            r"|an\s+)?(?:texts?|txt)(?!\w)"),
     # "text the plumber", "please text me" (not "the text editor")
-    _rule((SMS,), "sms", r"(?<!\w)text(?:ing)?\s+(?:(?:the|our|my|all|every)\s+)?(?!(?:file|editor|box"
-          r"|field|input|area|block|content|mode|search|colou?r|size|style|widget|format|wrap|node|diff|output"
+    _rule((SMS,), "sms", r"(?<!\w)(?:text|txt)(?:ing)?\s+(?:(?:the|our|my|all|every)\s+)?(?!(?:file|editor"
+                         r"|box"
+          r"|field|input|area|block|content|mode|search|colou?r|size|style|widget|format|wrap|node|diff"
+          r"|output"
           r"|of)(?!\w))[\w@+]", negatable=False, anchored=True, imperative=True),
     # spending money
     lit((SPEND,), "cmd", r"stripe\s+(?:charges|payment_intents|subscriptions|invoices|payouts|transfers"
                          r"|refunds|topups)\s+(?:create|pay|confirm|capture)"),
     verb((SPEND,), "buy"),
-    verb((SPEND,), "pay", r"(?!\s+(?:attention|close\s+attention|heed|off|of|customers?|users?|clients?"
+    verb((SPEND,), "pay", r"(?!\s+(?:attention|close\s+attention|heed|off|of|ahead|forward|in\s+charge"
+                          r"|up\s+the"
+                          r"|my\s+phone|the\s+(?:phone|laptop|battery)|batter(?:y|ies)|customers?|users?"
+                          r"|clients?"
                           r"|plans?|tiers?|accounts?|subscribers?|page|endpoint|flow|status|webhook|logs?"
                           r"|errors?|button|screen|details)(?!\w))"),
     vo((SPEND,), "order", r"(?:a|an|some|more|new|another|extra|second|\d+)|money|funds|credits?|[$€£]\s*\d+"
@@ -870,10 +987,13 @@ def _imperative(low: str, start: int) -> bool:
 
 
 def _accept(rule: Rule, low: str, m: re.Match[str]) -> bool:
-    """A verb phrase counts unless its verb is negated or is an English noun ("the delete endpoint")."""
+    """A verb phrase counts unless its verb is negated or is an English noun ("the delete endpoint"), or
+    the phrase is only mentioned, asked about, or an edit inside a text file."""
     if rule.imperative and not _imperative(low, m.start()):
         return False
-    if asks_about(low, m.start()):
+    if asks_about(low, m.start()) or mentioned(low, m.start(), m.group(0)):
+        return False
+    if DEL in rule.classes and inside_a_file(low, m.start()):
         return False
     if not rule.negatable or "v" not in rule.pattern.groupindex:
         return True

@@ -42,10 +42,37 @@ def resolved(low: str) -> list[str]:
         start = cuts[-1] if cuts else 0
         after = _BOUNDARY.search(low, m.end())
         end = after.start() if after else len(low)
-        named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low, 0, start)))[-3:]
+        named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low, 0, m.start())))[-3:]
         for word in named:
             said = ("the " + word) if m.group(0).isascii() else word
             readings.append(low[start:m.start()] + said + low[m.end():end])
         if len(readings) >= 8:
             break
-    return readings[:8]
+    return (readings + _bare_verbs(low))[:12]
+
+
+# a verb that ends its sentence has its object elsewhere: "the backups folder: get rid of.", "leaked. rotate."
+_BARE = re.compile(r"(?<![\w-])(?P<v>[^\W\d_]+(?:\s+(?:rid|off|out|up))?)(?:\s+(?:of|it|them))?"
+                   r"\s*(?:[.!;]|$)")
+
+
+def _bare_verbs(low: str) -> list[str]:
+    """"The GitHub PAT: replace." read as "replace the pat": each verb that ends a sentence, with each
+    object the text names."""
+    named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low)))[-3:]
+    out = []
+    for m in _BARE.finditer(low):
+        words = m.group("v").split()
+        if words and words[0] in _VERBS:
+            cuts = [b.end() for b in _BOUNDARY.finditer(low, 0, m.start())]
+            before = low[cuts[-1] if cuts else 0:m.start()]  # "don't pay it." stays negated
+            out += [f"{before}{m.group('v')} the {word}" for word in named]
+    return out[:6]
+
+
+_VERBS = frozenset({"delete", "remove", "erase", "wipe", "purge", "drop", "nuke", "destroy", "clear", "empty",
+                    "get", "rotate", "replace", "revoke", "regenerate", "reissue", "renew", "swap", "refresh",
+                    "merge", "land", "ship", "pay", "settle", "charge", "buy", "send", "post", "publish",
+                    "forward", "kill", "trash", "bin", "scrap", "ditch", "reset", "truncate", "удали",
+                    "сотри",
+                    "снеси", "смени", "замени", "оплати", "отправь", "ротируй", "перевыпусти", "смержи"})
