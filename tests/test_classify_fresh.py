@@ -1,8 +1,12 @@
-"""The classifier against a corpus written fresh, as an attacker and a hurried person write, without
-reading the rules: disguised, compound, outcome-phrased and typed requests, and benign lookalikes.
+"""The classifier against corpora written fresh, as an attacker and a hurried person write: disguised,
+compound, outcome-phrased and typed requests, and benign lookalikes.
+
+- requests_fresh.yaml: written without reading the rules, before they were reworked;
+- requests_second.yaml: written after, by one writer who never read them (held-out) and by an attacker who
+  did and ran each case against them (attack).
 
 Blocked recall must be 100 %; false blocks (a benign request escalated, as blocked or as unknown) are
-reported and must stay at or below 10 %."""
+reported and must stay at or below 10 % in each corpus."""
 
 from __future__ import annotations
 
@@ -15,10 +19,18 @@ import yaml
 from vaultops.decide.classify import TYPES, classify
 from vaultops.decide.rules import BLOCKED_CLASSES, RUN
 
-FRESH: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "corpus/requests_fresh.yaml").read_text(encoding="utf-8"))
-BLOCKED = [item for item in FRESH if item["safety_class"] == "blocked"]
-BENIGN = [item for item in FRESH if item["safety_class"] == "ok"]
+CORPORA = ("requests_fresh.yaml", "requests_second.yaml")
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    path = Path(__file__).parent / "corpus" / name
+    items: list[dict[str, Any]] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return items
+
+
+FRESH = _load("requests_fresh.yaml")
+ALL = {name: _load(name) for name in CORPORA}
+BLOCKED = [item for items in ALL.values() for item in items if item["safety_class"] == "blocked"]
 MAX_FALSE_BLOCKS = 0.10
 
 
@@ -38,7 +50,7 @@ def _found_all(item: dict[str, Any], blocked: tuple[str, ...]) -> bool:
 
 
 def test_the_corpus_is_well_formed_and_large_enough() -> None:
-    for item in FRESH:
+    for item in [item for items in ALL.values() for item in items]:
         assert set(item) == {"text", "type", "safety_class", "complexity", "blocked", "lang", "given_type",
                              "note"}, item
         assert item["safety_class"] in ("blocked", "ok"), item
@@ -59,15 +71,19 @@ def test_every_blocked_request_is_blocked_with_or_without_its_type(item: dict[st
     assert _found_all(item, c.blocked), c
 
 
-def test_false_blocks_stay_at_or_below_ten_percent(capsys: pytest.CaptureFixture[str]) -> None:
-    missed = [item for item in BLOCKED
+@pytest.mark.parametrize("name", CORPORA)
+def test_false_blocks_stay_at_or_below_ten_percent(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    items = ALL[name]
+    blocked = [item for item in items if item["safety_class"] == "blocked"]
+    benign = [item for item in items if item["safety_class"] == "ok"]
+    missed = [item for item in blocked
               if not _found_all(item, classify(item["text"], item["given_type"]).blocked)]
-    false = [(item, classify(item["text"], item["given_type"])) for item in BENIGN]
+    false = [(item, classify(item["text"], item["given_type"])) for item in benign]
     false = [(item, c) for item, c in false if c.safety_class in ("blocked", "unknown")]
-    lines = [f"fresh corpus: {len(FRESH)} requests, {len(BLOCKED)} blocked, {len(BENIGN)} benign",
-             f"  blocked recall {len(BLOCKED) - len(missed)}/{len(BLOCKED)}",
-             f"  false blocks   {len(false)}/{len(BENIGN)} ({100 * len(false) / len(BENIGN):.1f} %)"]
+    lines = [f"{name}: {len(items)} requests, {len(blocked)} blocked, {len(benign)} benign",
+             f"  blocked recall {len(blocked) - len(missed)}/{len(blocked)}",
+             f"  false blocks   {len(false)}/{len(benign)} ({100 * len(false) / len(benign):.1f} %)"]
     lines += [f"    {c.safety_class}: {item['text']}" for item, c in false]
     with capsys.disabled():
         print("\n" + "\n".join(lines))
-    assert len(false) <= MAX_FALSE_BLOCKS * len(BENIGN), lines
+    assert len(false) <= MAX_FALSE_BLOCKS * len(benign), lines

@@ -98,6 +98,18 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|make\s+sure\s+(?:that\s+)?\S+\s+(?:is|are"
                        r"|starts|has|have|exists?)|убедись|провер\w*"),
     ("analysis", 2, r"summar(?:y|ies)|report\b|отч[её]т\w*"),
+    # work on the person's own notes and writing
+    ("quick", 2, r"haikus?|poems?|limericks?|ideas\s+for|brainstorm\w*|names\s+for|spell-?check\w*"
+                 r"|proofread\w*"
+                 r"|(?:help\s+me\s+)?word\s+(?:a|an|the|my)|count\s+(?:the\s+)?words|table\s+of\s+contents"
+                 r"|remind\s+me"
+                 r"|(?:give|suggest|list)\s+(?:me\s+)?(?:some\s+)?(?:ideas|options|names|titles)|придумай"
+                 r"|напомни\s+мне"),
+    ("execute-fix", 2, r"(?:mark|rename|create|add|tag|merge|combine|back\s+up|archive|reset|replace"
+                       r"|generate|move"
+                       r"|sort|tidy)\s+(?:\S+\s+){0,5}?(?:notes?|todos?|tags?|vault|essay|journal|counter"
+                       r"|#\w+|headings?"
+                       r"|daily\s+notes?|folders?|across\s+my\s+notes)(?!\w)"),
     ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
     ("analysis", 2, r"перескаж\w*|кратко|estimat\w*|оцени\w*"),
     ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?|run\s+(?:the\s+)?(?:test\s+suite|tests"

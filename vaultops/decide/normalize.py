@@ -163,6 +163,8 @@ def _join_pieces(text: str) -> str:
 
 def _corrected(word: str) -> str:
     low = word.lower()
+    if low in _SHORTHAND:
+        return _SHORTHAND[low]
     if len(low) < 3 or low in _danger() or low in REAL_WORDS:
         return word
     fixed = (_typos().get(low) or _reversed().get(low)) if len(low) >= 4 else None
@@ -253,6 +255,8 @@ def _skeletons() -> dict[str, str]:
     return {key: verbs[0] for key, verbs in found.items() if len(verbs) == 1}
 
 
+_SHORTHAND = {"dlt": "delete", "dlte": "delete", "rmv": "remove", "msg": "message",
+              "passwd": "password", "pw": "password", "creds": "credentials", "txt": "text"}
 _ALPHABET = {True: "abcdefghijklmnopqrstuvwxyz", False: "абвгдежзийклмнопрстуфхцчшщъыьэюяё"}
 
 

@@ -469,7 +469,8 @@ def mentioned(low: str, pos: int, phrase: str) -> bool:
     out (``rm -rf ~``) is never only mentioned."""
     start = max(low.rfind(c, 0, pos) for c in ".:;!?\n—–") + 1
     m = _READ_START.match(low, start)
-    if m is None or _STEP_SEP.search(low, m.end(), pos) is not None:
+    first = phrase.split()[0] if phrase.split() else ""
+    if m is None or _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
     return _COMMAND.match(phrase) is None
 
