@@ -148,6 +148,8 @@ def may_start(request: Request) -> bool:
     escalation); or an interrupted one (a light check runs again by itself)."""
     if request.text is None:
         return False
+    if request.forged:
+        return True  # told once, by an escalation whose status line closes the forged answers
     if request.state in STARTABLE or request.state is State.INTERRUPTED:
         return True
     if request.state is State.ERROR:
