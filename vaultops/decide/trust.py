@@ -80,13 +80,8 @@ def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vette
             _forged(request, answers, lines, answers[-1], "follows a status line vaultops did not write")
         )
     if provenance.status is None:
-        # No status line at all: nothing of vaultops's to answer.  Only `- cancel: yes` means something
-        # here (the request is withdrawn before it was taken); a decision or a retry is forged.
-        wrong = [a for a in answers if a.key != "cancel"]
-        if wrong:
-            return Vetted(
-                _forged(request, answers, lines, wrong[-1], "follows no status line vaultops wrote")
-            )
+        # No status line at all: nothing of vaultops's to answer, so these were typed with the request.
+        return Vetted(_forged(request, answers, lines, answers[-1], "follows no status line vaultops wrote"))
     if provenance.committers is None:
         return Vetted(request)
     return _by_authors(request, answers, lines, provenance.committers)

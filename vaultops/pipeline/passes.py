@@ -343,9 +343,9 @@ class Pass:
         if not inserts:
             return None, applied
         self.wait_for_other_git()
-        self.vetter.remember(self.rel, inserts)
         try:
             result = self.writer.apply(self.rel, lambda note: edits_for(note, inserts, applied))
+            self.vetter.remember(self.rel, applied.written())
         except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
             self.warn(exc.message)
             applied.landed.clear()
@@ -589,8 +589,8 @@ class Pass:
         by vaultops too, which would put them in the note twice.  Else (a request saved but never
         committed, being claimed) the note as it is on disk."""
         head, committed = self.publisher.head_version(self.rel)
-        self.vetter.remember(self.rel, inserts)  # before they can reach the remote
         raw, applied = with_inserts(note, inserts)
+        self.vetter.remember(self.rel, applied.written())  # before they can reach the remote
         if committed is not None and committed != note.raw:
             at_head, placed = with_inserts(self.writer.parse(self.rel, committed), inserts)
             if [i.target for i in placed.landed] == [i.target for i in applied.landed]:

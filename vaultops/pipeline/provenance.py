@@ -56,8 +56,11 @@ class Vetter:
         self._blamed: dict[tuple[str, str], dict[int, str]] = {}
 
     def remember(self, rel: str, inserts: Sequence[Insert]) -> None:
-        """Called before ``inserts`` are written (or pushed): a kill -9 in between leaves a line remembered
-        and never written, never a line of vaultops's it does not know."""
+        """``inserts`` that a write put in the note, or that a push is about to carry.  Only what vaultops
+        itself inserts: a line it meant to write and found in the note already is not remembered, or a
+        forger who typed, to the second, the escalation vaultops was about to write would own it.  A kill
+        between the write and this leaves a line of vaultops's it does not know: its answer is then
+        taken for a forgery and escalated afresh, which is safe."""
         pairs = own_lines(inserts)
         if pairs:
             self.state.remember_lines(rel, pairs)
