@@ -181,3 +181,23 @@ def test_with_answers_authors_an_answer_waits_silently_until_it_is_committed(
         "escalated", "approved", "running", "done",
     ]  # fmt: skip
     assert runs.read_text().split() == ["REQ-rotate"]
+
+
+def test_an_answer_to_another_machines_escalation_waits_for_that_machine(tmp_path: Path) -> None:
+    """Machine 1 has no record of machine 0's escalation line: it neither runs the approval nor calls it
+    forged (which would make the two machines escalate each other's lines for ever); machine 0 runs it."""
+    fleet = Fleet(tmp_path, 2, f"# Inbox\n\n{ROTATE}")
+    tick(fleet)
+    person_push(fleet.person(), after("REQ-rotate", "- decision: approve"))
+    proc = fleet.tick(1)
+    assert proc.returncode == 0, proc.stderr
+    assert "follows a status line this machine did not write" in proc.stdout + proc.stderr
+    assert [s.split()[0] for s in statuses(fleet.remote_inbox(), "REQ-rotate")] == ["escalated"]
+    assert fleet.runs() == {}
+    tick(fleet)
+    tick(fleet)
+    fleet.tick(1)
+    assert [s.split()[0] for s in statuses(fleet.remote_inbox(), "REQ-rotate")] == [
+        "escalated", "approved", "running", "done",
+    ]  # fmt: skip
+    assert fleet.runs() == {"REQ-rotate": 1}
