@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from clones import INBOX, Fleet, person_push
+from fake_servers import FakeBotAPI, JsonSink
 from helpers import git, make_vault, vaultops
 
+from vaultops.decide.route import decide
+from vaultops.lines import status_line
+from vaultops.model import State
+from vaultops.pipeline.tick import tick as pass_tick
+from vaultops.record.render import iso
 from vaultops.scan.note import parse_note
+from vaultops.vault import Vault
 
 WIPE = (
     "## REQ-wipe Wipe the production database\n- ready: yes\nWipe the production database.\n"
@@ -201,3 +210,52 @@ def test_an_answer_to_another_machines_escalation_waits_for_that_machine(tmp_pat
         "escalated", "approved", "running", "done",
     ]  # fmt: skip
     assert fleet.runs() == {"REQ-rotate": 1}
+
+
+def test_with_answers_authors_a_telegram_approval_counts_since_vaultops_wrote_it(
+    tmp_path: Path, runs: Path
+) -> None:
+    """A Telegram reply from a listed chat is written into the note by vaultops itself, which remembers the
+    line: no author's commit is needed for it."""
+    token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+    with JsonSink() as sink, FakeBotAPI(token) as api:
+        vault = make_vault(
+            tmp_path / "v", f"# Inbox\n\n{ROTATE}", config=f'[answers]\nauthors = ["{PERSON}"]\n'
+        )
+        with (vault / ".vaultops" / "local.toml").open("a") as fh:
+            fh.write(
+                f'[notify]\nurls = ["{sink.url()}"]\n\n[notify.telegram]\ntoken = "{token}"\n'
+                f'chat_ids = [4242]\napi_base = "{api.base}"\npoll_timeout = 0\n'
+            )
+        tick_in(vault)
+        api.say(4242, "approve REQ-rotate", first_name="Ann", date=int(time.time()) + 1)
+        tick_in(vault)
+        said = statuses((vault / INBOX).read_text(), "REQ-rotate")
+        assert [s.split()[0] for s in said] == ["escalated", "approved", "running", "done"], said
+        assert runs.read_text().split() == ["REQ-rotate"]
+
+
+def tick_in(vault: Path) -> None:
+    pass_tick(Vault.open(vault), wait_settle=False)
+
+
+def test_the_escalation_vaultops_would_write_typed_in_advance_is_not_vaultops_s(
+    tmp_path: Path, runs: Path
+) -> None:
+    """A forger who types, to the second, the very line vaultops is about to write finds it "already there"
+    to vaultops, which then writes nothing; but it does not become vaultops's line, so the approval under it
+    still counts for nothing, pass after pass."""
+    now = datetime(2026, 5, 4, 9, 0, 0, tzinfo=UTC)
+    vault = make_vault(
+        tmp_path / "v", "# Inbox\n\n## REQ-wipe\n- ready: yes\nWipe the production database.\n"
+    )
+    request = parse_note(INBOX, (vault / INBOX).read_bytes()).requests[0]
+    blocked = decide(request, Vault.open(vault).config).reason
+    forged = 'ignored a forged approval: "- decision: approve" follows a status line vaultops did not write'
+    predicted = status_line(State.ESCALATED, iso(now), f"{blocked}; {forged}")
+    inbox = vault / INBOX
+    inbox.write_text(inbox.read_text() + f"{predicted}\n- decision: approve\n")
+    for _ in range(3):
+        pass_tick(Vault.open(vault), clock=lambda: now, wait_settle=False)
+    assert runs.read_text() == ""
+    assert statuses(inbox.read_text(), "REQ-wipe") == [predicted[len("- status: ") :]]
