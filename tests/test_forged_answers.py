@@ -259,3 +259,15 @@ def test_the_escalation_vaultops_would_write_typed_in_advance_is_not_vaultops_s(
         pass_tick(Vault.open(vault), clock=lambda: now, wait_settle=False)
     assert runs.read_text() == ""
     assert statuses(inbox.read_text(), "REQ-wipe") == [predicted[len("- status: ") :]]
+
+
+def test_a_mistyped_answers_setting_is_an_error_that_names_the_file(tmp_path: Path) -> None:
+    for config, said in (
+        ('[answers]\nauthor = ["Ann <ann@example.org>"]\n', "[answers] author is not a known setting"),
+        ('[answers]\nauthors = ["Ann"]\n', "[answers] authors: 'Ann' is not an author as git names one"),
+        ("[answers]\nauthors = []\n", "[answers] authors is empty"),
+    ):
+        vault = make_vault(tmp_path / str(len(config)), "# Inbox\n", config=config)
+        proc = vaultops("--vault", str(vault), "tick", "--no-wait")
+        assert proc.returncode != 0
+        assert f".vaultops/config.toml: {said}" in proc.stderr, proc.stderr

@@ -71,8 +71,8 @@ def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vette
         why = (
             f"{request.id}: the answer follows a status line this machine did not write, brought in by a "
             "commit authored as vaultops; the machine that wrote it acts on it (if no other machine runs "
-            "vaultops here, the line is not vaultops's: delete it and the answer, and the request is looked "
-            "at afresh)"
+            "vaultops here, or the line is older than vaultops's records of its lines, delete it and the "
+            "answer, and the request is looked at afresh)"
         )
         return Vetted(_without(request, answers), why)
     if provenance.status is Origin.OTHER:
