@@ -117,3 +117,30 @@ def test_a_standing_answer_after_a_status_line_vaultops_wrote_is_still_read(line
     vetted = vet(request, note.lines, Provenance(Origin.OURS if request.statuses else None))
     if request.statuses:
         assert vetted.request == replace(request)
+
+
+ESCALATED = (
+    "## REQ-x\nRotate the Stripe secret key.\n- status: escalated @ 2026-05-04T09:00:00+10:00 — blocked\n"
+)
+
+
+def vetted_with(answers: list[str], committers: dict[int, Committer]) -> tuple[str, str]:
+    """(what the person's standing answer now is, the forgery said) for answers under a real escalation."""
+    note = parse_note("inbox.md", (ESCALATED + "\n".join(answers) + "\n").encode())
+    [request] = note.requests
+    vetted = vet(request, note.lines, Provenance(Origin.OURS, committers)).request
+    answer = standing_answer(vetted)
+    return (f"{answer.key}: {answer.value}" if answer else ""), vetted.forged
+
+
+def test_with_authors_a_listed_answer_stands_beside_an_unlisted_one_and_an_uncommitted_one_waits() -> None:
+    listed, agent = Committer(By.LISTED, "Ann <a@x>"), Committer(By.UNLISTED, "bot <b@x>")
+    assert vetted_with(["- decision: approve", "- decision: deny"], {3: listed, 4: agent}) == (
+        "decision: approve",
+        "",
+    )
+    only_agent = vetted_with(["- decision: approve"], {3: agent})
+    assert only_agent[0] == ""
+    assert 'forged approval: "- decision: approve" was committed by bot <b@x>, who is not' in only_agent[1]
+    assert vetted_with(["- decision: approve"], {}) == ("", ""), "not committed yet: waits, silently"
+    assert vetted_with(["- retry: yes"], {3: Committer(By.VAULTOPS)}) == ("retry: yes", "")
