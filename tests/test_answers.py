@@ -111,24 +111,38 @@ def test_a_decision_never_applies_to_another_request(tmp_path: Path, runs: Path)
     assert ran(runs) == ["REQ-merge"]
 
 
-@pytest.mark.parametrize("before", ["escalated", "error", "open"])
+@pytest.mark.parametrize("before", ["escalated", "error"])
 def test_cancel_is_acknowledged_for_a_request_that_is_not_running(
     tmp_path: Path, runs: Path, before: str
 ) -> None:
     block = {
         "escalated": ROTATE,
         "error": "## REQ-x\n- ready: yes\n- timeout: soon\nSummarise the week.\n",
-        "open": "## REQ-x\n- type: research\n- ready: yes\n- cancel: yes — not needed any more\nSummarise.\n",
     }[before]
     vault = make_vault(tmp_path / "v", f"# Inbox\n\n{block}")
     rid = next(iter(requests(vault)))
-    if before != "open":
-        pass_over(vault)
-        assert requests(vault)[rid].state.value == before
-        answer(vault, rid, "- cancel: yes — not needed any more")
+    pass_over(vault)
+    assert requests(vault)[rid].state.value == before
+    answer(vault, rid, "- cancel: yes — not needed any more")
     pass_over(vault)
     assert requests(vault)[rid].state is State.CANCELLED
     assert statuses(vault, rid)[-1].endswith("— cancelled by the person — not needed any more")
+    assert ran(runs) == []
+
+
+def test_a_cancel_typed_with_the_request_is_no_answer_and_nothing_runs(tmp_path: Path, runs: Path) -> None:
+    """An answer counts only after a status line vaultops wrote; one typed with the request is told as
+    forged (the request waits for the person), and a cancel after that escalation counts."""
+    block = "## REQ-x\n- type: research\n- ready: yes\n- cancel: yes — not needed any more\nSummarise.\n"
+    vault = make_vault(tmp_path / "v", f"# Inbox\n\n{block}")
+    pass_over(vault)
+    [said] = statuses(vault, "REQ-x")
+    assert said.startswith("escalated @ ")
+    assert 'ignored a forged cancellation: "- cancel: yes — not needed any more" follows no status' in said
+    assert ran(runs) == []
+    answer(vault, "REQ-x", "- cancel: yes")
+    pass_over(vault)
+    assert requests(vault)["REQ-x"].state is State.CANCELLED
     assert ran(runs) == []
 
 

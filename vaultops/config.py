@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -145,6 +146,30 @@ class GitConfig(_Section):
     lease_margin: float = Field(120.0, ge=0)  # seconds past a job's longest run before others take over
 
 
+class AnswersConfig(_Section):
+    """``[answers]``: whose answers under a request count.  ``authors`` unset: anyone who can write the note;
+    set: only answers that git commits by these authors (``Name <email>``, as git prints them) brought in."""
+
+    authors: tuple[str, ...] | None = None
+
+    @field_validator("authors")
+    @classmethod
+    def _name_and_email(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is not None and not value:
+            raise ValueError(
+                "[answers] authors is empty, so no answer would ever count; name someone or remove it"
+            )
+        for who in value or ():
+            if not _AUTHOR.fullmatch(who):
+                raise ValueError(
+                    f'[answers] authors: {who!r} is not an author as git names one; write "Name <email>"'
+                )
+        return value
+
+
+_AUTHOR = re.compile(r"[^<>\s][^<>]*\s<[^<>\s]+>")
+
+
 class HealthConfig(_Section):
     ttl: float = Field(300.0, ge=0)  # seconds a check's answer is trusted
     slow: float = Field(5.0, gt=0)  # answered, but slower than this: degraded
@@ -193,6 +218,8 @@ class Config(_Section):
     retry: RetryConfig = RetryConfig()
     daemon: DaemonConfig = DaemonConfig()
     workers: WorkersConfig = WorkersConfig()
+    # never from VAULTOPS_* variables either: a process's environment must not choose whose answers count
+    answers: AnswersConfig = AnswersConfig()
     # action -> verdict over the approval table's defaults (vaultops.policy.table); never from VAULTOPS_*
     # variables, so that a process's environment cannot loosen what guards it
     policy: dict[str, Literal["approve", "escalate", "deny"]] = Field(default_factory=dict)

@@ -87,6 +87,8 @@ class Request:
     outcomes: tuple[Outcome, ...] = ()
     problems: tuple[str, ...] = ()
     person_hash: str = ""  # hash of the lines the person wrote (settle and re-evaluation use it)
+    # why the answers typed under it were not counted ("" when none were forged): vaultops.decide.trust
+    forged: str = ""
 
     @property
     def state(self) -> State:

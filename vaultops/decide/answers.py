@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from vaultops.config import Config
-from vaultops.decide.route import Action, decide_text, to_profile
+from vaultops.decide.route import Action, decide, decide_text, to_profile
 from vaultops.model import Answer, Decision, Request, State
 
 # A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
@@ -38,6 +38,18 @@ def answered(request: Request, config: Config) -> Action | None:
     if answer.value == "deny":
         return Action("deny", decision_of(request, config), f"denied by the person{said}")
     return _approved(request, config, answer)
+
+
+def forgery_action(request: Request, config: Config) -> Action:
+    """A request whose answers were forged (``request.forged`` says how) is escalated, whatever else it
+    is: nothing runs on the strength of lines typed into it, and the status line says what was ignored.
+    A blocked request escalates as it would have anyway, with the forgery said besides."""
+    action = decide(request, config)
+    if action.kind == "escalate":
+        return replace(action, reason=f"{action.reason}; {request.forged}")
+    return Action(
+        "escalate", action.decision, f"{request.forged}; nothing runs until you answer below this line"
+    )
 
 
 def decision_of(request: Request, config: Config) -> Decision:

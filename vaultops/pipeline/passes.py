@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from vaultops import faults
-from vaultops.decide.answers import answered
+from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.files import files_overlap
 from vaultops.decide.route import Action, decide
 from vaultops.decide.schedule import ScheduleError, due, parse_schedule
@@ -41,6 +41,7 @@ from vaultops.pipeline.plan import (
     retry_asked,
     targets_of,
 )
+from vaultops.pipeline.provenance import Vetter
 from vaultops.pipeline.publish import Publisher, with_inserts
 from vaultops.pipeline.tell import Teller, reply_inserts
 from vaultops.record import render
@@ -146,6 +147,7 @@ class Pass:
         self.unplaced: list[tuple[str, Insert]] = []  # (note, result) whose request was not in it as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
         self.teller = Teller(vault, state, self.report.warnings)
+        self.vetter = Vetter(state, self.publisher.git, self.config.answers.authors)
         self.running_files: list[tuple[str, ...]] = []  # files: of plan-note jobs still running (daemon)
         self.again = False  # this pass took a request over: a light check can run again right away
 
@@ -166,6 +168,9 @@ class Pass:
         if note.conflict_line is not None:
             self.warn(conflict_message(note))
             return None
+        note, waiting = self.vetter.note(note)  # only the answers that are answers, from here on
+        for line in waiting:
+            self.warn(line)
         return note
 
     def warn(self, line: str) -> None:
@@ -297,6 +302,8 @@ class Pass:
                 action = Action("error", _no_decision(), request.problems[0])
             elif workdir:
                 action = Action("error", _no_decision(), workdir)
+            elif request.forged:
+                action = forgery_action(request, self.config)
             elif (said := answered(request, self.config)) is not None:
                 action = said
             elif ran is not None:
@@ -312,6 +319,7 @@ class Pass:
             if (
                 request.state is State.INTERRUPTED
                 and not retry_asked(request)
+                and not request.forged
                 and action.kind not in ("builtin", "cancel")
             ):
                 continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
@@ -337,6 +345,7 @@ class Pass:
         self.wait_for_other_git()
         try:
             result = self.writer.apply(self.rel, lambda note: edits_for(note, inserts, applied))
+            self.vetter.remember(self.rel, applied.written())
         except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
             self.warn(exc.message)
             applied.landed.clear()
@@ -581,6 +590,7 @@ class Pass:
         committed, being claimed) the note as it is on disk."""
         head, committed = self.publisher.head_version(self.rel)
         raw, applied = with_inserts(note, inserts)
+        self.vetter.remember(self.rel, applied.written())  # before they can reach the remote
         if committed is not None and committed != note.raw:
             at_head, placed = with_inserts(self.writer.parse(self.rel, committed), inserts)
             if [i.target for i in placed.landed] == [i.target for i in applied.landed]:

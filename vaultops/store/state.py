@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,9 @@ CREATE TABLE IF NOT EXISTS seen (
     first_seen REAL NOT NULL,
     PRIMARY KEY (file, request_id, person_hash)
 );
+-- Status lines (and Telegram answers) vaultops wrote into notes, by a hash of the note, the request and the
+-- line's exact text: how vaultops knows its own lines from look-alikes typed into a request.
+CREATE TABLE IF NOT EXISTS own_lines (digest TEXT PRIMARY KEY, written REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS health (
     profile TEXT PRIMARY KEY,
@@ -119,6 +124,11 @@ _ADDED_COLUMNS = (
     ("workers", "reports_after", "INTEGER NOT NULL DEFAULT 0"),
     ("outbox", "sender", "TEXT NOT NULL DEFAULT ''"),
 )
+
+
+def _line_digest(file: str, request_id: str, line: str) -> str:
+    joined = "\0".join((file, request_id, line)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=20).hexdigest()
 
 
 def _safe(value: Any) -> Any:
@@ -264,6 +274,21 @@ class StateDB:
         return float(row[0])
 
     # --- flags --------------------------------------------------------------------------------
+
+    # --- lines vaultops wrote -------------------------------------------------------------------
+
+    def remember_lines(self, file: str, lines: Sequence[tuple[str, str]]) -> None:
+        """(request id, exact line) pairs vaultops writes under requests of ``file``."""
+        now = time.time()
+        self.db.executemany(
+            "INSERT OR IGNORE INTO own_lines (digest, written) VALUES (?, ?)",
+            [(_line_digest(file, rid, line), now) for rid, line in lines],
+        )
+
+    def wrote_line(self, file: str, request_id: str, line: str) -> bool:
+        """vaultops (this clone) wrote exactly this line under this request of this note."""
+        digest = _line_digest(file, request_id, line)
+        return self._exec("SELECT 1 FROM own_lines WHERE digest = ?", (digest,)).fetchone() is not None
 
     def get(self, key: str) -> str | None:
         row = self._exec("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()

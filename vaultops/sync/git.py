@@ -293,6 +293,21 @@ class Git:
     def init(self) -> None:
         self.run("init", "-q")
 
+    def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, str]:
+        """Who committed each of ``lines`` (0-based) of ``contents``, read as ``path``: ``Name <email>`` of
+        the author of the commit that brought the line in.  A line no commit has yet is left out, and so is
+        every line when ``path`` has no history (or there is no repository)."""
+        if not lines:
+            return {}
+        ranges = [arg for n in sorted(set(lines)) for arg in ("-L", f"{n + 1},{n + 1}")]
+        proc = subprocess.run(
+            ["git", "blame", "--porcelain", "--contents", "-", *ranges, "--", path],
+            cwd=self.root, env=self._env(), input=contents, capture_output=True, timeout=120,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            return {}
+        return _blamed(proc.stdout.decode("utf-8", "replace"))
+
     def has_identity(self) -> bool:
         name = self.run("config", "user.name", check=False).stdout.strip()
         email = self.run("config", "user.email", check=False).stdout.strip()
@@ -317,3 +332,29 @@ class Git:
         head = proc.stdout.split("]", 1)[0].split()
         sha = head[-1] if head else None
         return CommitResult(sha, message)
+
+
+_UNCOMMITTED = "0" * 40
+
+
+def _blamed(porcelain: str) -> dict[int, str]:
+    """``git blame --porcelain``'s answer: 0-based line -> ``Name <email>`` (committed lines only).  A
+    commit's author is given the first time it appears; each line's header names its commit and line."""
+    authors: dict[str, dict[str, str]] = {}
+    out: dict[int, str] = {}
+    sha, final = "", 0
+    for line in porcelain.splitlines():
+        if line.startswith("\t"):
+            who = authors.get(sha, {})
+            if sha != _UNCOMMITTED and "author" in who:
+                out[final - 1] = f"{who['author']} {who.get('author-mail', '<>')}"
+            continue
+        head = line.split(" ")
+        if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit() and head[2].isdigit():
+            sha, final = head[0], int(head[2])
+            authors.setdefault(sha, {})
+            continue
+        key, _, value = line.partition(" ")
+        if key in ("author", "author-mail"):
+            authors.setdefault(sha, {})[key] = value
+    return out

@@ -1,0 +1,127 @@
+"""Which answers under a request are answers.  Pure: the I/O side (vaultops.pipeline.provenance) finds out
+who wrote the lines, and this decides what that means.
+
+A ``- decision:``, ``- retry:`` or ``- cancel:`` line counts only when the status line it follows is one
+vaultops wrote, under this request (its records say so, not the line's looks), and, with ``[answers]
+authors``, only when a commit by a listed author brought it in.  Lines that fail either test are not
+answers: the request goes on as if they were not there, and is told once that they were forged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from vaultops.model import Answer, Request
+
+
+class Origin(StrEnum):
+    """Who wrote the status line an answer follows."""
+
+    OURS = "ours"  # this clone's records say vaultops wrote it, under this request
+    VAULTOPS = "vaultops"  # not in this clone's records, brought in by a commit authored as vaultops
+    OTHER = "other"  # neither: typed into the note, or a copy of a line vaultops wrote elsewhere
+
+
+class By(StrEnum):
+    """Who brought an answer line in (only looked at with ``[answers] authors``)."""
+
+    LISTED = "listed"  # a commit by one of [answers] authors
+    VAULTOPS = "vaultops"  # vaultops wrote it itself (a Telegram reply from a listed chat)
+    UNLISTED = "unlisted"  # a commit by anyone else
+    UNCOMMITTED = "uncommitted"  # no commit has it yet: it waits until one does
+
+
+@dataclass(frozen=True, slots=True)
+class Committer:
+    by: By
+    who: str = ""  # "Name <email>" of the commit's author
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """What the I/O side found out about the lines a request's standing answers stand on."""
+
+    status: Origin | None  # of the request's last status line; None when it has none
+    committers: Mapping[int, Committer] | None = None  # answer line -> who; None: [answers] authors unset
+
+
+@dataclass(frozen=True, slots=True)
+class Vetted:
+    request: Request  # with the answers that do not count taken out, and ``forged`` set when some were forged
+    waiting: str = ""  # why its answers wait (for the pass's report, not the note); "" when they do not
+
+
+def standing(request: Request) -> tuple[Answer, ...]:
+    """The answers after the request's last status line (after its heading when it has none): the ones
+    that could ask vaultops for something now."""
+    last = request.statuses[-1].line if request.statuses else request.start
+    return tuple(a for a in request.answers if a.line > last)
+
+
+def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vetted:
+    """``request`` with only the answers that count.  ``lines`` are the note's, to quote a forged line."""
+    answers = standing(request)
+    if not answers:
+        return Vetted(request)
+    if provenance.status is Origin.VAULTOPS:
+        # Not this clone's line: another machine's vaultops wrote it (and acts on the answer), or someone
+        # made a commit that claims to be vaultops's.  Either way this clone neither acts nor cries forgery.
+        why = (
+            f"{request.id}: the answer follows a status line this machine did not write, brought in by a "
+            "commit authored as vaultops; the machine that wrote it acts on it (if no other machine runs "
+            "vaultops here, or the line is older than vaultops's records of its lines, delete it and the "
+            "answer, and the request is looked at afresh)"
+        )
+        return Vetted(_without(request, answers), why)
+    if provenance.status is Origin.OTHER:
+        return Vetted(
+            _forged(request, answers, lines, answers[-1], "follows a status line vaultops did not write")
+        )
+    if provenance.status is None:
+        # No status line at all: nothing of vaultops's to answer, so these were typed with the request.
+        return Vetted(_forged(request, answers, lines, answers[-1], "follows no status line vaultops wrote"))
+    if provenance.committers is None:
+        return Vetted(request)
+    return _by_authors(request, answers, lines, provenance.committers)
+
+
+def _by_authors(
+    request: Request, answers: tuple[Answer, ...], lines: Sequence[str], committers: Mapping[int, Committer]
+) -> Vetted:
+    who = [committers.get(a.line, Committer(By.UNCOMMITTED)) for a in answers]
+    if any(c.by is By.UNCOMMITTED for c in who):
+        return Vetted(_without(request, answers))  # counted once it is committed, and told by whom
+    unlisted = [(a, c) for a, c in zip(answers, who, strict=True) if c.by is By.UNLISTED]
+    if not unlisted:
+        return Vetted(request)
+    if len(unlisted) < len(answers):
+        return Vetted(_without(request, tuple(a for a, _ in unlisted)))  # a listed author's answer stands
+    answer, committer = unlisted[-1]
+    why = f"was committed by {committer.who}, who is not one of [answers] authors"
+    return Vetted(_forged(request, answers, lines, answer, why))
+
+
+def _without(request: Request, dropped: tuple[Answer, ...]) -> Request:
+    return replace(request, answers=tuple(a for a in request.answers if a not in dropped))
+
+
+def _forged(
+    request: Request, answers: tuple[Answer, ...], lines: Sequence[str], answer: Answer, why: str
+) -> Request:
+    quoted = (
+        lines[answer.line].strip() if 0 <= answer.line < len(lines) else f"- {answer.key}: {answer.value}"
+    )
+    if len(quoted) > 80:
+        quoted = quoted[:79] + "…"
+    said = f'ignored a forged {_NAMES.get((answer.key, answer.value), answer.key)}: "{quoted}" {why}'
+    return replace(_without(request, answers), forged=said)
+
+
+_NAMES = {
+    ("decision", "approve"): "approval",
+    ("decision", "deny"): "denial",
+    ("retry", "yes"): "retry",
+    ("cancel", "yes"): "cancellation",
+}
