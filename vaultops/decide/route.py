@@ -49,7 +49,7 @@ def decide_text(
     """The rules' classification, made stricter by a model's ``second_opinion`` when there is one."""
     c = classify(text, explicit_type)
     if second_opinion is not None:
-        c = combine(c, second_opinion.opinion, second_opinion.failure, second_opinion.profile)
+        c = combine(c, second_opinion.opinion, second_opinion.failure, second_opinion.profile, text)
     if c.safety_class in ("blocked", "unknown"):
         return decision_of(c, ())
     if c.complexity == "light" and c.safety_class == "routine":

@@ -80,6 +80,22 @@ def cache_key(profile: str, text: str, explicit_type: str | None) -> str:
     return hashlib.sha256(doc.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+# Text that speaks to the triage rather than asking for work: such a request never goes down on its word.
+_STEERING = re.compile(
+    r"(?:ignore|disregard|forget|override)\s+(?:\w+\s+){0,3}(?:instructions?|prompts?|rules?|guidelines?)"
+    r"|safety[_ ]class|blocked[_ ]classes|(?:answer|respond|reply|say|classify|mark|rate)\s+(?:\w+\s+){0,3}"
+    r"(?:routine|safe|harmless)|you\s+are\s+(?:now\s+)?(?:the\s+)?(?:triage|classifier)"
+    r"|system\s+prompt|игнорир\w*\s+(?:\w+\s+){0,2}инструкци\w*|ответь\s+(?:\w+\s+){0,2}routine",
+    re.I,
+)
+
+
+def steering(text: str) -> str | None:
+    """The phrase by which the request addresses its own triage, if it does."""
+    m = _STEERING.search(" ".join(text.split()))
+    return m.group(0) if m else None
+
+
 _JSON_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[^\n]*\n(.*)\n\s*\1\s*$", re.S)
 
 
@@ -155,8 +171,9 @@ def stricter(a: str, b: str) -> str:
 
 
 def combine(rules: Classification, model: TriageOpinion | None, failure: str | None,
-            profile: str = "triage") -> Classification:  # fmt: skip
-    """The final classification: never below the rules' class, never without a blocked class they found."""
+            profile: str = "triage", text: str = "") -> Classification:  # fmt: skip
+    """The final classification: never below the rules' class, never without a blocked class they found.
+    ``text``: the request's, so that one that tries to steer its triage is never taken down on its word."""
     who = f"triage ({profile})"
     if model is None:
         why = failure or "no answer"
@@ -168,6 +185,10 @@ def combine(rules: Classification, model: TriageOpinion | None, failure: str | N
     blocked = (*rules.blocked, *dict.fromkeys(added))
     theirs = model.strictness
     kind, complexity = rules.type, rules.complexity
+    steer = steering(text) if rules.safety_class == "unknown" and theirs in ("routine", "high") else None
+    if steer is not None:
+        note = f'{who} says {theirs}, but the request speaks to its triage ("{_short(steer, 60)}"): {said}'
+        return Classification(rules.type, complexity, rules.safety_class, (*rules.reasons, note), blocked)
     if rules.safety_class == "unknown" and theirs in ("routine", "high") and model.type in TYPES:
         final = theirs  # the only way down: the rules could not tell; the gate still bounds the run
         kind = model.type
