@@ -99,7 +99,7 @@ def test_the_model_raises_a_routine_request_and_adds_its_class() -> None:
     final = combine(rules, opinion(safety="blocked", classes=("spending-money",), reasons=("pays",)), None)
     assert (rules.safety_class, final.safety_class) == ("routine", "blocked")
     assert final.blocked == ("spending-money",)
-    assert "blocked: spending money (said by triage (triage): pays)" in final.reasons
+    assert "blocked: spending money (said by triage (model triage): pays)" in final.reasons
 
 
 def test_the_model_never_lowers_a_blocked_request_nor_drops_its_class() -> None:
@@ -128,7 +128,7 @@ def test_no_answer_leaves_the_rules_verdict_and_says_so() -> None:
     final = combine(rules, None, "timed out after 60 s")
     assert final.safety_class == rules.safety_class and final.blocked == rules.blocked
     assert final.reasons[-1] == (
-        "triage (triage): no second opinion (timed out after 60 s); the rules' verdict stands"
+        "triage (model triage): no second opinion (timed out after 60 s); the rules' verdict stands"
     )
 
 
@@ -268,7 +268,8 @@ def test_tick_a_model_raises_a_routine_request_with_its_reasons_in_the_status(tm
     _, states = t.tick()
     state, reason = states["REQ-up"]
     assert state == "escalated"
-    assert reason.startswith("blocked: spending money (said by triage (triage): it would charge the company")
+    said = "blocked: spending money (said by triage (model triage): it would charge the company card)"
+    assert reason.startswith(said)
     assert len(t.calls()) == 1 and "Is nginx running?" in t.calls()[0]
 
 
@@ -302,7 +303,7 @@ def test_tick_a_broken_answer_leaves_the_rules_verdict_with_a_reason(
     t.say(said)
     _, states = t.tick()
     state, reason = states["REQ-vague"]
-    assert state == "escalated" and f"triage (triage): no second opinion ({why}" in reason
+    assert state == "escalated" and f"triage (model triage): no second opinion ({why}" in reason
     assert states["REQ-up"][0] == "done"  # a routine check is not held up
 
 

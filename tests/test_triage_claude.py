@@ -78,7 +78,8 @@ def test_it_raises_a_request_with_the_models_reasons_in_the_status_line(
     states = tick(vault)
     state, reason = states["REQ-up"]
     assert state == "escalated", states
-    assert "blocked: spending money (said by triage (triage): renewing it charges the company card)" in reason
+    said = "(said by triage (model triage): renewing it charges the company card)"
+    assert f"blocked: spending money {said}" in reason
     assert len(api.requests) == 1 and "Is nginx running?" in asked(api)
     assert api.requests[0].get("tools") in (None, [])  # Claude Code was given no tool
 

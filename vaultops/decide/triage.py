@@ -174,7 +174,7 @@ def combine(rules: Classification, model: TriageOpinion | None, failure: str | N
             profile: str = "triage", text: str = "") -> Classification:  # fmt: skip
     """The final classification: never below the rules' class, never without a blocked class they found.
     ``text``: the request's, so that one that tries to steer its triage is never taken down on its word."""
-    who = f"triage ({profile})"
+    who = f"{profile} (model triage)"
     if model is None:
         why = failure or "no answer"
         note = f"{who}: no second opinion ({_short(why, 120)}); the rules' verdict stands"
