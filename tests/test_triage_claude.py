@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from claude_cli import claude_bin, claude_env, requires_claude
-from fake_anthropic import FakeAnthropic, Hang, Text
+from fake_anthropic import FakeAnthropic, Hang, Text, ToolUse
 from helpers import make_vault, vaultops
 
 from vaultops.scan.note import parse_note
@@ -36,7 +36,8 @@ def answer(safety: str, classes: tuple[str, ...] = (), type_: str = "truth-audit
 
 
 def triage_vault(
-    tmp: Path, api: FakeAnthropic, inbox: str, *, timeout: float = 60, budget: float = 10
+    tmp: Path, api: FakeAnthropic, inbox: str, *, timeout: float = 60, budget: float = 10,
+    tools: tuple[str, ...] = ("--tools", ""),
 ) -> Path:
     env = claude_env(api.start(), tmp / "cc", max_retries=0)
     changed = {k: v for k, v in env.items() if os.environ.get(k) != v}
@@ -45,12 +46,15 @@ def triage_vault(
     with (vault / ".vaultops" / "local.toml").open("a") as fh:
         fh.write(
             f'[profiles.triage]\ncommand = [{json.dumps(claude_bin())}, "-p", "{{prompt}}", '
-            '"--output-format", "json", "--tools", ""]\n'
+            f'"--output-format", "json", {", ".join(json.dumps(t) for t in tools)}]\n'
             f'output = "claude-json"\ntimeout = 120\nhealth = []\nenv = {{ {table} }}\n\n'
             f'[classify]\ntriage = "triage"\ntriage_timeout = {timeout:g}\n\n'
             f"[inbox]\nsettle = 0\n\n[limits]\ndaily_budget_usd = {budget:g}\n"
         )
     return vault
+
+
+VAGUE = "Hmm, the thing from yesterday?"  # no rule can tell what it is: "unknown"
 
 
 def block(rid: str, text: str, type_: str | None = None) -> str:
@@ -169,3 +173,19 @@ def test_its_cost_counts_in_the_daily_budget(tmp_path: Path, api: FakeAnthropic)
     assert len(api.requests) == 1  # REQ-b: the budget is spent, so no model was asked
     assert states["REQ-a"][0] == states["REQ-b"][0] == "waiting"
     assert "daily budget reached" in states["REQ-b"][1]
+
+
+def test_a_triage_profile_that_allows_a_tool_is_still_behind_the_gate(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    """Even a profile that lets Claude Code run Bash gets every tool call refused during triage."""
+    marker = tmp_path / "v" / "triage-ran-a-command"
+    api.script(ToolUse("Bash", {"command": f"touch {marker}"}), answer("routine", type_="research"))
+    inbox = "# Inbox\n" + block("REQ-vague", "Hmm, the thing from yesterday?")
+    vault = triage_vault(tmp_path, api, inbox, tools=("--allowedTools", "Bash"))
+    proc = vaultops("--vault", str(vault), "classify", "--json", VAGUE, timeout=180)
+    doc = json.loads(proc.stdout)
+    assert doc["model"]["safety_class"] == "routine", proc.stdout + proc.stderr
+    assert not marker.exists()
+    refused = json.dumps(api.requests[1]["messages"])
+    assert "is not among this job's tools" in refused
