@@ -271,6 +271,9 @@ def test_tick_a_model_raises_a_routine_request_with_its_reasons_in_the_status(tm
     said = "blocked: spending money (said by triage (model triage): it would charge the company card)"
     assert reason.startswith(said)
     assert len(t.calls()) == 1 and "Is nginx running?" in t.calls()[0]
+    state_db = StateDB(t.fleet.clones[0] / ".vaultops" / "state" / "state.db")
+    bodies = [body for (body,) in state_db.db.execute("SELECT body FROM outbox")]
+    assert any("it would charge the company card" in body for body in bodies), bodies  # the notification
 
 
 def test_tick_a_model_never_lowers_a_blocked_request(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """From a request to an action: run it here, hand it to a profile, escalate it, or report an error.  Pure.
 
-Blocked and unknown requests are escalated whatever else is said about them; light routine checks run
+Blocked and unknown requests are escalated whatever else is said about them (model triage, passed in as
+a value, can only make a request stricter, or say what an unknown one is); light routine checks run
 in a built-in handler; everything else goes to the first profile that ``[routing]`` names for its type.
 """
 
