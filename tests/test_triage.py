@@ -223,7 +223,7 @@ print(said)
 class Triaged:
     """A fleet of one machine whose triage profile is ``fake-triage``, answering what ``say`` is given."""
 
-    def __init__(self, root: Path, inbox: str, timeout: float = 20) -> None:
+    def __init__(self, root: Path, inbox: str, timeout: float = 20, profile_timeout: float = 30) -> None:
         script = root / "fake-triage.py"
         root.mkdir(parents=True, exist_ok=True)
         script.write_text(FAKE_TRIAGE)
@@ -232,7 +232,8 @@ class Triaged:
         self.log.touch()
         extra = (
             f"[profiles.triage]\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(script))}, "
-            '"{prompt}"]\noutput = "text"\ntimeout = 30\nhealth = []\n'
+            '"{prompt}"]\noutput = "text"\n'
+            f"timeout = {profile_timeout:g}\nhealth = []\n"
             f"env = {{ FAKE_TRIAGE_LOG = {json.dumps(str(self.log))}, "
             f"FAKE_TRIAGE_ANSWER = {json.dumps(str(self.answer))} }}\n\n"
             f'[classify]\ntriage = "triage"\ntriage_timeout = {timeout:g}\n'
@@ -319,6 +320,13 @@ def test_tick_a_triage_that_hangs_is_cut_at_its_timeout_and_the_rules_decide(tmp
     assert time.monotonic() - started < 30
     assert "no second opinion (timed out after 1 s)" in states["REQ-vague"][1]
     assert states["REQ-up"][0] == "done"
+
+
+def test_the_triage_timeout_is_never_longer_than_the_profiles(tmp_path: Path) -> None:
+    t = Triaged(tmp_path, INBOX_TWO, timeout=600, profile_timeout=1)
+    t.say("HANG")
+    _, states = t.tick()
+    assert "no second opinion (timed out after 1 s)" in states["REQ-vague"][1]
 
 
 def test_tick_asks_once_per_version_of_a_block(tmp_path: Path) -> None:
