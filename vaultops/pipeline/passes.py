@@ -309,9 +309,8 @@ class Pass:
                 )
                 action = Action("error", _no_decision(), why)
             else:  # model triage, when configured, is a value decide() combines with the rules'
-                second = triage.for_request(
-                    self.vault, self.state, note.rel, request, budget_spent=self.budget().exhausted
-                )
+                spent = bool(self.config.classify.triage) and self.budget().exhausted
+                second = triage.for_request(self.vault, self.state, note.rel, request, budget_spent=spent)
                 action = decide(request, self.config, second)
             if (
                 request.state is State.INTERRUPTED
