@@ -375,3 +375,17 @@ def test_classify_processes_at_once_share_the_cache_table(tmp_path: Path) -> Non
     for th in threads:
         th.join()
     assert out == [0, 0, 0] and len(t.calls()) == 3
+
+
+def test_the_templates_commented_triage_example_is_a_working_config(tmp_path: Path) -> None:
+    """Uncommented, the template's example loads: Claude Code with no tools, gated, triage on."""
+    template = Path(__file__).resolve().parent.parent / "vault-template"
+    text = (template / ".vaultops" / "config.toml").read_text()
+    start, end = text.index("# [profiles.triage]"), text.index("\n[routing]")
+    example = "\n".join(line.removeprefix("#").removeprefix(" ") for line in text[start:end].splitlines())
+    (tmp_path / ".vaultops").mkdir()
+    (tmp_path / ".vaultops" / "config.toml").write_text(text[:start] + example + text[end:])
+    config = load_config(tmp_path, {})
+    triage = config.profiles[config.classify.triage]
+    assert triage.gated and triage.command[-2:] == ("--tools", "") and triage.output == "claude-json"
+    assert config.classify.triage_timeout == 60
