@@ -251,7 +251,9 @@ def classify_json(*args: str, stdin: str | None = None) -> dict[str, object]:
 
 def test_classify_json_has_exactly_the_contract_keys() -> None:
     doc = classify_json("Is nginx running?")
-    assert list(doc) == ["type", "complexity", "safety_class", "reasons", "route"]
+    assert list(doc)[:5] == ["type", "complexity", "safety_class", "reasons", "route"]
+    assert list(doc)[5:] == ["blocked_classes", "rules", "model", "triage"]  # both opinions, then the final
+    assert doc["model"] is None and doc["triage"] == {"profile": None, "asked": False}
     assert (doc["type"], doc["complexity"], doc["safety_class"]) == ("service-status", "light", "routine")
     assert doc["route"] == ["service-status"]
     assert isinstance(doc["reasons"], list) and all(isinstance(r, str) for r in doc["reasons"])

@@ -118,24 +118,20 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
+    from vaultops.commands.classify import readable, report
     from vaultops.config import Config
-    from vaultops.decide.route import decide_text
 
     text = sys.stdin.read() if args.text == "-" else args.text
     try:
-        config = _vault(args).config
+        vault = _vault(args)
+        config = vault.config
     except VaultopsError:
-        config = Config()
-    decision = decide_text(text, args.type, config)
+        vault, config = None, Config()
+    doc = report(text, args.type, config, vault)
     if args.json:
-        sys.stdout.write(json.dumps(decision.as_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
     else:
-        print(f"type: {decision.type}")
-        print(f"complexity: {decision.complexity}")
-        print(f"safety_class: {decision.safety_class}")
-        print(f"route: {', '.join(decision.route) or '(escalate)'}")
-        for reason in decision.reasons:
-            print(f"reason: {reason}")
+        print("\n".join(readable(doc)))
     return 0
 
 

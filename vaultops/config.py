@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -204,6 +205,14 @@ class WorkersConfig(_Section):
     timeout: float = Field(14400.0, gt=0)  # seconds a worker running a plan note may take (default and most)
 
 
+class ClassifyConfig(_Section):
+    """``[classify]``: a model's second opinion on each request (vaultops.decide.triage), which can only
+    make a request stricter.  ``triage`` names a profile ("" asks no model)."""
+
+    triage: str = ""
+    triage_timeout: float = Field(60.0, gt=0)  # seconds, and never more than the profile's own timeout
+
+
 class Config(_Section):
     agent: AgentConfig = AgentConfig()
     inbox: InboxConfig = InboxConfig()
@@ -220,6 +229,7 @@ class Config(_Section):
     workers: WorkersConfig = WorkersConfig()
     # never from VAULTOPS_* variables either: a process's environment must not choose whose answers count
     answers: AnswersConfig = AnswersConfig()
+    classify: ClassifyConfig = ClassifyConfig()
     # action -> verdict over the approval table's defaults (vaultops.policy.table); never from VAULTOPS_*
     # variables, so that a process's environment cannot loosen what guards it
     policy: dict[str, Literal["approve", "escalate", "deny"]] = Field(default_factory=dict)
@@ -247,6 +257,18 @@ class Config(_Section):
                 raise ValueError(f"[profiles.{name}] {problem}")
         return value
 
+    @field_validator("classify")
+    @classmethod
+    def _triage_profile(cls, value: ClassifyConfig, info: ValidationInfo) -> ClassifyConfig:
+        profiles = info.data.get("profiles")
+        if value.triage and isinstance(profiles, dict) and value.triage not in profiles:
+            known = ", ".join(sorted(profiles)) or "none are defined"
+            raise ValueError(
+                f"[classify] triage names {value.triage!r}, which is not under [profiles] ({known}); "
+                "name one of them, or remove the line to classify by the rules alone"
+            )
+        return value
+
     @model_validator(mode="after")
     def _routes_name_profiles(self) -> Config:
         for kind, names in self.routing.items():
@@ -263,7 +285,10 @@ class Config(_Section):
 
 
 _SECTIONS = frozenset(
-    {"agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon", "workers"}
+    {
+        "agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon",
+        "workers", "classify",
+    }
 )
 
 

@@ -1,6 +1,7 @@
 """From a request to an action: run it here, hand it to a profile, escalate it, or report an error.  Pure.
 
-Blocked and unknown requests are escalated whatever else is said about them; light routine checks run
+Blocked and unknown requests are escalated whatever else is said about them (model triage, passed in as
+a value, can only make a request stricter, or say what an unknown one is); light routine checks run
 in a built-in handler; everything else goes to the first profile that ``[routing]`` names for its type.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from vaultops.config import Config
 from vaultops.decide.classify import TYPES, Classification, classify
+from vaultops.decide.triage import SecondOpinion, combine
 from vaultops.model import Decision, Request
 
 DIRECT = "direct"
@@ -42,8 +44,13 @@ def decision_of(c: Classification, route: tuple[str, ...]) -> Decision:
     return Decision(c.type, c.complexity, c.safety_class, c.reasons, route, c.blocked)
 
 
-def decide_text(text: str, explicit_type: str | None, config: Config) -> Decision:
+def decide_text(
+    text: str, explicit_type: str | None, config: Config, second_opinion: SecondOpinion | None = None
+) -> Decision:
+    """The rules' classification, made stricter by a model's ``second_opinion`` when there is one."""
     c = classify(text, explicit_type)
+    if second_opinion is not None:
+        c = combine(c, second_opinion.opinion, second_opinion.failure, second_opinion.profile, text)
     if c.safety_class in ("blocked", "unknown"):
         return decision_of(c, ())
     if c.complexity == "light" and c.safety_class == "routine":
@@ -51,13 +58,14 @@ def decide_text(text: str, explicit_type: str | None, config: Config) -> Decisio
     return decision_of(c, config.route_for(c.type))
 
 
-def decide(request: Request, config: Config) -> Action:
+def decide(request: Request, config: Config, second_opinion: SecondOpinion | None = None) -> Action:
+    """``second_opinion``: what model triage said of this version of the request (None: not asked)."""
     fields = request.fields
     explicit = fields.get("type", "").strip().lower() or None
     if explicit is not None and explicit not in TYPES:
         decision = Decision(explicit, "heavy", "unknown", (f"unknown type {explicit!r}",))
         return Action("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
-    decision = decide_text(request.text or "", explicit, config)
+    decision = decide_text(request.text or "", explicit, config, second_opinion)
     if decision.safety_class == "blocked":
         found = [r for r in decision.reasons if r.startswith("blocked")]
         why = "; ".join(found) or f"blocked: {', '.join(decision.blocked)}"

@@ -48,6 +48,7 @@ from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.late import late_result
 from vaultops.record.render import RunResult
+from vaultops.run import triage
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, job_budget, run_builtin, worker_budget
@@ -314,8 +315,10 @@ class Pass:
                     "note, the log is in .vaultops/state/logs/runs/; write `- retry: yes` to run it again"
                 )
                 action = Action("error", _no_decision(), why)
-            else:
-                action = decide(request, self.config)
+            else:  # model triage, when configured, is a value decide() combines with the rules'
+                spent = bool(self.config.classify.triage) and self.budget().exhausted
+                second = triage.for_request(self.vault, self.state, note.rel, request, budget_spent=spent)
+                action = decide(request, self.config, second)
             if (
                 request.state is State.INTERRUPTED
                 and not retry_asked(request)

@@ -113,6 +113,20 @@ CREATE TABLE IF NOT EXISTS workers (
     claim TEXT,
     reports_after INTEGER NOT NULL DEFAULT 0
 );
+-- Model triage (vaultops.run.triage): one answer per version of a request, keyed by a hash of its text,
+-- its type, the profile and the prompt version; ``cost_usd`` counts in the daily budget as runs do.
+CREATE TABLE IF NOT EXISTS triage (
+    key TEXT PRIMARY KEY,
+    at REAL NOT NULL,
+    profile TEXT NOT NULL,
+    file TEXT,
+    request_id TEXT,
+    answer TEXT,
+    failure TEXT,
+    cost_usd REAL,
+    duration REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS triage_at ON triage (at);
 """
 
 # (table, column, type) added after the first release of their table
@@ -320,5 +334,28 @@ class StateDB:
         return {str(h): (int(a or 0), int(f or 0), int(r or 0)) for h, a, f, r in rows}
 
     def cost_since(self, since: float) -> float:
-        row = self._exec("SELECT SUM(cost_usd) FROM runs WHERE started >= ?", (since,)).fetchone()
+        """What runs and model triage cost from ``since`` on."""
+        sql = (
+            "SELECT (SELECT COALESCE(SUM(cost_usd), 0) FROM runs WHERE started >= ?)"
+            " + (SELECT COALESCE(SUM(cost_usd), 0) FROM triage WHERE at >= ?)"
+        )
+        row = self._exec(sql, (since, since)).fetchone()
         return float(row[0] or 0.0)
+
+    # --- model triage -------------------------------------------------------------------------
+
+    def triage(self, key: str) -> dict[str, Any] | None:
+        """The cached answer for one version of a request: answer (JSON text or None), failure, cost."""
+        cur = self._exec("SELECT * FROM triage WHERE key = ?", (key,))
+        row = cur.fetchone()
+        return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
+
+    def set_triage(
+        self, key: str, profile: str, file: str | None, request_id: str | None, answer: str | None,
+        failure: str | None, cost_usd: float | None, duration: float,
+    ) -> None:  # fmt: skip
+        self._exec(
+            "INSERT OR REPLACE INTO triage (key, at, profile, file, request_id, answer, failure, cost_usd,"
+            " duration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, time.time(), profile, file, request_id, answer, failure, cost_usd, duration),
+        )
