@@ -72,7 +72,8 @@ def decide(request: Request, config: Config, second_opinion: SecondOpinion | Non
         return Action("escalate", decision, f"{why}; vaultops will not run it")
     if decision.safety_class == "unknown":
         unsure = "; ".join(decision.reasons) or "could not tell what kind of request this is"
-        return Action("escalate", decision, f"unknown: {unsure}; say in the text what to do, or approve it to run it once")
+        why = f"unknown: {unsure}; say in the text what to do, or approve it to run it once"
+        return Action("escalate", decision, why)
     if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
         return Action("builtin", decision, "", DIRECT, _duration(fields))
     return to_profile(decision, fields, config)
