@@ -369,12 +369,17 @@ _QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was
                        r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)")
 
 
-def in_question(low: str, pos: int) -> bool:
-    """The word at ``pos`` sits in a clause like "why did nginx restart?": it asks, it does not request."""
+def _clause_asks(low: str, pos: int, opening: re.Pattern[str]) -> bool:
+    """The sentence around ``pos`` ends in a question mark and starts as ``opening`` says."""
     start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
     ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
     end = min(ends) if ends else len(low)
-    return end < len(low) and low[end] == "?" and _QUESTION.match(low, start) is not None
+    return end < len(low) and low[end] == "?" and opening.match(low, start) is not None
+
+
+def in_question(low: str, pos: int) -> bool:
+    """The word at ``pos`` sits in a clause like "why did nginx restart?": it asks, it does not request."""
+    return _clause_asks(low, pos, _QUESTION)
 
 
 # "what does `git merge` do?", "how many seats are we paying for?": a question that asks about a thing
@@ -415,9 +420,7 @@ def asks_about(low: str, pos: int) -> bool:
     explain = _EXPLAIN.match(low, start)
     if explain is not None and _NEXT_STEP.search(low, explain.end(), pos) is None:
         return True
-    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
-    end = min(ends) if ends else len(low)
-    return end < len(low) and low[end] == "?" and _ASKS.match(low, start) is not None
+    return _clause_asks(low, pos, _ASKS)
 
 
 # "how other teams rotate keys", "what it would cost to add 3 seats": the verb is talked about
