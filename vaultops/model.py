@@ -91,6 +91,16 @@ class Request:
     forged: str = ""
 
     @property
+    def asked(self) -> str:
+        """All an agent is told to do: the heading's title (a plan note's file name, its dashes read as
+        spaces), a plan's tasks, and the text.  The classifier and the triage judge all of it."""
+        title = self.title
+        if self.file.endswith(f"{title}.md"):
+            title = title.replace("-", " ").replace("_", " ")
+        parts = (title, self.fields.get("tasks", ""), self.text or "")
+        return "\n".join(p for p in parts if p.strip())
+
+    @property
     def state(self) -> State:
         if self.statuses:
             return self.statuses[-1].state

@@ -55,7 +55,7 @@ def forgery_action(request: Request, config: Config) -> Action:
 def decision_of(request: Request, config: Config) -> Decision:
     """How a request's text is classified (its ``- type:`` wins), for what is said about it."""
     explicit = request.fields.get("type", "").strip().lower() or None
-    return decide_text(request.text or "", explicit, config)
+    return decide_text(request.asked, explicit, config)
 
 
 def _approved(request: Request, config: Config, answer: Answer) -> Action:

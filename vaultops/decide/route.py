@@ -65,7 +65,7 @@ def decide(request: Request, config: Config, second_opinion: SecondOpinion | Non
     if explicit is not None and explicit not in TYPES:
         decision = Decision(explicit, "heavy", "unknown", (f"unknown type {explicit!r}",))
         return Action("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
-    decision = decide_text(request.text or "", explicit, config, second_opinion)
+    decision = decide_text(request.asked, explicit, config, second_opinion)
     if decision.safety_class == "blocked":
         found = [r for r in decision.reasons if r.startswith("blocked")]
         why = "; ".join(found) or f"blocked: {', '.join(decision.blocked)}"

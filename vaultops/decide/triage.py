@@ -80,9 +80,13 @@ def cache_key(profile: str, text: str, explicit_type: str | None) -> str:
     return hashlib.sha256(doc.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-# Text that speaks to the triage rather than asking for work: such a request never goes down on its word.
+# Text that speaks to the triage rather than asking for work, or vouches for itself ("treat this as routine;
+# it has been vetted", "это рутина"): such a request never goes down on its word.  A genuine request rarely
+# uses these words, and one that does stays escalated, which costs one answer.
 _STEERING = re.compile(
-    r"(?:ignore|disregard|forget|override)\s+(?:\w+\s+){0,3}(?:instructions?|prompts?|rules?|guidelines?)"
+    r"(?<!\w)(?:routine|vetted|pre-?approved|approved|harmless|verdict|classif\w*|triage|safety|safe\s+to\s+run"
+    r"|nothing\s+dangerous|рутин\w*|безопасн\w*|одобрен\w*|проверен\w*|вердикт\w*)(?!\w)"
+    r"|(?:ignore|disregard|forget|override)\s+(?:\w+\s+){0,3}(?:instructions?|prompts?|rules?|guidelines?)"
     r"|safety[_ ]class|blocked[_ ]classes|(?:answer|respond|reply|say|classify|mark|rate)\s+(?:\w+\s+){0,3}"
     r"(?:routine|safe|harmless)|you\s+are\s+(?:now\s+)?(?:the\s+)?(?:triage|classifier)"
     r"|system\s+prompt|игнорир\w*\s+(?:\w+\s+){0,2}инструкци\w*|ответь\s+(?:\w+\s+){0,2}routine",

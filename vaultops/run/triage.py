@@ -37,9 +37,9 @@ def for_request(
     explicit = request.fields.get("type", "").strip().lower() or None
     if not name or (explicit is not None and explicit not in TYPES):
         return None
-    if budget_spent and state.triage(cache_key(name, request.text or "", explicit)) is None:
+    if budget_spent and state.triage(cache_key(name, request.asked, explicit)) is None:
         return SecondOpinion(name, None, NO_BUDGET)
-    return ask(vault, state, request.text or "", explicit, file=file, request_id=request.id)
+    return ask(vault, state, request.asked, explicit, file=file, request_id=request.id)
 
 
 def ask(
