@@ -22,6 +22,18 @@ RU = "абвгдежзийклмнопрстуфхцчшщъыьэюяё"
 OUT = Path(__file__).resolve().parent.parent / "vaultops" / "decide" / "words"
 
 
+def _variants(word: str, letters: str, substitute: bool) -> set[str]:
+    """Every string one edit from ``word``: a letter swapped with the next, doubled or left out, or
+    (``substitute``) replaced or added."""
+    out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    out |= {word[:i] + word[i + 1:] for i in range(len(word))}
+    out |= {word[:i] + word[i] + word[i:] for i in range(len(word))}
+    if substitute:
+        out |= {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
+        out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in letters}
+    return out
+
+
 def main() -> None:
     data = Path(sys.argv[1])
     en_all = msgpack.load(gzip.open(data / "large_en.msgpack.gz"), raw=False)
@@ -31,7 +43,7 @@ def main() -> None:
     real = set()
     for word in n._danger():
         cyrillic = not word.isascii()
-        for typo in n._variants(word, RU if cyrillic else EN, len(word) > 4):
+        for typo in _variants(word, RU if cyrillic else EN, len(word) > 4):
             if typo in (ru if cyrillic else en) and typo not in n._danger() and len(typo) >= 4:
                 real.add(typo)
     skeletons = {n._skeleton(v) for v in n._EN_VERBS if len(n._skeleton(v)) >= 3}

@@ -331,6 +331,12 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     return Classification(kind, complexity, safety, tuple(reasons), blocked)
 
 
+def warm() -> None:
+    """Build the patterns and indexes now (about 0.1 s): a daemon does it before it says it is ready, so that
+    its first request does not pay for it."""
+    classify("Check the logs; dеlete them, rotate it? no, then pay Stripe $5 and email the client.", "code")
+
+
 def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], int, int]]
              ) -> list[tuple[str, str]]:
     """(class, phrase) for each blocked class, in the order of rules.BLOCKED_CLASSES.  The text is read as

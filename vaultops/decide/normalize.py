@@ -167,7 +167,7 @@ def _corrected(word: str) -> str:
         return _SHORTHAND[low]
     if len(low) < 3 or low in _danger() or low in REAL_WORDS:
         return word
-    fixed = (_typos().get(low) or _reversed().get(low)) if len(low) >= 4 else None
+    fixed = (_typo_of(low) or _reversed().get(low)) if len(low) >= 4 else None
     if fixed is None and low not in SKELETON_WORDS:
         fixed = _skeletons().get(_skeleton(low))
     if fixed is None:
@@ -218,18 +218,6 @@ def _danger() -> frozenset[str]:
     return frozenset(verbs | set(_EN_NOUNS) | set(_RU_WORDS))
 
 
-def _variants(word: str, letters: str, substitute: bool) -> set[str]:
-    """Every string one edit from ``word``: a letter swapped with the next, doubled or left out, or
-    (``substitute``) replaced or added."""
-    out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
-    out |= {word[:i] + word[i + 1:] for i in range(len(word))}
-    out |= {word[:i] + word[i] + word[i:] for i in range(len(word))}
-    if substitute:
-        out |= {word[:i] + c + word[i + 1:] for i in range(len(word)) for c in letters}
-        out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in letters}
-    return out
-
-
 @functools.cache
 def _reversed() -> dict[str, str]:
     """"eteled": a danger word written backwards."""
@@ -257,22 +245,47 @@ def _skeletons() -> dict[str, str]:
 
 _SHORTHAND = {"dlt": "delete", "dlte": "delete", "rmv": "remove", "msg": "message",
               "passwd": "password", "pw": "password", "creds": "credentials", "txt": "text"}
-_ALPHABET = {True: "abcdefghijklmnopqrstuvwxyz", False: "абвгдежзийклмнопрстуфхцчшщъыьэюяё"}
 
 
 @functools.cache
-def _typos() -> dict[str, str]:
-    """typo -> the danger word it is one edit from, unless that typo is itself a common word (REAL_WORDS).
-    Four-letter words only get swaps: "wipe" is one letter from "wire", "wide" and "ripe", which a word
+def _by_deletion() -> dict[str, tuple[str, ...]]:
+    """Each danger word, and each string one letter short of one, -> those words (longest first).  A typo one
+    edit from a word shares a key with it: the SymSpell idea, which makes this index a few thousand keys
+    instead of every variant of every word."""
+    index: dict[str, list[str]] = {}
+    for word in sorted(_danger(), key=lambda w: (-len(w), w)):
+        for key in {word, *_deletions(word)}:
+            index.setdefault(key, []).append(word)
+    return {key: tuple(words) for key, words in index.items()}
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _typo_of(low: str) -> str | None:
+    """The danger word ``low`` is a one-edit typo of, unless it is itself a common word (REAL_WORDS).
+    Four-letter words only count swaps: "wipe" is one letter from "wire", "wide" and "ripe", which a word
     list would keep, but also from rarer words it would not."""
-    found: dict[str, str] = {}
-    for word in sorted(_danger(), key=len, reverse=True):
-        for typo in _variants(word, _ALPHABET[word.isascii()], len(word) > 4):
-            if len(word) <= 4 and sorted(typo) != sorted(word):
-                continue
-            if len(typo) >= 4 and typo not in REAL_WORDS and typo not in _danger():
-                found.setdefault(typo, word)
-    return found
+    if len(low) < 4 or low in REAL_WORDS or low in _danger():
+        return None
+    index = _by_deletion()
+    found = [*index.get(low, ()), *(w for d in _deletions(low) for w in index.get(d, ()))]
+    for word in sorted(set(found), key=lambda w: (-len(w), w)):
+        if _one_edit(low, word) and (len(word) > 4 or sorted(low) == sorted(word)):
+            return word
+    return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` one edit apart: a letter replaced, added, dropped, or swapped with the next?"""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    if len(a) == len(b):
+        swapped = a[i + 1:i + 2] == b[i:i + 1] and a[i:i + 1] == b[i + 1:i + 2] and a[i + 2:] == b[i + 2:]
+        return a[i + 1:] == b[i + 1:] or swapped
+    return a[i + 1:] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1:]
 
 
 def as_shown(text: str) -> str | None:
@@ -309,4 +322,4 @@ def transliterated(text: str) -> str | None:
 
 
 def _is_danger_ru(word: str) -> bool:
-    return word in _danger() or _typos().get(word, "").isascii() is False
+    return word in _danger() or not (_typo_of(word) or "a").isascii()

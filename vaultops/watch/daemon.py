@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import FrameType
 
 from vaultops import faults
+from vaultops.decide.classify import warm
 from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
 from vaultops.pipeline.plan import Insert
 from vaultops.pipeline.publish import Publisher
@@ -101,6 +102,7 @@ class Daemon:
         first.recover()
         first.finish(DailyWriter(self.vault, self.writer, first.report.warnings))
         self.report(first.report)
+        warm()
         self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
         self.notifier.ready(f"watching {self.vault.root}")
         self.run_pass("start")
