@@ -281,6 +281,7 @@ def _light_targets(kind: str, text: str) -> list[str]:
     return []
 
 
+@functools.lru_cache(maxsize=4096)  # a pass asks again about every open request; the answer is a value
 def classify(text: str, explicit_type: str | None = None) -> Classification:
     """Decide type, complexity and safety class of a request.
 
