@@ -350,6 +350,21 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (MSG, r"(?<!a\s)(?<!the\s)(?<!draft\s)(?<!my\s)(?<!your\s)(?<!our\s)(?:reply|respond|comment"
           r"|answer)\w*\s+(?:on|to|in|under)\s+(?:\S+\s+){0,4}?(?:issue|pr|pull\s+request"
           r"|thread|ticket|post|review|discussion|tweet)s?(?!\w)"),
+    # "tell me when you've deleted it": the report presumes the act
+    (DEL, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:deleted|removed|wiped"
+          r"|purged|erased"
+          r"|cleared|emptied|dropped|destroyed|nuked)"),
+    (KEY, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:rotated|revoked"
+          r"|regenerated"
+          r"|reissued)"),
+    (SPEND, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:paid|bought"
+            r"|purchased|charged"
+            r"|renewed|upgraded)"),
+    (MSG, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:emailed|messaged"
+          r"|replied|posted"
+          r"|published|announced|sent\s+(?:it|them|the\s+\S+)\s+to)"),
+    (MERGE, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:merged|landed"
+            r"|shipped)"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
           r"|\|)\s+(?:\S+"
