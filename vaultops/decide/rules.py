@@ -459,7 +459,8 @@ _READ_START = re.compile(r"\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(
                          r"|describe|grep"
                          r"|locate|quote|cite|перечисли|найди|покажи|прочитай|проверь|посмотри|кратко"
                          r"|перескажи)(?!\w)")
-_STEP_SEP = re.compile(r"(?<!\w)(?:then|and|also|after|you|u|way\s+to|how\s+to|by|via|through|to|so|until|unless|if"
+_STEP_SEP = re.compile(r"(?<!\w)(?:then|and|also|after|you|u|way\s+to|how\s+to|by|via|through|to|so|until"
+                       r"|unless|if"
                        r"|when|и|затем|потом|после|чтобы|через|если|пока)(?!\w)"
                        r"|,\s*[^\W\d_]+\s")
 _COMMAND = re.compile(r"(?:sudo\s+)?(?:rm|rmdir|dd|mkfs\S*|git|chmod|chown|curl|wget|kill|systemctl"
