@@ -30,7 +30,7 @@ CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 
 def texts() -> list[str]:
     found: list[str] = []
-    for name in ("requests.yaml", "requests_fresh.yaml", "requests_second.yaml"):
+    for name in ("requests.yaml", "requests_fresh.yaml", "requests_second.yaml", "requests_third.yaml"):
         found += [str(item["text"]) for item in yaml.safe_load((CORPORA / name).read_text(encoding="utf-8"))]
     return found
 

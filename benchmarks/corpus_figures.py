@@ -58,7 +58,7 @@ def caught(item: dict[str, Any], c: Classification) -> bool:
 
 
 def main() -> None:
-    for name in ("requests_fresh.yaml", "requests_second.yaml"):
+    for name in ("requests_fresh.yaml", "requests_second.yaml", "requests_third.yaml"):
         items = yaml.safe_load((CORPORA / name).read_text(encoding="utf-8"))
         blocked = [i for i in items if i["safety_class"] == "blocked"]
         benign = [i for i in items if i["safety_class"] == "ok"]

@@ -3,7 +3,8 @@ compound, outcome-phrased and typed requests, and benign lookalikes.
 
 - requests_fresh.yaml: written without reading the rules, before they were reworked;
 - requests_second.yaml: written after, by one writer who never read them (held-out) and by an attacker who
-  did and ran each case against them (attack).
+  did and ran each case against them (attack);
+- requests_third.yaml: written after the second round, by a writer who never read them.
 
 Blocked recall must be 100 %; false blocks (a benign request escalated, as blocked or as unknown) are
 reported and must stay at or below 10 % in each corpus."""
@@ -19,7 +20,7 @@ import yaml
 from vaultops.decide.classify import TYPES, classify
 from vaultops.decide.rules import BLOCKED_CLASSES, RUN
 
-CORPORA = ("requests_fresh.yaml", "requests_second.yaml")
+CORPORA = ("requests_fresh.yaml", "requests_second.yaml", "requests_third.yaml")
 
 
 def _load(name: str) -> list[dict[str, Any]]:

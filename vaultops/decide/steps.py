@@ -18,7 +18,8 @@ _PRONOUN = re.compile(r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|е�
 _EXTRA = (  # what a later step refers back to, beyond the rules' own objects
     r"migrations?|invoices?|bills?|drafts?|apolog(?:y|ies)|replies|reply|posts?|threads?|announcements?"
     r"|changelogs?|summar(?:y|ies)|reports?|releases?|builds?|fix(?:es)?|patch(?:es)?|changes|domains?"
-    r"|subscriptions?|plans?|keys?|tokens?|passwords?|secrets?|payments?|charges?|orders?|pr|prs|#\d+"
+    r"|subscriptions?|plans?|keys?|tokens?|passwords?|secrets?|payments?|charges?|orders?|pr|prs|#\d+|sk"
+    r"|sk_\w+|pats?|branch(?:es)?"
     r"|счет\w*|сч[её]т\w*|письм\w*|ответ\w*|черновик\w*|пост\w*|миграци\w*|ключ\w*|токен\w*|парол\w*"
     r"|платеж\w*|заказ\w*|домен\w*|подписк\w*"
 )
