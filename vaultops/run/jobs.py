@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.config import Config, ProfileConfig, agent_environ
+from vaultops.confine import make_dirs, write_text
 from vaultops.decide import targets
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
@@ -114,8 +115,7 @@ def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:
 
 
 def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
-    folder = vault.state_dir / "logs" / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_dirs(vault.state_dir / "logs" / "runs", vault.root)
     path = folder / f"{job.request_id}-{job.claim}-{attempt_no}.log"
     parts = [
         f"argv: {' '.join(repr(a) for a in proc.argv)}",
@@ -127,7 +127,7 @@ def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
     ]
     # the process's output is raw (parsed first): redacted here, as it is written
     text = redact("\n".join(parts), [*proc.secrets, *secret_values(os.environ)])
-    path.write_text(text, encoding="utf-8", errors="replace")
+    write_text(path, text, vault.root)
     return path.relative_to(vault.root).as_posix()
 
 
