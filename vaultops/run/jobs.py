@@ -75,7 +75,10 @@ def worker_budget(config: Config, timeout: float | None) -> float:
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     text = job.text
     if job.type == "env-check":
-        result = builtins.env_check(targets.commands(text), targets.env_vars(text), environ=os.environ)
+        unexpected = [*vault.allowed_roots, Path.cwd()]  # where a fake program could be dropped
+        result = builtins.env_check(
+            targets.commands(text), targets.env_vars(text), environ=os.environ, unexpected=unexpected
+        )
     elif job.type == "service-status":
         result = builtins.service_status(targets.services(text))
     elif job.type == "filesystem-check":
