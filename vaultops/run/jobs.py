@@ -197,7 +197,8 @@ def run_attempt(
         )
     attempt = read_attempt(profile.output, name, proc, timeout)
     if attempt.failure is Failure.OTHER and proc.start_error:
-        attempt = Attempt(
-            name, Failure.OTHER, "", f"{proc.start_error}; install it or fix [profiles.{name}] command", 0.0
-        )
+        # only a missing or unusable program is the profile's fault; anything else says what it is
+        profile_fault = proc.start_error.startswith(("command not found", "permission denied"))
+        fix = f"; install it or fix [profiles.{name}] command" if profile_fault else ""
+        attempt = Attempt(name, Failure.OTHER, "", f"{proc.start_error}{fix}", 0.0)
     return attempt, _log(vault, job, attempt_no, proc)
