@@ -58,7 +58,10 @@ def test_confine_refuses_every_link_out_and_allows_links_inside(tmp_path: Path) 
 # --- a tick --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("linked", ["state", "state/backups", "state/logs", "state/logs/runs", "state/workers"])
+LINKED = ["state", "state/backups", "state/logs", "state/logs/runs", "state/workers"]
+
+
+@pytest.mark.parametrize("linked", LINKED)
 def test_a_state_folder_linked_out_of_the_vault_stops_the_tick_before_it_writes(
     tmp_path: Path, linked: str
 ) -> None:
@@ -190,7 +193,8 @@ def test_a_req_heading_of_another_shape_gets_one_line_saying_how_to_write_it(
     assert after.startswith(before[: before.index(b"\n## REQ-git-there")])  # inserted lines only
     requests = {r.id: r for r in parse_note(INBOX, after).requests}
     assert requests["REQ-under"].statuses[-1].reason == (
-        f"REQ-under is {shape}; vaultops takes requests only from level-2 headings: write it as `## REQ-under …`"
+        f"REQ-under is {shape}; vaultops takes requests only from level-2 headings:"
+        " write it as `## REQ-under …`"
     )
     assert requests["REQ-git-there"].statuses[-1].state.value == "done"
 
