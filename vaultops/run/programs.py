@@ -103,7 +103,9 @@ def file_kind(path: str) -> str:
     real = os.path.realpath(path)
     prefix = f"symlink to {real}; " if os.path.islink(path) else ""
     try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.stat(real).st_mode):  # a device or a pipe is never opened
+            return prefix + "not a regular file"
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return prefix + "not a regular file"
@@ -133,6 +135,7 @@ def file_kind(path: str) -> str:
 def package_owner(path: str) -> str:
     """The package that installed the file, as dpkg or rpm tells (read-only queries)."""
     real = os.path.realpath(path)
+    path = os.path.abspath(path)  # never an argument that starts with "-"
     for tool, args in (("dpkg", ("-S",)), ("rpm", ("-qf",))):
         exe = shutil.which(tool, path=SYSTEM_PATH)
         if exe is None:
