@@ -246,6 +246,9 @@ def test_init_on_a_new_folder_commits_what_it_wrote(tmp_path: Path) -> None:
         f"vaultops (vaultops)|vaultops init: add .vaultops/config.toml, {INBOX}, .gitignore"
     )
     assert git(vault, "status", "--porcelain").splitlines() == ["?? my-note.md"]
+    tick = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert tick.returncode == 0, tick
+    assert git(vault, "status", "--porcelain", "--untracked-files=all").splitlines() == ["?? my-note.md"]
     again = vaultops("init", str(vault))
     assert "nothing to do" in again.stdout and git(vault, "rev-list", "--count", "HEAD").strip() == "1"
 
