@@ -153,6 +153,25 @@ def test_a_bad_daily_template_is_a_warning_and_the_result_is_committed_and_pushe
     assert "secret" not in git(fleet.remote, "show", f"{fleet.branch}:{daily[0]}")
 
 
+@pytest.mark.parametrize("kind", ["a file", "a symlink out of the vault"])
+def test_a_daily_folder_that_cannot_be_used_still_lets_the_pass_commit(tmp_path: Path, kind: str) -> None:
+    fleet = Fleet(tmp_path, 1, "# Inbox\n" + request_block("REQ-git-there", "Is git installed?", "env-check"))
+    clone = fleet.clones[0]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (clone / ".obsidian").mkdir(exist_ok=True)
+    (clone / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal"}))
+    if kind == "a file":
+        (clone / "Journal").write_text("not a folder\n")
+    else:
+        (clone / "Journal").symlink_to(outside)
+    proc = fleet.tick(0)
+    assert proc.returncode == 0, proc
+    assert "daily note" in proc.stdout + proc.stderr and "not written" in proc.stdout + proc.stderr
+    assert fleet.remote_requests()["REQ-git-there"].statuses[-1].state.value == "done"
+    assert tree(outside) == []
+
+
 # --- request text --------------------------------------------------------------------------------
 
 

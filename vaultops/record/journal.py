@@ -54,6 +54,12 @@ class DailyWriter:
             self.warnings.append(f"daily note not written: {exc.message}")
             self.entries.clear()
             return []
+        except OSError as exc:  # a folder that cannot be written: the pass still commits what it did
+            self.warnings.append(
+                f"daily note {rel} not written ({exc.strerror or exc}); make its folder writable"
+            )
+            self.entries.clear()
+            return []
         self.entries.clear()
         return [rel] if result.changed else []
 
