@@ -343,3 +343,19 @@ def test_init_refuses_a_vaultops_folder_linked_out_of_the_vault(tmp_path: Path) 
     assert proc.returncode == 2, proc
     assert f".vaultops in the vault {vault.resolve()} {LEADS_OUT}" in proc.stderr
     assert tree(outside) == []
+
+
+def test_doctor_names_a_state_folder_linked_out_of_the_vault(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault", "# Inbox\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    logs = vault / ".vaultops" / "state" / "logs"
+    logs.parent.mkdir(parents=True, exist_ok=True)
+    logs.symlink_to(outside)
+    proc = vaultops("--vault", str(vault), "doctor")
+    assert proc.returncode == 1, proc
+    assert any(
+        ".vaultops/state/logs in the vault" in line and LEADS_OUT in line for line in proc.stdout.splitlines()
+    ), proc.stdout
+    assert "Traceback" not in proc.stderr
+    assert tree(outside) == []
