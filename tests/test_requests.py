@@ -167,3 +167,45 @@ def test_lock_line_with_unusual_spacing_still_reads() -> None:
     line = "locked-by:  agent  @  2026-01-01T00:00:00+00:00  ( host , claim abc123 )"
     lock = fmt.parse_lock(line, 3)
     assert lock is None or (lock.agent, lock.claim) == ("agent", "abc123")
+
+
+@given(
+    ident=ids,
+    title=titles,
+    underline=st.from_regex(r"(=+|-+)[ \t]{0,2}", fullmatch=True),
+    text=text_st,
+    atx_after=st.booleans(),
+    newline=st.sampled_from(["\n", "\r\n"]),
+)
+def test_an_underlined_req_heading_is_never_run_and_always_named(
+    ident: str, title: str, underline: str, text: list[str], atx_after: bool, newline: str
+) -> None:
+    heading = ident + (f" {title}" if title else "")
+    lines = ["# Inbox", "", heading, underline, *text]
+    if atx_after:
+        lines += ["", "## REQ-zz-after", "is git installed"]
+    raw = (newline.join(lines) + newline).encode()
+    requests = parse_note("i.md", raw).requests
+    shape = "===" if underline.startswith("=") else "---"
+    assert requests[0].id == ident
+    assert requests[0].problems[-1] == (
+        f"{ident} is a heading underlined with {shape}; vaultops takes requests only from level-2 headings:"
+        f" write it as `## {ident} …`"
+    )
+    if atx_after and ident != "REQ-zz-after":
+        assert [r.id for r in requests[1:]] == ["REQ-zz-after"]
+        assert requests[1].problems == ()
+
+
+@given(ident=ids, before=prose_line, after=prose_line, where=st.sampled_from(["text", "field", "title"]))
+def test_a_nul_byte_anywhere_in_a_request_is_its_own_error(
+    ident: str, before: str, after: str, where: str
+) -> None:
+    nul = f"{before}\0{after}"
+    heading = f"## {ident}" + (f" {nul}" if where == "title" else "")
+    field = f"- from: {nul}" if where == "field" else "- from: me"
+    text = nul if where == "text" else before
+    [request] = parse_note("i.md", f"# Inbox\n\n{heading}\n{field}\n{text}\n".encode()).requests
+    assert request.problems == (
+        f"{ident}: the request text contains a NUL byte, which cannot be passed to a program; remove it",
+    )

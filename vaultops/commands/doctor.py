@@ -20,7 +20,8 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.config import CONFIG_FILE, load_config
-from vaultops.errors import VaultopsError
+from vaultops.confine import STATE_FOLDERS, confine, make_dirs, write_text
+from vaultops.errors import UnsafePath, VaultopsError
 from vaultops.notify.check import apprise_refuses, telegram_findings
 from vaultops.record import daily
 from vaultops.run import health
@@ -81,10 +82,13 @@ def _inbox(vault: Vault) -> Iterator[Finding]:
 def _state_dir(vault: Vault) -> Iterator[Finding]:
     state = vault.state_dir
     try:
-        state.mkdir(parents=True, exist_ok=True)
-        probe = state / ".doctor-probe"
-        probe.write_text("ok")
+        probe = make_dirs(state, vault.root) / ".doctor-probe"
+        write_text(probe, "ok", vault.root)
         probe.unlink()
+        for folder in STATE_FOLDERS:
+            confine(state / folder, vault.root)
+    except UnsafePath as exc:
+        yield _bad(exc.message)
     except OSError as exc:
         yield _bad(f"{state} is not writable ({exc.strerror}) — fix its permissions")
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
+from vaultops.commands.init_commit import commit_init, dirty_before
 from vaultops.config import CONFIG_FILE
+from vaultops.confine import confine, make_dirs, write_text
 from vaultops.errors import VaultopsError
 from vaultops.gate.claude import hook_entry
-from vaultops.sync.git import Git
+from vaultops.sync.git import Git, GitError
 
 IGNORE_LINES = (".vaultops/state/", ".vaultops/local.toml", "*.vaultops.tmp")
 
@@ -84,34 +88,48 @@ def _append_missing_lines(path: Path, wanted: tuple[str, ...]) -> list[str]:
     return missing
 
 
+def _write_new(root: Path, rel: str, text: str) -> bool:
+    """Write a file init owns, if it is missing; never through a symlink out of the vault."""
+    path = confine(root / rel, root)
+    if path.exists():
+        return False
+    make_dirs(path.parent, root)
+    write_text(path, text, root)
+    return True
+
+
 def init_vault(root: Path, inbox: str = "_System/COO-Inbox.md", queue: str = "executor-queue") -> list[str]:
-    """Create what is missing; returns a line per thing done."""
+    """Create what is missing, and commit what it wrote when the folder is a git repository (in a commit
+    of its own: see init_commit); returns a line per thing done."""
     done: list[str] = []
     if not root.exists():
         root.mkdir(parents=True)
         done.append(f"created {root}")
-    config = root / CONFIG_FILE
-    if not config.exists():
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(DEFAULT_CONFIG, encoding="utf-8")
+    root = root.resolve()
+    theirs = dirty_before(root, (CONFIG_FILE, inbox, ".gitignore"))
+    changed: list[str] = []
+    if _write_new(root, CONFIG_FILE, DEFAULT_CONFIG):
+        changed.append(CONFIG_FILE)
         done.append(f"wrote {CONFIG_FILE}")
-    (root / ".vaultops" / "state").mkdir(parents=True, exist_ok=True)
-    inbox_path = root / inbox
-    if not inbox_path.exists():
-        inbox_path.parent.mkdir(parents=True, exist_ok=True)
-        inbox_path.write_text(INBOX_HEADER, encoding="utf-8")
+    make_dirs(root / ".vaultops" / "state", root)
+    if _write_new(root, inbox, INBOX_HEADER):
+        changed.append(inbox)
         done.append(f"wrote {inbox} (empty inbox with a header that explains the format)")
-    queue_path = root / queue
+    queue_path = confine(root / queue, root)
     if not queue_path.exists():
-        queue_path.mkdir(parents=True)
+        make_dirs(queue_path, root)
         done.append(f"created {queue}/")
-    added = _append_missing_lines(root / ".gitignore", IGNORE_LINES)
+    added = _append_missing_lines(confine(root / ".gitignore", root), IGNORE_LINES)
     if added:
+        changed.append(".gitignore")
         done.append(f"added to .gitignore: {', '.join(added)}")
     git = Git(root)
     if not git.is_repo():
-        git.init()
-        done.append("initialised a git repository")
+        with contextlib.suppress(GitError, OSError, subprocess.SubprocessError):
+            git.init()
+            done.append("initialised a git repository")
+    if changed:
+        done += commit_init(root, changed, theirs)
     return done
 
 

@@ -15,6 +15,8 @@ from vaultops.scan.text import split_lines
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
 
+TEMPLATE_MAX = 1_000_000  # bytes: a template is a short note
+
 
 class DailyWriter:
     def __init__(self, vault: Vault, writer: NoteWriter, warnings: list[str]) -> None:
@@ -52,21 +54,47 @@ class DailyWriter:
             self.warnings.append(f"daily note not written: {exc.message}")
             self.entries.clear()
             return []
+        except OSError as exc:  # a folder that cannot be written: the pass still commits what it did
+            self.warnings.append(
+                f"daily note {rel} not written ({exc.strerror or exc}); make its folder writable"
+            )
+            self.entries.clear()
+            return []
         self.entries.clear()
         return [rel] if result.changed else []
 
     def _template(self, settings: daily.DailySettings, now: datetime, rel: str) -> list[str]:
+        """The template's lines for a new daily note; a template that cannot be used is a warning (the
+        note is made without it), never a reason for the pass to stop before it commits."""
         if not settings.template:
             return []
         try:
-            text = self.vault.resolve(settings.template).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            self.warnings.append(
-                f"daily-note template {settings.template} not found; created the note without it"
-            )
-            return []
-        title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-        lines = split_lines(daily.render_template(text, now, title, settings.format))
+            path = self.vault.resolve(settings.template)
+            if not path.is_file():
+                raise daily.DailyNoteError("it is missing or not a file")
+            if path.stat().st_size > TEMPLATE_MAX:
+                raise daily.DailyNoteError(f"it is over {TEMPLATE_MAX // 1000} kB")
+            raw = path.read_bytes()
+            text = raw.decode("utf-8")
+            if "\0" in text:
+                raise daily.DailyNoteError("it holds a NUL byte")
+            title = rel.rsplit("/", 1)[-1].removesuffix(".md")
+            lines = split_lines(daily.render_template(text, now, title, settings.format))
+        except UnicodeDecodeError:
+            return self._unused(settings, "it is not UTF-8 text; save it as UTF-8")
+        except VaultopsError as exc:  # a symlink out of the vault
+            return self._unused(settings, exc.message)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            return self._unused(settings, f"it cannot be read ({why}); make it a readable file")
+        except daily.DailyNoteError as exc:
+            return self._unused(settings, f"{exc}; fix it in the template note or in Settings → Daily notes")
         while lines and not lines[-1].strip():
             lines.pop()
         return lines
+
+    def _unused(self, settings: daily.DailySettings, why: str) -> list[str]:
+        self.warnings.append(
+            f"daily-note template {settings.template} not used ({why}); created the daily note without it"
+        )
+        return []

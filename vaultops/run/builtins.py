@@ -1,8 +1,9 @@
 """The built-in handlers for light, read-only requests: env-check, service-status, filesystem-check.
 
 They answer without an agent, so they must be harmless whatever the request says: every name is checked
-against a safe pattern before use, the only commands run are ``--version``, ``systemctl is-active``,
-``launchctl list`` and ``pgrep``, no file is ever opened, and no environment value is ever shown.
+against a safe pattern before use, the only commands run are the version probes of known programs (see
+``run.programs``), ``dpkg -S``/``rpm -qf``, ``systemctl is-active``, ``launchctl list`` and ``pgrep``; no
+file is opened but a program's first bytes (to tell its kind), and no environment value is ever shown.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.run import programs
 from vaultops.run.process import ProcessResult, run_process
 from vaultops.run.redact import redact, secret_values
 
@@ -33,35 +35,6 @@ class HandlerResult:
 _COMMAND = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")
 _ENV_VAR = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
 _SERVICE = re.compile(r"[A-Za-z0-9@._][A-Za-z0-9@._-]*\Z")  # never "-x": it would be read as an option
-# Commands whose --version is unsafe (some ignore unknown options and act) or meaningless.
-NO_VERSION = frozenset(
-    {
-        "reboot",
-        "shutdown",
-        "halt",
-        "poweroff",
-        "init",
-        "telinit",
-        "rm",
-        "dd",
-        "kill",
-        "killall",
-        "pkill",
-        "format",
-        "sudo",
-        "su",
-        "doas",
-        "passwd",
-        "systemctl",
-        "launchctl",
-        "crontab",
-        "fdisk",
-        "parted",
-        "wipefs",
-        "shred",
-        "mkswap",
-    }
-)
 VERSION_TIMEOUT = 5.0
 QUERY_TIMEOUT = 5.0
 SUMMARY_MAX = 160
@@ -97,13 +70,9 @@ def _nothing(lines: list[str], why: str) -> HandlerResult:
     return HandlerResult(False, "\n".join([*lines, reason]), reason)
 
 
-def _no_version(name: str) -> bool:
-    name = name.lower()  # case-insensitive file systems find "Reboot" too
-    return name in NO_VERSION or name.startswith("mkfs")
-
-
-def _version(path: str, environ: Mapping[str, str]) -> str:
-    # Cached per file, so that a binary upgraded while the daemon runs is asked again.
+def _version(path: str, probe: tuple[str, ...], environ: Mapping[str, str]) -> str:
+    """The first line a known program's probe prints: ``path`` is its real file, run with ``probe``, no
+    shell, a minimal environment and a timeout.  Cached per file, so an upgraded binary is asked again."""
     try:
         st = os.stat(path)
         key = (path, st.st_mtime_ns, st.st_size)
@@ -112,11 +81,12 @@ def _version(path: str, environ: Mapping[str, str]) -> str:
     with _versions_lock:
         if key in _versions:
             return _versions[key]
+    shown = " ".join(probe)
     with tempfile.TemporaryDirectory(prefix="vaultops-version-") as scratch:
         result = run_process(
-            [path, "--version"],
+            [path, *probe],
             cwd=Path(scratch),
-            env=dict(environ),
+            env=programs.probe_env(path, scratch),
             timeout=VERSION_TIMEOUT,
             max_output_bytes=65536,
             extra_secrets=secret_values(environ),
@@ -124,9 +94,9 @@ def _version(path: str, environ: Mapping[str, str]) -> str:
     if result.start_error:
         version = f"version unknown: {result.start_error}"
     elif result.timed_out:
-        version = "version unknown: --version did not finish"
+        version = f"version unknown: {shown} did not finish"
     elif result.exit_code != 0:
-        version = f"version unknown: --version exited with {result.exit_code}"
+        version = f"version unknown: {shown} exited with {result.exit_code}"
     else:
         version = _first_line(result.stdout) or _first_line(result.stderr) or "version unknown: no output"
     version = redact(version, result.secrets)  # the output is raw
@@ -136,10 +106,28 @@ def _version(path: str, environ: Mapping[str, str]) -> str:
     return version
 
 
+def _program(path: str, environ: Mapping[str, str], unexpected: Sequence[Path]) -> str:
+    """The version of a known program where installed programs lie; else what the file is, unrun."""
+    real = os.path.realpath(path)
+    known = programs.known_as(real)
+    why = programs.untrusted(real, unexpected) if known else ""
+    if known and not why:
+        return _version(real, programs.SAFE_PROBES[known], environ)
+    if not known:
+        why = "vaultops asks only programs it knows for their version"
+    return f"{programs.file_kind(path)}; {programs.package_owner(path)}; not run: {why}"
+
+
 def env_check(
-    commands: Sequence[str], env_vars: Sequence[str], *, environ: Mapping[str, str]
+    commands: Sequence[str],
+    env_vars: Sequence[str],
+    *,
+    environ: Mapping[str, str],
+    unexpected: Sequence[Path] = (),
 ) -> HandlerResult:
-    """Which commands are on PATH (with their version) and which variables are set (never their value)."""
+    """Which commands are on PATH and which variables are set (never their value).  A program's version
+    is asked only of programs vaultops knows, where installed programs lie (see run.programs); never of
+    one in ``unexpected`` folders (the vault, where jobs work).  The rest are described, never run."""
     lines: list[str] = []
     found = missing = refused = 0
     search_path = environ.get("PATH", os.defpath)
@@ -154,10 +142,7 @@ def env_check(
             missing += 1
             continue
         found += 1
-        # What the file really is counts too: on systemd machines "halt" is a link to systemctl.
-        never = _no_version(command) or _no_version(os.path.basename(os.path.realpath(path)))
-        version = "version not asked: never run by a check" if never else _version(path, environ)
-        lines.append(f"{command}: {_label(path)} ({version})")
+        lines.append(f"{command}: {_label(path)} ({_program(path, environ, unexpected)})")
     for name in env_vars:
         if not _ENV_VAR.match(name):
             lines.append(f"{_shown(name)}: refused: not an environment variable name (A-Z, 0-9, _)")

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.config import Config, ProfileConfig, agent_environ
+from vaultops.confine import make_dirs, write_text
 from vaultops.decide import targets
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
@@ -74,7 +75,10 @@ def worker_budget(config: Config, timeout: float | None) -> float:
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
     text = job.text
     if job.type == "env-check":
-        result = builtins.env_check(targets.commands(text), targets.env_vars(text), environ=os.environ)
+        unexpected = vault.allowed_roots  # the vault and where jobs work: a fake program may lie there
+        result = builtins.env_check(
+            targets.commands(text), targets.env_vars(text), environ=os.environ, unexpected=unexpected
+        )
     elif job.type == "service-status":
         result = builtins.service_status(targets.services(text))
     elif job.type == "filesystem-check":
@@ -114,8 +118,7 @@ def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:
 
 
 def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
-    folder = vault.state_dir / "logs" / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_dirs(vault.state_dir / "logs" / "runs", vault.root)
     path = folder / f"{job.request_id}-{job.claim}-{attempt_no}.log"
     parts = [
         f"argv: {' '.join(repr(a) for a in proc.argv)}",
@@ -127,7 +130,7 @@ def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
     ]
     # the process's output is raw (parsed first): redacted here, as it is written
     text = redact("\n".join(parts), [*proc.secrets, *secret_values(os.environ)])
-    path.write_text(text, encoding="utf-8", errors="replace")
+    write_text(path, text, vault.root)
     return path.relative_to(vault.root).as_posix()
 
 
@@ -194,7 +197,8 @@ def run_attempt(
         )
     attempt = read_attempt(profile.output, name, proc, timeout)
     if attempt.failure is Failure.OTHER and proc.start_error:
-        attempt = Attempt(
-            name, Failure.OTHER, "", f"{proc.start_error}; install it or fix [profiles.{name}] command", 0.0
-        )
+        # only a missing or unusable program is the profile's fault; anything else says what it is
+        profile_fault = proc.start_error.startswith(("command not found", "permission denied"))
+        fix = f"; install it or fix [profiles.{name}] command" if profile_fault else ""
+        attempt = Attempt(name, Failure.OTHER, "", f"{proc.start_error}{fix}", 0.0)
     return attempt, _log(vault, job, attempt_no, proc)

@@ -99,7 +99,12 @@ def _start_error(exc: BaseException, program: str, cwd: Path) -> str:
         return f"permission denied: {program}"
     if isinstance(exc, OSError):
         return f"could not start {program}: {exc.strerror or exc}"
-    return f"could not start {program}: {exc}"  # ValueError: a NUL byte in an argument
+    if isinstance(exc, ValueError) and "null" in str(exc).lower():
+        return (
+            f"could not start {program}: an argument or the environment contains a NUL byte, which cannot"
+            " be passed to a program; remove it from the request"
+        )
+    return f"could not start {program}: {exc}"
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -55,7 +55,7 @@ def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Hea
             if current is not None:
                 out.append((current[0], h.line, current[1]))
                 current = None
-            if h.level == 2 and h.atx and h.text.startswith("REQ-"):
+            if h.text.startswith("REQ-"):  # a `# REQ-` or an underlined one is a request gone wrong
                 current = (h, [])
         elif current is not None:
             current[1].append(h)
@@ -69,7 +69,8 @@ def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool 
     escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs."""
     items = sorted(outline.items)
     requests = [
-        _parse_block(lines, items, file, h, end, subs, full) for h, end, subs in _blocks(outline, len(lines))
+        _misshapen(_parse_block(lines, items, file, h, end, subs, full), h)
+        for h, end, subs in _blocks(outline, len(lines))
     ]
     counts = Counter(r.id for r in requests)
     if all(c == 1 for c in counts.values()):
@@ -98,6 +99,23 @@ def whole_note_request(
     subs = [h for h in outline.headings if h.line > after]
     request = _parse_block(lines, sorted(outline.items), file, heading, len(lines), subs, full)
     return replace(request, id=ident, title=title)
+
+
+def _misshapen(r: Request, heading: Heading) -> Request:
+    """A REQ- heading that is not ``## REQ-…``: a heading underlined with === or --- (setext), or a level-1
+    ``# REQ-``.  It is not run, but it is not ignored either: Obsidian shows it as a heading, so the person
+    believes they asked, and silence would leave them waiting.  Running it would guess: an underline may be
+    a thematic break typed under a paragraph that merely begins with "REQ-".  One error line says how to
+    write it; once it is rewritten as ``## REQ-…`` it is read like any request."""
+    if heading.level == 2 and heading.atx:
+        return r
+    if heading.atx:
+        shape = "a level-1 heading (# REQ-…)"
+    else:
+        shape = f"a heading underlined with {'===' if heading.level == 1 else '---'}"
+    return _with_problem(
+        r, f"{r.id} is {shape}; vaultops takes requests only from level-2 headings: write it as `## {r.id} …`"
+    )
 
 
 def _with_problem(r: Request, problem: str) -> Request:
@@ -275,5 +293,8 @@ def _person_part(
     if not text.strip():
         problems.append(f"{ident} has no text; write what you want done under the heading")
     joined = "\n".join(lines[n] for n in person)
+    if "\0" in joined:  # no program can be given it: an argument or environment string ends at a NUL
+        problems.append(f"{ident}: the request text contains a NUL byte, which cannot be passed to a program;"
+                        " remove it")
     digest = hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
     return text, digest, problems

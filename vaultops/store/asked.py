@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from vaultops.confine import make_dirs, write_bytes, write_text
 from vaultops.run.redact import redact_fields
 
 STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
@@ -46,14 +47,10 @@ def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
     """Append one JSON line, redacted; a single ``write`` on an O_APPEND file, so concurrent hooks never
     interleave.  A call's ``fingerprint`` must be computed (from the raw call) before."""
     path = vault / STATE_DIR / ESCALATIONS
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent, vault)
     safe = redacted(record)
     line = (json.dumps(safe, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+    write_bytes(path, line, vault, append=True, mode=0o600)
     return path
 
 
@@ -74,9 +71,9 @@ def allow_once(
 ) -> Path:
     """Let the call of fingerprint ``call`` through once; the file says which call it is (redacted)."""
     path = _allowance(vault, request, call)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent, vault)
     shown = redacted({"tool_name": tool_name, "tool_input": dict(tool_input)})
-    path.write_text(json.dumps(shown, ensure_ascii=False) + "\n", encoding="utf-8", errors="replace")
+    write_text(path, json.dumps(shown, ensure_ascii=False) + "\n", vault)
     return path
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from vaultops.confine import confine, make_dirs, write_text
 from vaultops.errors import LockBusy
 
 
@@ -39,9 +40,9 @@ def _busy_message(vault: Path, info_path: Path) -> str:
 
 @contextmanager
 def vault_lock(state_dir: Path, *, wait: float, command: str = "") -> Iterator[None]:
-    state_dir.mkdir(parents=True, exist_ok=True)
-    lock_path = state_dir / "vault.lock"
-    info_path = state_dir / "vault.lock.json"
+    make_dirs(state_dir)
+    lock_path = confine(state_dir / "vault.lock")
+    info_path = confine(state_dir / "vault.lock.json")
     lock = FileLock(str(lock_path))
     try:
         lock.acquire(timeout=wait)
@@ -54,7 +55,7 @@ def vault_lock(state_dir: Path, *, wait: float, command: str = "") -> Iterator[N
             "command": command or " ".join(["vaultops", *sys.argv[1:]]),
             "since": time.time(),
         }
-        info_path.write_text(json.dumps(info))
+        write_text(info_path, json.dumps(info))
         yield
     finally:
         with contextlib.suppress(OSError):

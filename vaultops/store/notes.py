@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops import faults
+from vaultops.confine import make_dirs, open_fd, write_bytes
 from vaultops.errors import VaultopsError
 from vaultops.record.placement import Edit
 from vaultops.run.redact import redact_lines
@@ -239,15 +240,14 @@ class Backups:
     def save(self, rel: str, raw: bytes) -> Path | None:
         if not raw:
             return None
-        folder = self.folder(rel)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = make_dirs(self.folder(rel))
         digest = content_hash(raw)[:12]
         existing = sorted(folder.glob("*.md"))
         if existing and existing[-1].name.endswith(f"-{digest}.md"):
             return existing[-1]
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S%f")
         path = folder / f"{stamp}-{digest}.md"
-        path.write_bytes(raw)
+        write_bytes(path, raw)
         for old in existing[: max(0, len(existing) + 1 - self.keep)]:
             with contextlib.suppress(OSError):
                 old.unlink()
@@ -324,12 +324,11 @@ class NoteWriter:
     def _replace(self, path: Path, expected: bytes | None, new: bytes, stamp: int | None = None) -> bool:
         """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist) and
         has not been written since ``stamp`` (its mtime when read)."""
-        folder = path.parent
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = make_dirs(path.parent, self.vault.root)
         remove_stale_temps(folder)
         tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, self.vault.root)
             try:
                 view = memoryview(new)
                 while view:

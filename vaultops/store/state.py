@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vaultops.confine import confine, make_dirs
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
@@ -154,7 +156,9 @@ def _safe(value: Any) -> Any:
 
 class StateDB:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
+        for side in ("", "-wal", "-shm", "-journal"):  # SQLite makes these next to it
+            confine(path.with_name(path.name + side))
         self.path = path
         self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")

@@ -13,11 +13,15 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from types import FrameType
 
 from vaultops import faults
+from vaultops.confine import confine_state
 from vaultops.decide.classify import warm
+from vaultops.errors import UnsafePath
 from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
 from vaultops.pipeline.plan import Insert
 from vaultops.pipeline.publish import Publisher
@@ -57,6 +61,7 @@ class Daemon:
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
+        self.unsafe = ""  # what the last pass found leading out of the vault, said once
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -97,29 +102,47 @@ class Daemon:
     def start_up(self) -> None:
         for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
             remove_stale_temps(folder)
+        self.guarded(self.recover_pass)
+        warm()
+        self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
+        self.notifier.ready(f"watching {self.vault.root}")
+        self.guarded(lambda: self.run_pass("start"))
+
+    def recover_pass(self) -> None:
         first = self.new_pass()
         first.publisher.pull(first.report.warnings)
         first.recover()
         first.finish(DailyWriter(self.vault, self.writer, first.report.warnings))
         self.report(first.report)
-        warm()
-        self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
-        self.notifier.ready(f"watching {self.vault.root}")
-        self.run_pass("start")
+
+    def guarded(self, step: Callable[[], None], *, check: bool = True) -> None:
+        """A pass, unless a folder vaultops writes to leads out of the vault: then the pass writes nothing
+        and says why once (until it changes); the daemon keeps watching, and the next pass looks again."""
+        try:
+            if check:  # results of finished jobs are written whenever they can be
+                confine_state(self.vault.root)
+            step()
+        except UnsafePath as exc:
+            if exc.message != self.unsafe:
+                self.log.warn(exc.message)
+            self.unsafe = exc.message
+        else:
+            self.unsafe = ""
 
     def loop(self) -> None:
         ping = self.notifier.watchdog_interval
         while not self.stop_requests:
             events, done = self.gather(self.sleep_for(ping))
             if done:
-                self.record(done)
+                self.guarded(partial(self.record, done), check=False)
             now = time.monotonic()
             due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
             if now >= self.fetch_at:  # requests pushed from other machines arrive by fetching
                 due = True
                 events.append("fetch")
             if events or due:
-                self.run_pass(", ".join(sorted(set(events)))[:200] if events else "timer")
+                why = ", ".join(sorted(set(events)))[:200] if events else "timer"
+                self.guarded(partial(self.run_pass, why))
             faults.reach("daemon.loop")
             self.notifier.watchdog()  # the loop came round: it is alive and making progress
 

@@ -24,6 +24,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from vaultops.confine import make_dirs
 from vaultops.vault import Vault, is_ignored
 from vaultops.workers.plans import NEWS_FILE
 
@@ -99,7 +100,7 @@ def watch(vault: Vault, wake: Callable[[str], None], quiet: float) -> tuple[Base
     observer = Observer()
     closes = type(observer).__name__ == "InotifyObserver"
     handler = VaultEvents(vault, wake, closes_reported=closes, quiet=quiet)
-    handler.workers.mkdir(parents=True, exist_ok=True)  # a worker started later tells the daemon here
+    make_dirs(handler.workers, vault.root)  # a worker started later tells the daemon here
     folders = {handler.inbox.parent: False, handler.daily_settings.parent: False, handler.git: False}
     folders[handler.workers] = False
     if handler.queue.is_dir():

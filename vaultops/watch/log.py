@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from vaultops.confine import confine, make_dirs, write_text
+from vaultops.errors import UnsafePath
 from vaultops.run.redact import redact, redact_fields
 
 MAX_BYTES = 10_000_000
@@ -22,7 +24,7 @@ class DaemonLog:
         self.path = path
         self.stream = stream if stream is not None else sys.stderr
         self.lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
 
     def _rotate(self) -> None:
         if self.path.exists() and self.path.stat().st_size > MAX_BYTES:
@@ -39,9 +41,11 @@ class DaemonLog:
         line = redact(json.dumps(record, ensure_ascii=False, default=str))
         human = " ".join([time.strftime("%H:%M:%S"), event, *(f"{k}={v}" for k, v in fields.items())])
         with self.lock:
-            self._rotate()
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
+            # a log folder linked out of the vault since: the line still reaches stderr (the pass says why)
+            with contextlib.suppress(UnsafePath):
+                confine(self.path)
+                self._rotate()
+                write_text(self.path, line + "\n", append=True)
             with contextlib.suppress(OSError, ValueError):  # stderr gone: the file log is what counts
                 print(redact(human), file=self.stream, flush=True)
 

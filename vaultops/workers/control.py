@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultops.bus.identity import PARENT_VAR, WORKER_VAR
+from vaultops.confine import make_dirs, open_fd
 from vaultops.decide.files import files_overlap
 from vaultops.errors import VaultopsError
 from vaultops.gate.command import gate_problem, is_claude
@@ -172,8 +173,7 @@ def spawn(
         raise WorkerError(f"{workdir} is outside [limits] allowed_roots ({roots}); add it there or pick one")
     config = vault.config.workers
     cap = config.max or vault.config.limits.max_concurrent
-    folder = worker_folder(vault, name)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_dirs(worker_folder(vault, name), vault.root)
     env = agent_environ(environ)
     env |= profile_env | {WORKER_VAR: name, PARENT_VAR: parent, "VAULTOPS_VAULT": str(vault.root)}
     argv = [
@@ -236,7 +236,8 @@ def spawn(
                 plan=plan,
                 claim=claim,
             )
-            with (folder / "supervisor.log").open("ab") as errors:
+            errors_fd = open_fd(folder / "supervisor.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            with os.fdopen(errors_fd, "ab") as errors:
                 supervisor = subprocess.Popen(
                     argv,
                     cwd=workdir,

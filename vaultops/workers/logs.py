@@ -12,7 +12,9 @@ import os
 import threading
 from collections import deque
 from pathlib import Path
+from typing import BinaryIO
 
+from vaultops.confine import make_dirs, open_fd
 from vaultops.run.redact import redact
 
 LOG_NAME = "stdout.log"
@@ -37,8 +39,8 @@ class RotatingLog:
         self.max_bytes = max_bytes
         self.keep = keep
         self._lock = threading.Lock()  # stdout and stderr are drained by two threads
-        folder.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "ab")  # noqa: SIM115  # held for the worker's whole life
+        make_dirs(folder)
+        self._fh = self._open()  # held for the worker's whole life
         self._size = self._fh.tell()
 
     def write(self, line: bytes) -> None:
@@ -61,8 +63,11 @@ class RotatingLog:
             with contextlib.suppress(FileNotFoundError):
                 os.replace(self.folder / f"{LOG_NAME}.{i}", self.folder / f"{LOG_NAME}.{i + 1}")
         os.replace(self.path, self.folder / f"{LOG_NAME}.1")
-        self._fh = open(self.path, "ab")  # noqa: SIM115
+        self._fh = self._open()
         self._size = 0
+
+    def _open(self) -> BinaryIO:
+        return os.fdopen(open_fd(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab")
 
     def close(self) -> None:
         with self._lock:

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from vaultops.confine import write_text
 from vaultops.gate.job import GateJob, job_from_spec
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
@@ -124,7 +125,7 @@ class Supervisor:
     def tell_daemon(self) -> None:
         """The daemon watches this file: its plan note has news to write (after the report is in state.db)."""
         with contextlib.suppress(OSError):
-            (self.folder.parent / NEWS_FILE).write_text(f"{self.worker.name} {time.time()}\n")
+            write_text(self.folder.parent / NEWS_FILE, f"{self.worker.name} {time.time()}\n")
 
     # --- input --------------------------------------------------------------------------------
 
