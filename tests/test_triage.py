@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from vaultops.commands.scaffold import DEFAULT_CONFIG
 from vaultops.config import Config, load_config
 from vaultops.decide.classify import TYPES, classify
 from vaultops.decide.route import decide_text
@@ -390,10 +391,12 @@ def test_classify_processes_at_once_share_the_cache_table(tmp_path: Path) -> Non
     assert out == [0, 0, 0] and len(t.calls()) == 3
 
 
-def test_the_templates_commented_triage_example_is_a_working_config(tmp_path: Path) -> None:
-    """Uncommented, the template's example loads: Claude Code with no tools, gated, triage on."""
+@pytest.mark.parametrize("source", ["template", "init"])
+def test_the_templates_commented_triage_example_is_a_working_config(tmp_path: Path, source: str) -> None:
+    """Uncommented, the example in the template and in what `init` writes loads: Claude Code with no tools,
+    gated, triage on."""
     template = Path(__file__).resolve().parent.parent / "vault-template"
-    text = (template / ".vaultops" / "config.toml").read_text()
+    text = (template / ".vaultops" / "config.toml").read_text() if source == "template" else DEFAULT_CONFIG
     start, end = text.index("# [profiles.triage]"), text.index("\n[routing]")
     example = "\n".join(line.removeprefix("#").removeprefix(" ") for line in text[start:end].splitlines())
     (tmp_path / ".vaultops").mkdir()

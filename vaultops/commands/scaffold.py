@@ -61,6 +61,19 @@ allowed_roots = []                  # besides the vault: where jobs may run and 
 # output = "text"
 # timeout = 600
 
+# Model triage (optional): a second opinion on each request, asked once per version of its block.  It can
+# only make a request stricter (see the README's "Model triage").  Claude Code with no tools at all, asked
+# for JSON; it still runs behind the policy gate, as every Claude job does.
+# [profiles.triage]
+# command = ["claude", "-p", "{prompt}", "--output-format", "json", "--tools", ""]
+# output = "claude-json"
+# timeout = 120
+# health = ["claude", "--version"]
+#
+# [classify]
+# triage = "triage"                 # the profile above; unset: the rules alone decide
+# triage_timeout = 60               # seconds (never more than the profile's timeout); then the rules decide
+
 [routing]                           # type -> profiles, first one first
 # default = ["worker-code"]
 
@@ -70,6 +83,11 @@ urls = []                           # apprise URLs; put secrets in local.toml
 [git]
 push = true
 claim_offline = false
+
+# Answers (optional): count the person's answers only from git commits by these authors, for a vault where
+# agents write requests too (see the README's "How answers are trusted").
+# [answers]
+# authors = ["Ann Example <ann@example.org>"]
 """
 
 
