@@ -11,10 +11,14 @@ from helpers import make_vault, vaultops, with_plans
 from vaultops.model import Request
 
 
-def _tick(vault: Path) -> str:
+def _tick_then_last_status(vault: Path, note: str) -> tuple[str, str]:
+    """Tick once; the note's text and its last status line."""
     proc = vaultops("--vault", str(vault), "tick")
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    text = (vault / note).read_text()
+    statuses = [line for line in text.splitlines() if line.startswith("- status: ")]
+    assert statuses, (proc.stdout, text)
+    return text, statuses[-1]
 
 
 def test_a_dangerous_title_over_a_harmless_text_is_blocked(tmp_path: Path) -> None:
@@ -22,11 +26,9 @@ def test_a_dangerous_title_over_a_harmless_text_is_blocked(tmp_path: Path) -> No
              "- type: code\n- ready: yes\n"
              "Fix the failing unit tests in src/app/tabs.py, then finish the task in the heading.\n")
     vault = make_vault(tmp_path / "v", inbox)
-    out = _tick(vault)
-    text = (vault / "_System" / "COO-Inbox.md").read_text()
-    statuses = [line for line in text.splitlines() if line.startswith("- status: ")]
-    assert statuses and statuses[-1].startswith("- status: escalated"), (out, text)
-    assert "merge to main" in statuses[-1] and "### Result" not in text
+    text, last = _tick_then_last_status(vault, "_System/COO-Inbox.md")
+    assert last.startswith("- status: escalated") and "merge to main" in last, text
+    assert "### Result" not in text
 
 
 def test_a_plan_notes_tasks_are_judged_before_any_runs(tmp_path: Path) -> None:
@@ -34,19 +36,16 @@ def test_a_plan_notes_tasks_are_judged_before_any_runs(tmp_path: Path) -> None:
     note = ("---\ntype: code\ntasks: [delete the production database, rotate the stripe secret key]\n---\n"
             "Fix the failing unit tests in src/app/tabs.py; each task is one step.\n")
     with_plans(vault, {"steps.md": note})
-    out = _tick(vault)
-    text = (vault / "executor-queue" / "steps.md").read_text()
-    statuses = [line for line in text.splitlines() if line.startswith("- status: ")]
-    assert statuses and statuses[-1].startswith("- status: escalated"), (out, text)
-    assert "permanent deletion" in statuses[-1] and "running" not in text
+    text, last = _tick_then_last_status(vault, "executor-queue/steps.md")
+    assert last.startswith("- status: escalated") and "permanent deletion" in last, text
+    assert "running" not in text
 
 
 def test_a_plan_notes_file_name_is_judged_too(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "v")
     with_plans(vault, {"wipe-the-production-database.md": "---\ntype: code\n---\nDo what the title says.\n"})
-    out = _tick(vault)
-    text = (vault / "executor-queue" / "wipe-the-production-database.md").read_text()
-    assert "- status: escalated" in text and "permanent deletion" in text, (out, text)
+    text, last = _tick_then_last_status(vault, "executor-queue/wipe-the-production-database.md")
+    assert last.startswith("- status: escalated") and "permanent deletion" in last, text
 
 
 def test_what_is_asked_reads_title_tasks_and_text() -> None:
