@@ -101,10 +101,7 @@ def whole_note_request(
 
 
 def _with_problem(r: Request, problem: str) -> Request:
-    return Request(
-        r.id, r.title, r.file, r.start, r.end, r.last_line, r.fields, r.text, r.locks, r.statuses,
-        r.answers, r.outcomes, (*r.problems, problem), r.person_hash,
-    )  # fmt: skip
+    return replace(r, problems=(*r.problems, problem))
 
 
 def _parse_block(
@@ -130,6 +127,7 @@ def _parse_block(
 
     fields: dict[str, str] = {}
     field_lines: set[int] = set()
+    answer_lines: set[int] = set()
     locks: list[Lock] = []
     statuses: list[StatusLine] = []
     answers: list[Answer] = []
@@ -160,6 +158,7 @@ def _parse_block(
         elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):
             answers.append(answer)
             field_lines.add(n)
+            answer_lines.add(n)
         elif key in FIELDS and n < fields_end and n not in daemon_lines and key not in fields:
             fields[key] = value
             field_lines.add(n)
@@ -172,6 +171,7 @@ def _parse_block(
     statuses_t = tuple(statuses)
     problems: list[str] = [id_problem] if id_problem else []
     text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
+    asked = [lines[n].rstrip() for n in range(max(start, 0), end) if n not in daemon_lines | answer_lines]
     problems += more
     return Request(
         id=ident,
@@ -188,7 +188,12 @@ def _parse_block(
         outcomes=tuple(outcomes),
         problems=tuple(problems),
         person_hash=digest,
+        text_hash=_digest("\n".join(line for line in asked if line)),
     )
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
 def _last_line(lines: list[str], start: int, end: int) -> int:
@@ -274,6 +279,4 @@ def _person_part(
         )
     if not text.strip():
         problems.append(f"{ident} has no text; write what you want done under the heading")
-    joined = "\n".join(lines[n] for n in person)
-    digest = hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-    return text, digest, problems
+    return text, _digest("\n".join(lines[n] for n in person)), problems
