@@ -14,6 +14,7 @@ from vaultops.decide.answers import answered, forgery_action, standing_answer
 from vaultops.decide.trust import By, Committer, Origin, Provenance, vet
 from vaultops.model import STATES, State
 from vaultops.pipeline.plan import may_start, retry_asked
+from vaultops.pipeline.provenance import answered_there
 from vaultops.scan.note import parse_note
 
 CONFIG = Config.model_validate(
@@ -126,11 +127,7 @@ ESCALATED = (
 
 def vetted_with(answers: list[str], committers: dict[int, Committer]) -> tuple[str, str]:
     """(what the person's standing answer now is, the forgery said) for answers under a real escalation."""
-    note = parse_note("inbox.md", (ESCALATED + "\n".join(answers) + "\n").encode())
-    [request] = note.requests
-    vetted = vet(request, note.lines, Provenance(Origin.OURS, committers)).request
-    answer = standing_answer(vetted)
-    return (f"{answer.key}: {answer.value}" if answer else ""), vetted.forged
+    return vetted_under(answers, Provenance(Origin.OURS, committers))
 
 
 def test_with_authors_a_listed_answer_stands_beside_an_unlisted_one_and_an_uncommitted_one_waits() -> None:
@@ -144,3 +141,61 @@ def test_with_authors_a_listed_answer_stands_beside_an_unlisted_one_and_an_uncom
     assert 'forged approval: "- decision: approve" was committed by bot <b@x>, who is not' in only_agent[1]
     assert vetted_with(["- decision: approve"], {}) == ("", ""), "not committed yet: waits, silently"
     assert vetted_with(["- retry: yes"], {3: Committer(By.VAULTOPS)}) == ("retry: yes", "")
+
+
+def vetted_under(answers: list[str], provenance: Provenance) -> tuple[str, str]:
+    """(what the person's standing answer now is, what was said of the rest) for answers under
+    ``ESCALATED`` whose lines have ``provenance``."""
+    note = parse_note("inbox.md", (ESCALATED + "\n".join(answers) + "\n").encode())
+    [request] = note.requests
+    vetted = vet(request, note.lines, provenance).request
+    answer = standing_answer(vetted)
+    return (f"{answer.key}: {answer.value}" if answer else ""), vetted.forged
+
+
+@given(answer=st.sampled_from(["- decision: approve", "- decision: deny", "- cancel: yes", "- retry: yes"]))
+def test_no_answer_counts_under_a_status_line_vaultops_acted_on(answer: str) -> None:
+    got, forged = vetted_under([answer], Provenance(Origin.OURS, consumed=True))
+    assert got == "" and "follows a status line whose answer vaultops acted on already" in forged
+
+
+def test_an_approval_holds_only_for_the_text_its_escalation_was_written_for() -> None:
+    note = parse_note("inbox.md", (ESCALATED + "- decision: approve\n").encode())
+    [request] = note.requests
+    assert vetted_under(["- decision: approve"], Provenance(Origin.OURS, seen=request.text_hash)) == (
+        "decision: approve",
+        "",
+    )
+    assert vetted_under(["- decision: approve"], Provenance(Origin.OURS)) == ("decision: approve", "")
+    got, forged = vetted_under(["- decision: approve"], Provenance(Origin.OURS, seen="0" * 24))
+    assert got == "" and "the request changed after it was escalated; approve it again" in forged
+    assert vetted_under(["- decision: deny"], Provenance(Origin.OURS, seen="0" * 24)) == (
+        "decision: deny",
+        "",
+    )
+    # neither vaultops's lines nor answers are part of what was asked: the request, when it was escalated
+    # and when it is approved, has one hash
+    before = parse_note("inbox.md", ESCALATED.split("- status:")[0].encode()).requests[0]
+    assert before.text_hash == request.text_hash != ""
+
+
+def test_with_authors_an_answer_committed_elsewhere_is_forged() -> None:
+    moved = Committer(By.MOVED, "Ann <a@x>")
+    got, forged = vetted_with(["- decision: approve"], {3: moved})
+    assert got == ""
+    assert "was committed by Ann <a@x> under another status line or request, not this one" in forged
+
+
+def test_an_answer_stood_there_only_under_the_same_status_line_of_the_same_request() -> None:
+    status = ESCALATED.splitlines()[2]
+    text = (
+        ESCALATED + "\n<!-- a note -->\n- decision: deny\n- decision: approve\n\n## REQ-y\n" + status + "\n"
+    )
+    note = parse_note("inbox.md", text.encode())
+    approve = note.lines.index("- decision: approve")
+    assert answered_there(note, "REQ-x", approve, "- decision: approve", status)
+    assert not answered_there(note, "REQ-y", approve, "- decision: approve", status)
+    assert not answered_there(note, "REQ-x", approve, "- decision: approve", status + " ")
+    assert not answered_there(note, "REQ-x", approve - 1, "- decision: approve", status)
+    moved = parse_note("inbox.md", text.replace("<!-- a note -->", "Also this.").encode())
+    assert not answered_there(moved, "REQ-x", approve, "- decision: approve", status)

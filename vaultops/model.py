@@ -89,6 +89,9 @@ class Request:
     person_hash: str = ""  # hash of the lines the person wrote (settle and re-evaluation use it)
     # why the answers typed under it were not counted ("" when none were forged): vaultops.decide.trust
     forged: str = ""
+    # hash of what the person asks (heading, fields and text; not answers, not vaultops's lines): an
+    # approval counts for the text its escalation was written for (vaultops.decide.trust)
+    text_hash: str = ""
 
     @property
     def asked(self) -> str:

@@ -3,8 +3,11 @@ who wrote the lines, and this decides what that means.
 
 A ``- decision:``, ``- retry:`` or ``- cancel:`` line counts only when the status line it follows is one
 vaultops wrote, under this request (its records say so, not the line's looks), and, with ``[answers]
-authors``, only when a commit by a listed author brought it in.  Lines that fail either test are not
-answers: the request goes on as if they were not there, and is told once that they were forged.
+authors``, only when a commit by a listed author brought it in, right under that same status line of
+that same request.  Once vaultops has acted on the answer to a status line, that line is used up: no
+answer after it counts again (lines deleted after it cannot replay the answer).  An approval holds for the
+text its escalation was written for: a request changed since asks for a new approval.  Lines that fail
+are not answers: the request goes on as if they were not there, and is told once why.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class By(StrEnum):
     LISTED = "listed"  # a commit by one of [answers] authors
     VAULTOPS = "vaultops"  # vaultops wrote it itself (a Telegram reply from a listed chat)
     UNLISTED = "unlisted"  # a commit by anyone else
+    MOVED = "moved"  # a listed author's commit, but not under this status line of this request
     UNCOMMITTED = "uncommitted"  # no commit has it yet: it waits until one does
 
 
@@ -45,6 +49,8 @@ class Provenance:
 
     status: Origin | None  # of the request's last status line; None when it has none
     committers: Mapping[int, Committer] | None = None  # answer line -> who; None: [answers] authors unset
+    consumed: bool = False  # vaultops has acted on an answer to that status line (one of its own) already
+    seen: str | None = None  # the request's text_hash when vaultops wrote it; None when not recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +88,28 @@ def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vette
     if provenance.status is None:
         # No status line at all: nothing of vaultops's to answer, so these were typed with the request.
         return Vetted(_forged(request, answers, lines, answers[-1], "follows no status line vaultops wrote"))
-    if provenance.committers is None:
-        return Vetted(request)
-    return _by_authors(request, answers, lines, provenance.committers)
+    if provenance.consumed:
+        why = "follows a status line whose answer vaultops acted on already"
+        return Vetted(_forged(request, answers, lines, answers[-1], why))
+    vetted = Vetted(request)
+    if provenance.committers is not None:
+        vetted = _by_authors(request, answers, lines, provenance.committers)
+    return _same_text(vetted, lines, provenance.seen)
+
+
+def _same_text(vetted: Vetted, lines: Sequence[str], seen: str | None) -> Vetted:
+    """An approval that would count, of a request whose text is no longer the one it was escalated with,
+    does not: the person approved what they saw."""
+    request = vetted.request
+    answers = standing(request)
+    if request.forged or not answers or seen is None or seen == request.text_hash:
+        return vetted
+    last = answers[-1]
+    if (last.key, last.value) != ("decision", "approve"):
+        return vetted
+    quoted = _quoted(lines, last)
+    said = f'ignored the approval "{quoted}": the request changed after it was escalated; approve it again'
+    return replace(vetted, request=replace(_without(request, answers), forged=said))
 
 
 def _by_authors(
@@ -93,13 +118,15 @@ def _by_authors(
     who = [committers.get(a.line, Committer(By.UNCOMMITTED)) for a in answers]
     if any(c.by is By.UNCOMMITTED for c in who):
         return Vetted(_without(request, answers))  # counted once it is committed, and told by whom
-    unlisted = [(a, c) for a, c in zip(answers, who, strict=True) if c.by is By.UNLISTED]
+    unlisted = [(a, c) for a, c in zip(answers, who, strict=True) if c.by in (By.UNLISTED, By.MOVED)]
     if not unlisted:
         return Vetted(request)
     if len(unlisted) < len(answers):
         return Vetted(_without(request, tuple(a for a, _ in unlisted)))  # a listed author's answer stands
     answer, committer = unlisted[-1]
     why = f"was committed by {committer.who}, who is not one of [answers] authors"
+    if committer.by is By.MOVED:
+        why = f"was committed by {committer.who} under another status line or request, not this one"
     return Vetted(_forged(request, answers, lines, answer, why))
 
 
@@ -110,13 +137,16 @@ def _without(request: Request, dropped: tuple[Answer, ...]) -> Request:
 def _forged(
     request: Request, answers: tuple[Answer, ...], lines: Sequence[str], answer: Answer, why: str
 ) -> Request:
+    name = _NAMES.get((answer.key, answer.value), answer.key)
+    said = f'ignored a forged {name}: "{_quoted(lines, answer)}" {why}'
+    return replace(_without(request, answers), forged=said)
+
+
+def _quoted(lines: Sequence[str], answer: Answer) -> str:
     quoted = (
         lines[answer.line].strip() if 0 <= answer.line < len(lines) else f"- {answer.key}: {answer.value}"
     )
-    if len(quoted) > 80:
-        quoted = quoted[:79] + "…"
-    said = f'ignored a forged {_NAMES.get((answer.key, answer.value), answer.key)}: "{quoted}" {why}'
-    return replace(_without(request, answers), forged=said)
+    return quoted if len(quoted) <= 80 else quoted[:79] + "…"
 
 
 _NAMES = {

@@ -90,13 +90,18 @@ def follow_workers(p: Pass, note: ParsedNote, daily: DailyWriter) -> bool:
         if step is None:
             continue
         lines, effect = step
-        inserts.append(Insert(target, tuple(lines), frozenset({request.state}), claim=request.lock.claim))
+        expect = frozenset({request.state})
+        claim = request.lock.claim
+        inserts.append(Insert(target, tuple(lines), expect, claim=claim, seen=request.text_hash))
         effects.append((target, effect))
     _stop_superseded(p, registry, note)
     if not inserts:
         return False
     _, applied = p.write(inserts)
     landed = {ins.target for ins in applied.landed}
+    for target, request in followed:  # an answer acted on is not acted on again
+        if target in landed and request.statuses:
+            p.vetter.acted(note.rel, request.id, note.lines[request.statuses[-1].line])
     for target, effect in effects:
         if target in landed:
             effect()

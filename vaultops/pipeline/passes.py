@@ -85,6 +85,7 @@ class _Planned:
     target: Target
     request: Request
     action: Action
+    closes: str = ""  # the request's last status line: what this action answers, once it is written
 
 
 @dataclass
@@ -148,7 +149,7 @@ class Pass:
         self.unplaced: list[tuple[str, Insert]] = []  # (note, result) whose request was not in it as read
         self.claim_lines: dict[str, tuple[str, ...]] = {}  # claim -> the lock and running lines written
         self.teller = Teller(vault, state, self.report.warnings)
-        self.vetter = Vetter(state, self.publisher.git, self.config.answers.authors)
+        self.vetter = Vetter(state, self.publisher.git, self.config.answers.authors, self.writer.parse)
         self.running_files: list[tuple[str, ...]] = []  # files: of plan-note jobs still running (daemon)
         self.again = False  # this pass took a request over: a light check can run again right away
 
@@ -336,7 +337,8 @@ class Pass:
                 and request.statuses[-1].reason == action.reason
             ):
                 continue  # already said so; an input error is looked at again once the person changes it
-            planned.append(_Planned(target, request, action))
+            closes = note.lines[request.statuses[-1].line] if request.statuses else ""
+            planned.append(_Planned(target, request, action, closes))
         return planned, (longest_wait if wait else 0.0)
 
     # --- record -------------------------------------------------------------------------------
@@ -575,6 +577,9 @@ class Pass:
         else:
             _, applied = self.write(batch.inserts)
         landed = {ins.target for ins in applied.landed}
+        for p in planned:  # answered: what came after that status line will not be acted on again
+            if p.target in landed and p.closes:
+                self.vetter.acted(self.rel, p.request.id, p.closes)
         for target, effect in batch.effects:
             if target in landed:
                 effect()
@@ -631,9 +636,8 @@ class Pass:
                 continue
             if kind in _STATUS_ONLY:
                 state = _STATUS_ONLY[kind]
-                batch.inserts.append(
-                    Insert(p.target, tuple(render.status_only(state, now, p.action.reason)), expect)
-                )
+                lines = render.status_only(state, now, p.action.reason)
+                batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
                 batch.effects.append((p.target, self._said(p, state, now, daily)))
                 batch.said[p.target] = (p.request.id, state.value, p.action.reason)
                 continue
@@ -655,14 +659,15 @@ class Pass:
             if p.action.approved:  # acknowledged in the same write that claims it: it runs once
                 claim = [*render.status_only(State.APPROVED, now, p.action.approved), *claim]
             self.claim_lines[job.claim] = tuple(claim)
-            batch.inserts.append(Insert(p.target, tuple(claim), expect))
+            batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
             batch.claims[p.target] = (p, job)
             batch.said[p.target] = (p.request.id, "claimed", job.handler)
         for (p, job, _), result in zip(light, self.run_light(light), strict=True):
             lease = job_budget(self.config, (), None) + self.config.git.lease_margin
             lines = render.lock_and_start(self.vault.agent, self.vault.host, job.claim, result.started, lease)
             lines += self.result_lines(p, result)
-            batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
+            expect = frozenset({p.request.state})
+            batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
             batch.effects.append((p.target, partial(self.finished, p, job, result, daily)))
         return batch
 
@@ -769,7 +774,8 @@ class Pass:
             else:
                 lines = self.result_lines(p, result)
                 self.finished(p, job, result, daily)
-            insert = Insert(p.target, tuple(lines), frozenset({State.RUNNING}), claim=job.claim)
+            running = frozenset({State.RUNNING})
+            insert = Insert(p.target, tuple(lines), running, claim=job.claim, seen=p.request.text_hash)
             files.setdefault(job.file, []).append(insert)
             if result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
                 inserts.append(insert)

@@ -60,6 +60,7 @@ class Insert:
     lines: tuple[str, ...]
     expect: frozenset[State]  # insert only if the request is still in one of these states
     claim: str = ""  # for results: insert only if the request's lock is still this claim
+    seen: str = ""  # the request's text_hash when the pass decided this: an escalation's approval needs it
 
     def __post_init__(self) -> None:
         # Every line vaultops writes into a note is an Insert's: redacted here, once, so that what is

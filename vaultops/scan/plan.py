@@ -8,6 +8,7 @@ problem sentence naming the note and what to change; the rest of the queue goes 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -222,6 +223,9 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
     problems = tuple(p.removeprefix(f"{note.rel}: ") for p in plan.problems)
     # a scheduled note runs again after it is done: its prompt is always read
     text = plan.text if request.text is not None or plan.schedule is not None else None
-    return replace(
-        note, requests=[replace(request, fields=fields, text=text, problems=request.problems + problems)]
-    )
+    # what the person asks is the frontmatter's settings as much as the body
+    asked = "\n".join([*note.lines[: note.body_start], request.text_hash])
+    text_hash = hashlib.blake2b(asked.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    problems = request.problems + problems
+    request = replace(request, fields=fields, text=text, problems=problems, text_hash=text_hash)
+    return replace(note, requests=[request])

@@ -119,10 +119,7 @@ def _misshapen(r: Request, heading: Heading) -> Request:
 
 
 def _with_problem(r: Request, problem: str) -> Request:
-    return Request(
-        r.id, r.title, r.file, r.start, r.end, r.last_line, r.fields, r.text, r.locks, r.statuses,
-        r.answers, r.outcomes, (*r.problems, problem), r.person_hash,
-    )  # fmt: skip
+    return replace(r, problems=(*r.problems, problem))
 
 
 def _parse_block(
@@ -148,6 +145,7 @@ def _parse_block(
 
     fields: dict[str, str] = {}
     field_lines: set[int] = set()
+    answer_lines: set[int] = set()
     locks: list[Lock] = []
     statuses: list[StatusLine] = []
     answers: list[Answer] = []
@@ -178,6 +176,7 @@ def _parse_block(
         elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):
             answers.append(answer)
             field_lines.add(n)
+            answer_lines.add(n)
         elif key in FIELDS and n < fields_end and n not in daemon_lines and key not in fields:
             fields[key] = value
             field_lines.add(n)
@@ -190,6 +189,7 @@ def _parse_block(
     statuses_t = tuple(statuses)
     problems: list[str] = [id_problem] if id_problem else []
     text, digest, more = _person_part(lines, ident, start, end, daemon_lines, daemon_lines | field_lines)
+    asked = [lines[n].rstrip() for n in range(max(start, 0), end) if n not in daemon_lines | answer_lines]
     problems += more
     return Request(
         id=ident,
@@ -206,7 +206,12 @@ def _parse_block(
         outcomes=tuple(outcomes),
         problems=tuple(problems),
         person_hash=digest,
+        text_hash=_digest("\n".join(line for line in asked if line)),
     )
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
 def _last_line(lines: list[str], start: int, end: int) -> int:
@@ -296,5 +301,4 @@ def _person_part(
     if "\0" in joined:  # no program can be given it: an argument or environment string ends at a NUL
         problems.append(f"{ident}: the request text contains a NUL byte, which cannot be passed to a program;"
                         " remove it")
-    digest = hashlib.blake2b(joined.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-    return text, digest, problems
+    return text, _digest(joined), problems

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,15 @@ CREATE TABLE IF NOT EXISTS seen (
     PRIMARY KEY (file, request_id, person_hash)
 );
 -- Status lines (and Telegram answers) vaultops wrote into notes, by a hash of the note, the request and the
--- line's exact text: how vaultops knows its own lines from look-alikes typed into a request.
-CREATE TABLE IF NOT EXISTS own_lines (digest TEXT PRIMARY KEY, written REAL NOT NULL);
+-- line's exact text: how vaultops knows its own lines from look-alikes typed into a request.  ``seen``: a
+-- hash of the request's text when vaultops wrote the line (an approval holds for that text only);
+-- ``consumed``: when vaultops acted on the answer to the line (no answer to it counts after that).
+CREATE TABLE IF NOT EXISTS own_lines (
+    digest TEXT PRIMARY KEY,
+    written REAL NOT NULL,
+    seen TEXT,
+    consumed REAL
+);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS health (
     profile TEXT PRIMARY KEY,
@@ -139,7 +147,15 @@ _ADDED_COLUMNS = (
     ("workers", "claim", "TEXT"),
     ("workers", "reports_after", "INTEGER NOT NULL DEFAULT 0"),
     ("outbox", "sender", "TEXT NOT NULL DEFAULT ''"),
+    ("own_lines", "seen", "TEXT"),
+    ("own_lines", "consumed", "REAL"),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class OwnLine:
+    seen: str | None  # hash of the request's text when the line was written; None when not recorded
+    consumed: bool  # vaultops has acted on the answer to it
 
 
 def _line_digest(file: str, request_id: str, line: str) -> str:
@@ -295,18 +311,31 @@ class StateDB:
 
     # --- lines vaultops wrote -------------------------------------------------------------------
 
-    def remember_lines(self, file: str, lines: Sequence[tuple[str, str]]) -> None:
-        """(request id, exact line) pairs vaultops writes under requests of ``file``."""
+    def remember_lines(self, file: str, lines: Sequence[tuple[str, str, str]]) -> None:
+        """(request id, exact line, hash of the request's text) of the lines vaultops writes under requests
+        of ``file``; the hash may be "" (not known, or not needed: the line is not an escalation)."""
         now = time.time()
         self.db.executemany(
-            "INSERT OR IGNORE INTO own_lines (digest, written) VALUES (?, ?)",
-            [(_line_digest(file, rid, line), now) for rid, line in lines],
+            "INSERT OR IGNORE INTO own_lines (digest, written, seen) VALUES (?, ?, ?)",
+            [(_line_digest(file, rid, line), now, seen or None) for rid, line, seen in lines],
         )
 
     def wrote_line(self, file: str, request_id: str, line: str) -> bool:
         """vaultops (this clone) wrote exactly this line under this request of this note."""
+        return self.own_line(file, request_id, line) is not None
+
+    def own_line(self, file: str, request_id: str, line: str) -> OwnLine | None:
+        """What this clone remembers of a line it wrote under this request of this note; None: not its."""
         digest = _line_digest(file, request_id, line)
-        return self._exec("SELECT 1 FROM own_lines WHERE digest = ?", (digest,)).fetchone() is not None
+        row = self._exec("SELECT seen, consumed FROM own_lines WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else OwnLine(row[0], row[1] is not None)
+
+    def consume(self, file: str, request_id: str, line: str) -> None:
+        """vaultops acted on the answer to this status line of its own: no answer to it counts again."""
+        digest = _line_digest(file, request_id, line)
+        self._exec(
+            "UPDATE own_lines SET consumed = ? WHERE digest = ? AND consumed IS NULL", (time.time(), digest)
+        )
 
     def get(self, key: str) -> str | None:
         row = self._exec("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()

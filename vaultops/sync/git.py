@@ -293,9 +293,9 @@ class Git:
     def init(self) -> None:
         self.run("init", "-q")
 
-    def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, str]:
-        """Who committed each of ``lines`` (0-based) of ``contents``, read as ``path``: ``Name <email>`` of
-        the author of the commit that brought the line in.  A line no commit has yet is left out, and so is
+    def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, Blamed]:
+        """Which commit brought each of ``lines`` (0-based) of ``contents``, read as ``path``, in: its author
+        (``Name <email>``), and where the line stood in it.  A line no commit has yet is left out, and so is
         every line when ``path`` has no history (or there is no repository)."""
         if not lines:
             return {}
@@ -306,7 +306,7 @@ class Git:
         )  # fmt: skip
         if proc.returncode != 0:
             return {}
-        return _blamed(proc.stdout.decode("utf-8", "replace"))
+        return _blamed(proc.stdout.decode("utf-8", "replace"), path)
 
     def has_identity(self) -> bool:
         name = self.run("config", "user.name", check=False).stdout.strip()
@@ -337,24 +337,36 @@ class Git:
 _UNCOMMITTED = "0" * 40
 
 
-def _blamed(porcelain: str) -> dict[int, str]:
-    """``git blame --porcelain``'s answer: 0-based line -> ``Name <email>`` (committed lines only).  A
-    commit's author is given the first time it appears; each line's header names its commit and line."""
-    authors: dict[str, dict[str, str]] = {}
-    out: dict[int, str] = {}
-    sha, final = "", 0
+@dataclass(frozen=True, slots=True)
+class Blamed:
+    """The commit that brought a line in, as ``git blame`` names it."""
+
+    who: str  # "Name <email>" of its author
+    commit: str
+    line: int  # 0-based, in the file as that commit has it
+    path: str  # the file's path in that commit
+
+
+def _blamed(porcelain: str, path: str) -> dict[int, Blamed]:
+    """``git blame --porcelain``'s answer: 0-based line -> its commit (committed lines only).  A commit's
+    author and file name are given the first time it appears; each line's header names its commit, the
+    line's number in that commit and its number now."""
+    details: dict[str, dict[str, str]] = {}
+    out: dict[int, Blamed] = {}
+    sha, orig, final = "", 0, 0
     for line in porcelain.splitlines():
         if line.startswith("\t"):
-            who = authors.get(sha, {})
-            if sha != _UNCOMMITTED and "author" in who:
-                out[final - 1] = f"{who['author']} {who.get('author-mail', '<>')}"
+            got = details.get(sha, {})
+            if sha != _UNCOMMITTED and "author" in got:
+                who = f"{got['author']} {got.get('author-mail', '<>')}"
+                out[final - 1] = Blamed(who, sha, orig - 1, got.get("filename", path))
             continue
         head = line.split(" ")
         if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit() and head[2].isdigit():
-            sha, final = head[0], int(head[2])
-            authors.setdefault(sha, {})
+            sha, orig, final = head[0], int(head[1]), int(head[2])
+            details.setdefault(sha, {})
             continue
         key, _, value = line.partition(" ")
-        if key in ("author", "author-mail"):
-            authors.setdefault(sha, {})[key] = value
+        if key in ("author", "author-mail", "filename"):
+            details.setdefault(sha, {})[key] = value
     return out
