@@ -77,7 +77,8 @@ def test_done_completes_the_plan_note_and_stops_the_worker(make: Callable[..., P
     row = listed(vault)["coder"]
     assert row["state"] == "running" and row["parent"] == Vault.open(vault).agent
     assert row["plan"] == f"{QUEUE}/tabs.md" and row["files"] == ["src/tabs/**"]
-    assert in_log(vault, "coder", "echo: Summarise the open threads in this vault."), (
+    # the worker writes its log on its own time: wait for it, as the other tests here do
+    assert wait_for(lambda: in_log(vault, "coder", "echo: Summarise the open threads in this vault.")), (
         "the prompt is its input"
     )
 
