@@ -164,3 +164,19 @@ def test_what_a_reading_step_reads_about_does_not_block(text: str) -> None:
 ])
 def test_a_step_hidden_behind_a_reading_verb_still_blocks(text: str) -> None:
     assert classify(text).safety_class == "blocked", classify(text)
+
+
+# --- commands and jargon that mean the act --------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "heroku pg:reset DATABASE_URL --confirm app", "churn the trial accounts that never logged in",
+    "psql -c 'drop database app'", "find /data -mtime +30 -delete", "mysql -e 'DROP TABLE orders'",
+    "Видали всі старі бекапи", "open a PR to main and enable auto-merge",
+    "set up a recurring $20 donation to the EFF", "nuke and pave the build box", "factory reset the NAS",
+])
+def test_commands_and_jargon_for_the_act_block(text: str) -> None:
+    assert classify(text).safety_class == "blocked", classify(text)
+
+
+def test_a_request_that_defers_to_another_text_is_not_run_on_trust() -> None:
+    c = classify("Fix it: do what the note Ops/todo.md says")
+    assert c.safety_class == "unknown" and "another text" in c.reasons[-1], c

@@ -221,6 +221,14 @@ _ORDER = (  # the more specific types first
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
 # a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
+# "do what the note Ops/todo.md says", "the thing from REQ-12", "same as last time"
+_DEFERS = re.compile(r"(?<!\w)(?:do|run|carry\s+out|follow|execute|handle|finish|apply)\s+(?:whatever|what"
+                     r"|as|the\s+steps"
+                     r"|the\s+instructions)\s+(?:\S+\s+){0,4}?(?:says?|said|asks?|lists?|describes?|wants?"
+                     r"|tells?)"
+                     r"|(?<!\w)(?:the\s+thing|what\s+we\s+discussed|same\s+as)\s+(?:from|in|on|last"
+                     r"|before)\s+\S+"
+                     r"|(?<!\w)as\s+(?:discussed|agreed)(?:\s+(?:on|in|yesterday|earlier))?(?!\w)")
 _ASKED = re.compile(r"(?:^|[.!?;:,\n—–]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
                     r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
@@ -322,10 +330,15 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
         reasons.append(f"complexity: light (built-in check of {', '.join(found_targets)})")
 
     change = _changes(low, hits)
+    defers = _DEFERS.search(low)
     if blocked:
         safety = "blocked"
     elif inferred == "unknown":
         safety = "unknown"
+    elif defers:
+        safety = "unknown"  # what it asks for is written elsewhere, and no rule has read it
+        reasons.append(f'unknown: it asks to do what another text says ("{_quote(defers.group(0))}"); '
+                       "vaultops cannot judge what it has not read")
     elif kind in CHANGING_TYPES or inferred in CHANGING_TYPES or change:
         safety = "high"
         changer = kind if kind in CHANGING_TYPES else inferred

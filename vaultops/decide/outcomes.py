@@ -403,6 +403,22 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
           r"|open)\s+(?:it|them|that)|(?:run|execute|launch)\s+(?:\S+\s+){0,3}?\S+\.(?:ps1|exe|bat|cmd|msi"
           r"|scr|vbs)"
           r"(?!\w)"),
+    # after the third round: platform commands and business jargon
+    (DEL, r"(?:pg|db|schema):(?:reset|drop|wipe)|migrate:(?:fresh|reset)|(?<!\w)flush(?:all|db)(?!\w)"
+          r"|churn\s+(?:the\s+)?(?:\S+\s+)?(?:accounts?|users?|customers?|subscribers?|trials?)(?!\w)"
+          r"|nuke\s+and\s+pave|re-?image\s+(?:the\s+)?\S+|factory[\s-]reset|(?:sunset|decommission"
+          r"|retire)\s+(?:the\s+)?"
+          r"(?:\S+\s+)?(?:buckets?|servers?|databases?|dbs?|clusters?|instances?|vms?|boxes|box|volumes?"
+          r"|storage)"
+          r"(?!\w)|deprecate\s+and\s+(?:remove|delete|drop)"),
+    (KEY, r"offboard\s+(?:\S+\s+){0,3}?(?:access|accounts?|credentials?|keys?|logins?)|(?:revoke|reset"
+          r"|kill)\s+"
+          r"(?:all\s+)?(?:\S+\s+)?sessions"),
+    (SPEND, r"action\s+(?:the\s+)?refunds?|true\s+up\s+(?:the\s+)?(?:invoice|bill|account|licen[cs]es?"
+            r"|seats?)"
+            r"|recurring\s+(?:\S+\s+)?(?:[$€£]\s*\d|donation|payment|charge|transfer)"),
+    (MERGE, r"(?:enable|turn\s+on|set)\s+(?:\S+\s+)?auto-?merge"),
+    (SYS, r"chmod\s+(?:-\S+\s+)*[0-7]{3,4}\s+/(?:\s|$)"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
           r"|\|)\s+(?:\S+"

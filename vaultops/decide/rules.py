@@ -218,7 +218,8 @@ GROUPS: dict[str, str] = {
            r"|terraform|supabase|prisma|alembic|rails|rake|knex|flyway|sequelize|dbmate|manage\.py|sendmail"
            r"|mutt|himalaya|gws|bfg|trash-empty|doppler|update-alternatives",
     "sysp": r"/(?:etc|usr|boot|var/lib|lib|lib64|bin|sbin|root|opt|sys)",
-    "ru_del": r"похер(?:ь|ьте|ить)|кильн(?:и|ите|уть)|замоч(?:и|ите)|аннигилир(?:уй|уйте|овать)|убе(?:й"
+    "ru_del": r"видал(?:и|іть|ити|яй)|зітр(?:и|іть)|знищ(?:и|іть)|похер(?:ь|ьте|ить)|кильн(?:и|ите|уть)"
+              r"|замоч(?:и|ите)|аннигилир(?:уй|уйте|овать)|убе(?:й"
               r"|йте)|удал(?:и|ите|ить|им|ишь|ю|ять|яй|яйте|яем|яя|ени[еяюи]|ением)|сотр(?:и|ите|ем|у)"
               r"|стереть"
               r"|стира(?:ть|й|йте|ни[еяю])|уничтож(?:ь|ьте|ить|им|ать|ай|айте|ени[еяю])|снес(?:и|ите|ти|ем)"
@@ -486,6 +487,8 @@ def mentioned(low: str, pos: int, phrase: str) -> bool:
     first = phrase.split()[0] if phrase.split() else ""
     if m is None or _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
+    if re.match(r"\s+[-/~.$]", low[m.end():]):
+        return False  # "find /data -delete", "grep -rl …": the command, not the English verb
     return _COMMAND.match(phrase) is None
 
 
@@ -504,6 +507,13 @@ _NO_SMS = re.compile(r"(?<!\w)(?:don't|do\s+not|never|не)\s+(?:send|text|от�
 _OPEN_QUOTE = re.compile(r"(?:^|(?<=[\s(\[:]))['\"«“‘]")
 
 
+# before a quotation: a verb that runs it, a command that takes it, or an option ("psql -c '…'")
+_RUN_QUOTE = re.compile(r"(?<!\w)(?:run|execute|exec|eval|type|paste|do|запусти|выполни|psql|mysql|sqlite3"
+                        r"|sh|bash"
+                        r"|zsh|python\d?|node|ruby|perl|ssh|redis-cli|mongo\w*|sudo|echo|xargs)(?!\w)"
+                        r"|(?:^|\s)-{1,2}[a-z]")
+
+
 def quoted(low: str, start: int, end: int) -> bool:
     """The phrase is inside quotation marks within its sentence ("rename the note 'Delete me later'",
     «Удалить потом»): a name or a quotation, not a step.  Backticks are code and do not count; nor does a
@@ -518,7 +528,7 @@ def quoted(low: str, start: int, end: int) -> bool:
     if close < 0 or low.find("\n", end, close) >= 0:
         return False
     before = low[clause:opens[-1].start()]
-    return not re.search(r"(?<!\w)(?:run|execute|exec|eval|type|paste|do|запусти|выполни)(?!\w)", before)
+    return _RUN_QUOTE.search(before) is None
 
 
 def inside_a_file(low: str, pos: int) -> bool:
