@@ -166,7 +166,7 @@ def test_a_step_hidden_behind_a_reading_verb_still_blocks(text: str) -> None:
     assert classify(text).safety_class == "blocked", classify(text)
 
 
-# --- commands and jargon that mean the act --------------------------------------------------------------------
+# --- commands and jargon that mean the act -------------------------------------------------------------
 @pytest.mark.parametrize("text", [
     "heroku pg:reset DATABASE_URL --confirm app", "churn the trial accounts that never logged in",
     "psql -c 'drop database app'", "find /data -mtime +30 -delete", "mysql -e 'DROP TABLE orders'",
