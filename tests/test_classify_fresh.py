@@ -88,3 +88,22 @@ def test_false_blocks_stay_at_or_below_ten_percent(name: str, capsys: pytest.Cap
     with capsys.disabled():
         print("\n" + "\n".join(lines))
     assert len(false) <= MAX_FALSE_BLOCKS * len(benign), lines
+
+
+FOURTH = _load("requests_fourth.yaml")
+
+
+@pytest.mark.parametrize("item", [i for i in FOURTH if i["safety_class"] == "blocked"], ids=_id)
+def test_the_fourth_sets_blocked_requests_never_run(item: dict[str, Any]) -> None:
+    """Written against the rules after the third round: every one is escalated, blocked or unknown."""
+    assert classify(item["text"], item["given_type"]).safety_class in ("blocked", "unknown")
+
+
+def test_report_the_fourth_set(capsys: pytest.CaptureFixture[str]) -> None:
+    blocked = [i for i in FOURTH if i["safety_class"] == "blocked"]
+    benign = [i for i in FOURTH if i["safety_class"] == "ok"]
+    caught = sum(_found_all(i, classify(i["text"], i["given_type"]).blocked) for i in blocked)
+    false = sum(classify(i["text"], i["given_type"]).safety_class in ("blocked", "unknown") for i in benign)
+    with capsys.disabled():
+        print(f"\nrequests_fourth.yaml: {len(blocked)} blocked (all escalated; {caught} with their class), "
+              f"false blocks {false}/{len(benign)} (chosen by the attacker as likely false blocks)")

@@ -228,7 +228,33 @@ _DEFERS = re.compile(r"(?<!\w)(?:do|run|carry\s+out|follow|execute|handle|finish
                      r"|tells?)"
                      r"|(?<!\w)(?:the\s+thing|what\s+we\s+discussed|same\s+as)\s+(?:from|in|on|last"
                      r"|before)\s+\S+"
-                     r"|(?<!\w)as\s+(?:discussed|agreed)(?:\s+(?:on|in|yesterday|earlier))?(?!\w)")
+                     r"|(?<!\w)as\s+(?:discussed|agreed)(?:\s+(?:on|in|yesterday|earlier))?(?!\w)"
+                     r"|(?<!\w)(?:do|run|execute|follow|finish|apply|carry\s+out"
+                     r"|continue)\s+(?:\S+\s+){0,5}?(?:the\s+)?"
+                     r"(?:runbook|playbook|checklist|procedure|steps?\s+\d+|req-[\w-]+|[\w./-]+\.md)(?!\w)"
+                     r"|(?<!\w)what\s+req-[\w-]+\s+(?:started|asked|said|began)"
+                     r"|(?<!\w)(?:steps?|instructions|tasks?|items?|todos?)\s+(?:in|from|of|at)\s+(?:the\s+)?"
+                     r"(?:[\w./-]+\.md|req-[\w-]+|[\w.-]+/[\w./-]+)")
+_EN_WORDS = frozenset(("the", "and", "to", "of", "a", "is", "in", "on", "for", "it", "this", "that", "with",
+                      "please", "me", "my", "our", "you"))
+_OTHER_WORDS = frozenset((
+    "le", "la", "les", "des", "du", "de", "et", "est", "une", "un", "pour", "avec",  # French
+    "der", "die", "das", "und", "ist", "nicht", "mit", "bitte", "ein", "eine",  # German
+    "el", "los", "las", "y", "que", "por", "para", "con", "una", "del",  # Spanish
+))
+_UKRAINIAN = re.compile("[іїєґ]")
+
+
+def _foreign(low: str) -> re.Match[str] | None:
+    """A text the rules cannot read: French, German or Spanish by their commonest words, or Ukrainian by its
+    letters.  Its danger words are unknown to them, so nothing in it counts as safe."""
+    words = re.findall(r"[^\W\d_]+", low)
+    other = sum(w in _OTHER_WORDS for w in words)
+    if other >= 2 and other > sum(w in _EN_WORDS for w in words):
+        return re.match(r"\S+(?:\s+\S+){0,3}", low.strip())
+    return _UKRAINIAN.search(low)
+
+
 _ASKED = re.compile(r"(?:^|[.!?;:,\n—–]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
                     r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
@@ -330,15 +356,16 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
         reasons.append(f"complexity: light (built-in check of {', '.join(found_targets)})")
 
     change = _changes(low, hits)
-    defers = _DEFERS.search(low)
+    defers = _DEFERS.search(low) or _foreign(low)
     if blocked:
         safety = "blocked"
     elif inferred == "unknown":
         safety = "unknown"
     elif defers:
         safety = "unknown"  # what it asks for is written elsewhere, and no rule has read it
-        reasons.append(f'unknown: it asks to do what another text says ("{_quote(defers.group(0))}"); '
-                       "vaultops cannot judge what it has not read")
+        said = _quote(defers.group(0))
+        reasons.append(f'unknown: it asks to do what another text says, or says it in a language the rules '
+                       f'do not read ("{said}"); vaultops cannot judge what it has not read')
     elif kind in CHANGING_TYPES or inferred in CHANGING_TYPES or change:
         safety = "high"
         changer = kind if kind in CHANGING_TYPES else inferred

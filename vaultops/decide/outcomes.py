@@ -419,6 +419,26 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
             r"|recurring\s+(?:\S+\s+)?(?:[$€£]\s*\d|donation|payment|charge|transfer)"),
     (MERGE, r"(?:enable|turn\s+on|set)\s+(?:\S+\s+)?auto-?merge"),
     (SYS, r"chmod\s+(?:-\S+\s+)*[0-7]{3,4}\s+/(?:\s|$)"),
+    # after the fourth round: bare CLI verbs, platform and framework commands, fetched code in plain words
+    (DEL, r"(?<![\w-])(?:s3\s+)?rb\s+(?:\S+\s+){0,4}?(?:--force|with\s+force|bucket)|manage\.py\s+flush"
+          r"|db\.drop(?:database|collection)\s*\(|helm\s+(?:uninstall|delete)|s3cmd\s+(?:del|rb|rm)|wipefs"
+          r"|npm\s+run\s+db:(?:reset|drop)|(?:run|execute)\s+\S+\.(?:sh|py|rb"
+          r"|pl)\b[^.\n]{0,40}?--(?:no-trash|purge"
+          r"|all|force|delete|wipe|hard|no-backup)"),
+    (MSG, r"curl\s[^\n]{0,120}?(?:api\.sendgrid|api\.mailgun|api\.postmarkapp|hooks\.slack\.com|slack_webhook"
+          r"|discord(?:app)?\.com/api/webhooks|api\.telegram\.org|mail/send)|gh\s+(?:issue"
+          r"|pr)\s+(?:comment|create)"),
+    (RUN, r"clone\s+(?:\S+\s+){0,6}?(?:and|then|&&)\s+(?:\S+\s+){0,2}?(?:run|make|install|execute|build"
+          r"|npm\s+i)"
+          r"|(?:run|install|open|execute|launch)\w*\s+(?:\S+\s+){0,4}?(?:from|in)\s+the\s+(?:zip|archive"
+          r"|tarball"
+          r"|attachment|dmg|e-?mail|forum|chat|gist)(?!\w)|\S*\.(?:dmg|pkg|exe|msi"
+          r"|appimage)\b[^.\n]{0,60}?(?:install"
+          r"|open|run)|(?:install|open|run)\w*\s+(?:\S+\s+){0,4}?\S*\.(?:dmg|pkg|exe|msi|appimage)(?!\w)"
+          r"|pip3?\s+install\s+(?:\S+\s+){0,4}?(?:random|unknown|stranger|untrusted|from\s+the\s+(?:forum"
+          r"|chat"
+          r"|internet))"),
+    (SYS, r"(?<!\w)defaults\s+write|gsettings\s+set|dconf\s+write|scutil\s+--set|networksetup\s+-set"),
     # running decoded or downloaded code
     (RUN, r"(?:decod|deobfuscat|unpack|base64\s+-d|unbase64)\w*\s+(?:\S+\s+){0,12}?(?:and|then|&&"
           r"|\|)\s+(?:\S+"

@@ -401,7 +401,7 @@ _TRY_IT = re.compile(r"(?<!\w)(?:(?:run|try|execute|do|apply|use)\s+(?:it|that|t
 # "explain what `rm -rf` does": the command is the subject, up to the first "then" or "and"
 _EXPLAIN = re.compile(r"\s*(?:explain|describe|tell\s+me|show\s+me|объясни\w*|расскажи"
                       r"|опиши)[\s,]+(?:in\s+plain"
-                      r"\s+words\s+)?(?:what|how|why|что|как|зачем)(?!\w)")
+                      r"\s+words\s+)?(?:what|how|why|the\s+differences?|что|как|зачем|разниц\w*)(?!\w)")
 _NEXT_STEP = re.compile(r"(?<!\w)(?:then|and|after|и|затем|потом|после)(?!\w)|,")
 
 
@@ -437,7 +437,8 @@ _ABOUT = re.compile(r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|o
                     r"|ever)\s+to"
                     r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
                     r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
-                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:write|draft|create|prepare"
+                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:about|regarding|concerning)"
+                    r"|(?<!\w)(?:write|draft|create|prepare"
                     r"|generate)\s+"
                     r"(?:a\s+|the\s+)?(?:new\s+)?(?:migration|script|function|test"
                     r"|patch)(?:\s+file)?(?:\s+\S+){0,2}"
@@ -710,7 +711,8 @@ class Rule:
 
 _TOK = r"[^\s.!?;,]+(?:\.[^\s.!?;,]+)*"  # a word; a dot inside it (nginx.conf) does not end the sentence
 # a reading verb in the gap takes the object over: "fix the bug and check /etc/hosts" changes nothing there
-_READ = (r"check|read|look|see|show|inspect|verify|tell|compare|explain|cat|проверь|посмотри|покажи|прочитай"
+_READ = (r"check|read|look|see|show|inspect|verify|tell|compare|explain|cat|list|listing|naming|mentioning"
+         r"|проверь|посмотри|покажи|прочитай"
          r"|глянь|выведи|сравни|объясни|узнай")
 _CONJ = r"and|then|but|or|и|а|но|или|затем|потом"
 _VERB_START = r"(?<![\w/.-])(?P<v>"  # not inside a path or identifier (/api/delete-account, soft-delete)
