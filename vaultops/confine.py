@@ -35,7 +35,8 @@ def vault_of(path: Path) -> Path | None:
     return None
 
 
-def _inside(real: str, root: str) -> bool:
+def inside(real: str, root: str) -> bool:
+    """Is the resolved path ``real`` the folder ``root`` or below it (both already ``realpath``-ed)?"""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -60,7 +61,7 @@ def confine(path: Path, root: Path | None = None) -> Path:
                 break  # nothing further exists yet: what vaultops makes below it is a plain folder
             continue
         real = os.path.realpath(current)
-        if not _inside(real, real_root):
+        if not inside(real, real_root):
             last = i == len(rel.parts) - 1 and not os.path.isdir(current)
             fix = "replace it with a regular file (or remove it)" if last else "replace it with a folder"
             raise UnsafePath(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.confine import inside
 from vaultops.run import programs
 from vaultops.run.process import ProcessResult, run_process
 from vaultops.run.redact import redact, secret_values
@@ -237,7 +238,7 @@ def service_status(services: Sequence[str]) -> HandlerResult:
 
 
 def _inside(real: str, roots: Sequence[str]) -> bool:
-    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    return any(inside(real, root) for root in roots)
 
 
 def _walk(top: str) -> tuple[int, int, int, int, bool]:

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from vaultops.confine import inside
 from vaultops.run.process import run_process
 
 # The exact arguments each known program is asked with.  Each one prints its version and exits.
@@ -71,15 +72,11 @@ def temp_folders() -> list[str]:
     return [os.path.realpath(f) for f in found if f]
 
 
-def _inside(real: str, root: str) -> bool:
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def untrusted(real: str, unexpected: Sequence[Path]) -> str:
     """Why the real file ``real`` is not where an installed program lies ("" when it is)."""
-    if any(_inside(real, os.path.realpath(r)) for r in unexpected):
+    if any(inside(real, os.path.realpath(r)) for r in unexpected):
         return "it lies inside the vault or a folder jobs work in"
-    if any(_inside(real, t) for t in temp_folders()):
+    if any(inside(real, t) for t in temp_folders()):
         return "it lies in a temporary folder"
     me = os.getuid() if hasattr(os, "getuid") else 0
     place = real
