@@ -220,7 +220,6 @@ _ORDER = (  # the more specific types first
 )
 # A cue for a change ("restart", "почини") that is negated ("do not restart") says nothing about the type.
 _NEGATABLE = frozenset(i for i, (t, _, _) in enumerate(_CUES) if t == "execute-fix")
-# a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
 # "do what the note Ops/todo.md says", "the thing from REQ-12", "same as last time"
 _DEFERS = re.compile(r"(?<!\w)(?:do|run|carry\s+out|follow|execute|handle|finish|apply)\s+(?:whatever|what"
                      r"|as|the\s+steps"
@@ -255,6 +254,7 @@ def _foreign(low: str) -> re.Match[str] | None:
     return _UKRAINIAN.search(low)
 
 
+# a question ("is the domain free?", "какие ветки влиты?"), not a request put as one ("can you handle it?")
 _ASKED = re.compile(r"(?:^|[.!?;:,\n—–]\s*)(?:why|how|when|what|which|who|whose|where|is|are|was|were|does|do"
                     r"|did"
                     r"|has|have|почему|зачем|когда|что|как|кто|где|какие|какой|какая|каких|сколько|есть\s+ли"
@@ -266,19 +266,17 @@ _FILE = re.compile(r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swif
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
 
+def _cues_of(phrase: str) -> tuple[int, ...]:
+    return tuple(i for i, r in enumerate(_cue_res()) if r.fullmatch(phrase))
+
+
 def _infer_type(low: str) -> tuple[str, str]:
     """The best-scoring type and the phrase that decided it; ("unknown", "") when no cue matches."""
     score: dict[str, int] = {}
     first: dict[str, str] = {}
     for m in _cue().finditer(low):
         phrase = m.group(0)
-        found = _CUES_OF.get(phrase)
-        if found is None:
-            found = tuple(i for i, r in enumerate(_cue_res()) if r.fullmatch(phrase))
-            if len(_CUES_OF) > 50_000:
-                _CUES_OF.clear()
-            _CUES_OF[phrase] = found
-        for i in found:
+        for i in rules.remembered(_CUES_OF, phrase, _cues_of):
             if i in _NEGATABLE and (rules.negated(low, m.start(), m.end()) or rules.noun_use(low, *m.span())):
                 continue
             kind, weight, _ = _CUES[i]
@@ -356,12 +354,11 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
         reasons.append(f"complexity: light (built-in check of {', '.join(found_targets)})")
 
     change = _changes(low, hits)
-    defers = _DEFERS.search(low) or _foreign(low)
     if blocked:
         safety = "blocked"
     elif inferred == "unknown":
         safety = "unknown"
-    elif defers:
+    elif defers := _DEFERS.search(low) or _foreign(low):
         safety = "unknown"  # what it asks for is written elsewhere, and no rule has read it
         said = _quote(defers.group(0))
         reasons.append(f'unknown: it asks to do what another text says, or says it in a language the rules '

@@ -31,7 +31,6 @@ _LATIN_OF = str.maketrans(  # Cyrillic and Greek letters that look Latin
 _CYRILLIC_OF = str.maketrans("aeopcyxkmduABEKMHOPCTXY306", "аеорсухкмдиАВЕКМНОРСТХУзоб")
 _LATIN_KEYS = frozenset(chr(c) for c in _LATIN_OF)
 _CYRILLIC_KEYS = frozenset(chr(c) for c in _CYRILLIC_OF)
-_LOOKALIKES = frozenset("аеорсухкмтнвіјѕԁԛԝһӏАВЕКМНОРСТХУІЅЈαοερντικυχΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 # small capitals (ᴅᴇʟᴇᴛᴇ) are Latin letters NFKC leaves alone
 _SMALL_CAPS = str.maketrans("ᴀᴃᴄᴅᴇᴊᴋᴍᴎᴏᴐᴘᴙᴚᴛᴜᴠᴡᴢʀɢʜɪʟɴʏꜱ", "abcdejkmnooprrtuvwzrghilnys")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -132,7 +131,7 @@ def _fold_script(word: str, latin_text: bool) -> str:
     if word.isascii():
         return word
     foreign = [c for c in word if not c.isascii()]
-    if latin_text and all(c in _LOOKALIKES or c in _LATIN_KEYS for c in foreign):
+    if latin_text and all(c in _LATIN_KEYS for c in foreign):
         return word.translate(_LATIN_OF)
     if not latin_text and all(c in _CYRILLIC_KEYS for c in word if c.isascii()):
         return word.translate(_CYRILLIC_OF)
@@ -195,7 +194,7 @@ _EN_VERBS = (
     "settle", "format", "overwrite", "reset", "rebase", "squash", "publish", "announce", "broadcast",
     "forward", "reply", "tweet", "execute", "install", "uninstall", "migrate", "discard", "prune", "trash",
     "change", "replace", "modify", "rename", "update", "send", "email", "message", "post", "order", "push",
-    "apply", "cancel", "register", "renew", "refresh", "revert", "restore", "overwrite", "disable", "enable",
+    "apply", "cancel", "register", "renew", "refresh", "revert", "restore", "disable", "enable",
     "annihilate", "eradicate", "exterminate", "twilio", "rekey",
 )
 _EN_NOUNS = (
@@ -309,12 +308,15 @@ def as_shown(text: str) -> str | None:
 
 
 # --- Russian typed in Latin letters: "udali papku", "snesi bazu na prode" -----------------------------------
-_TRANSLIT = (("shch", "щ"), ("sch", "щ"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("ch", "ч"), ("sh", "ш"),
-             ("yu", "ю"), ("ya", "я"), ("yo", "ё"), ("ju", "ю"), ("ja", "я"), ("a", "а"), ("b", "б"),
-             ("v", "в"),
-             ("g", "г"), ("d", "д"), ("e", "е"), ("z", "з"), ("i", "и"), ("j", "й"), ("k", "к"), ("l", "л"),
-             ("m", "м"), ("n", "н"), ("o", "о"), ("p", "п"), ("r", "р"), ("s", "с"), ("t", "т"), ("u", "у"),
-             ("f", "ф"), ("h", "х"), ("c", "ц"), ("y", "ы"), ("w", "в"), ("x", "кс"), ("q", "к"), ("'", "ь"))
+_TRANSLIT = (  # longest spellings first: "shch" before "sh" before "s"
+    ("shch", "щ"), ("sch", "щ"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("ch", "ч"), ("sh", "ш"), ("yu", "ю"),
+    ("ya", "я"), ("yo", "ё"), ("ju", "ю"), ("ja", "я"), ("a", "а"), ("b", "б"), ("v", "в"), ("g", "г"),
+    ("d", "д"), ("e", "е"), ("z", "з"), ("i", "и"), ("j", "й"), ("k", "к"), ("l", "л"), ("m", "м"),
+    ("n", "н"),
+    ("o", "о"), ("p", "п"), ("r", "р"), ("s", "с"), ("t", "т"), ("u", "у"), ("f", "ф"), ("h", "х"),
+    ("c", "ц"),
+    ("y", "ы"), ("w", "в"), ("x", "кс"), ("q", "к"), ("'", "ь"),
+)
 _TRANSLIT_RE = re.compile("|".join(re.escape(a) for a, _ in _TRANSLIT))
 _TRANSLIT_OF = dict(_TRANSLIT)
 _ASCII_WORD = re.compile(r"[A-Za-z']+")
@@ -334,4 +336,8 @@ def transliterated(text: str) -> str | None:
 
 
 def _is_danger_ru(word: str) -> bool:
-    return word in _danger() or not (_typo_of(word) or "a").isascii()
+    """A Russian danger word, or a typo of one (a Latin word's typo does not count)."""
+    if word in _danger():
+        return True
+    fixed = _typo_of(word)
+    return fixed is not None and not fixed.isascii()

@@ -30,7 +30,6 @@ from vaultops.decide.rules import (
     talked_about,
 )
 
-_IT = r"(?:it|them|this|that|these|those|everything|all\s+of\s+(?:it|them)|the\s+\w+(?:\s+\w+)?)"
 _DATAWORD = (r"rows?|records?|entries|files?|users?|accounts?|objects?|items?|documents?|notes?|backups?"
              r"|logs?|events?|messages?|emails?|uploads?|snapshots?|images?|customers?|orders?")
 _GONE = (r"(?:should|must|needs?\s+to|has\s+to|have\s+to|ought\s+to|is\s+to|are\s+to|to|will|shall|can)"

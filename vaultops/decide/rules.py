@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 DEL, KEY, SCHEMA = "permanent-deletion", "key-rotation", "production-schema-or-pricing"
 MERGE, MSG, SMS = "merge-to-main", "external-messaging", "sms"
@@ -28,6 +29,7 @@ BLOCKED_LABELS = {
     SPEND: "spending money", SYS: "change to system files or the daemon's config",
     RUN: "running decoded or downloaded code",
 }
+T = TypeVar("T")
 _FOLD = str.maketrans({"ё": "е", "’": "'", "‘": "'", "ʼ": "'"})
 
 
@@ -310,19 +312,25 @@ CHANGE_GROUPS = frozenset({"del", "rm", "reset", "overwrite", "format", "change"
                            "ru_restart", "ru_deploy", "ru_mergestrong", "ru_push"})
 
 
+def remembered(memo: dict[str, T], key: str, compute: Callable[[str], T]) -> T:
+    """``compute(key)``, kept in ``memo``; bounded, so that arbitrary input cannot grow it without limit."""
+    found = memo.get(key)
+    if found is None:
+        found = compute(key)
+        if len(memo) > 50_000:
+            memo.clear()
+        memo[key] = found
+    return found
+
+
+def _groups_of(word: str) -> frozenset[str]:
+    return frozenset(n for n, r in _group_res().items() if r.fullmatch(word))
+
+
 def scan(low: str) -> list[tuple[frozenset[str], int, int]]:
     """(groups, start, end) of every trigger word in the folded text."""
-    hits = []
-    for m in trigger().finditer(low):
-        word = m.group(0)
-        groups = _GROUPS_OF.get(word)
-        if groups is None:
-            groups = frozenset(n for n, r in _group_res().items() if r.fullmatch(word))
-            if len(_GROUPS_OF) > 50_000:  # bounded: arbitrary input cannot grow it without limit
-                _GROUPS_OF.clear()
-            _GROUPS_OF[word] = groups
-        hits.append((groups, m.start(), m.end()))
-    return hits
+    return [(remembered(_GROUPS_OF, m.group(0), _groups_of), m.start(), m.end())
+            for m in trigger().finditer(low)]
 
 
 # --- negation and noun use ----------------------------------------------------------------------------------
@@ -373,9 +381,18 @@ _QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was
                        r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)")
 
 
+SENTENCE_ENDS = ".!?;\n"
+CLAUSE_ENDS = ".:;!?\n—–"  # a colon or a dash starts a step of its own too
+
+
+def clause_start(low: str, pos: int, ends: str = SENTENCE_ENDS) -> int:
+    """Where the sentence (or, with CLAUSE_ENDS, the clause) holding ``pos`` starts."""
+    return max(low.rfind(c, 0, pos) for c in ends) + 1
+
+
 def _clause_asks(low: str, pos: int, opening: re.Pattern[str]) -> bool:
     """The sentence around ``pos`` ends in a question mark and starts as ``opening`` says."""
-    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
+    start = clause_start(low, pos)
     ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
     end = min(ends) if ends else len(low)
     return end < len(low) and low[end] == "?" and opening.match(low, start) is not None
@@ -414,7 +431,7 @@ def asks_about(low: str, pos: int) -> bool:
     """The word at ``pos`` sits in a question that asks what, why, how or which, or in "explain what …":
     it reports, it does not request ("why not", "what if" and "как бы" do request, and so does "…? run
     it")."""
-    start = max(low.rfind(c, 0, pos) for c in ".!?;\n") + 1
+    start = clause_start(low, pos)
     if _TRY_IT.search(low, pos) is not None or _PLEASE_AFTER.search(low, pos) is not None:
         return False
     if _THEN_NO.match(low, pos):
@@ -458,7 +475,7 @@ _DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run|execute|carry\s+o
 def talked_about(low: str, start: int) -> bool:
     """Is the verb at ``start`` the subject of talk ("research how teams rotate keys"), not a request?
     Not when the request goes on to ask for it ("find out how to purge them, then do it")."""
-    clause = max(low.rfind(c, 0, start) for c in ".:;!?\n—–") + 1
+    clause = clause_start(low, start, CLAUSE_ENDS)
     return (_ABOUT.search(low, max(clause, start - 60), start) is not None
             and _DO_IT.match(low, start) is None)
 
@@ -483,8 +500,7 @@ def mentioned(low: str, pos: int, phrase: str) -> bool:
     """The words at ``pos`` are what a reading step reads about, not a step of their own: its clause starts
     with list, find, summarise, check, … and no "then", "and" or "you" leads to them.  A command written
     out (``rm -rf ~``) is never only mentioned."""
-    start = max(low.rfind(c, 0, pos) for c in ".:;!?\n—–") + 1
-    m = _READ_START.match(low, start)
+    m = _READ_START.match(low, clause_start(low, pos, CLAUSE_ENDS))
     first = phrase.split()[0] if phrase.split() else ""
     if m is None or _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
@@ -519,8 +535,8 @@ def quoted(low: str, start: int, end: int) -> bool:
     """The phrase is inside quotation marks within its sentence ("rename the note 'Delete me later'",
     «Удалить потом»): a name or a quotation, not a step.  Backticks are code and do not count; nor does a
     quotation that is to be run ("run 'rm -rf ~'")."""
-    clause = max(low.rfind(c, 0, start) for c in ".;!?\n") + 1
-    opens = [m for m in _OPEN_QUOTE.finditer(low, clause, start)]
+    clause = clause_start(low, start)
+    opens = list(_OPEN_QUOTE.finditer(low, clause, start))
     if not opens:
         return False
     mark = low[opens[-1].start()]

@@ -33,23 +33,29 @@ def _object() -> re.Pattern[str]:
 _BOUNDARY = re.compile(r"[.;:!?\n,]|\s(?:and|then|but|or|if|once|и|а|но|затем|потом|если|после)(?=\s)")
 
 
+def _step_start(low: str, pos: int) -> int:
+    """Where the step holding ``pos`` starts: after the last comma, stop or "and"/"then" before it."""
+    cuts = [b.end() for b in _BOUNDARY.finditer(low, 0, pos)]
+    return cuts[-1] if cuts else 0
+
+
 def resolved(low: str) -> list[str]:
     """Each step that names its object with a pronoun, written with an object named before it instead:
     one reading per pronoun and per object (which one "it" means is the person's to know, so each reading
     is judged), the step alone so that its words do not run into the steps around it."""
+    objects = [(o.start(), o.group(0)) for o in _object().finditer(low)]
     readings: list[str] = []
     for m in _PRONOUN.finditer(low):
-        cuts = [b.end() for b in _BOUNDARY.finditer(low, 0, m.start())]
-        start = cuts[-1] if cuts else 0
+        start = _step_start(low, m.start())
         after = _BOUNDARY.search(low, m.end())
         end = after.start() if after else len(low)
-        named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low, 0, m.start())))[-3:]
+        named = list(dict.fromkeys(word for at, word in objects if at < m.start()))[-3:]
         for word in named:
             said = ("the " + word) if m.group(0).isascii() else word
             readings.append(low[start:m.start()] + said + low[m.end():end])
         if len(readings) >= 8:
             break
-    return (readings + _bare_verbs(low))[:12]
+    return (readings + _bare_verbs(low, [word for _, word in objects]))[:12]
 
 
 # a verb that ends its sentence has its object elsewhere: "the backups folder: get rid of.", "leaked. rotate."
@@ -57,16 +63,15 @@ _BARE = re.compile(r"(?<![\w-])(?P<v>[^\W\d_]+(?:\s+(?:rid|off|out|up))?)(?:\s+(
                    r"\s*(?:[.!;]|$)")
 
 
-def _bare_verbs(low: str) -> list[str]:
+def _bare_verbs(low: str, objects: list[str]) -> list[str]:
     """"The GitHub PAT: replace." read as "replace the pat": each verb that ends a sentence, with each
     object the text names."""
-    named = list(dict.fromkeys(o.group(0) for o in _object().finditer(low)))[-3:]
+    named = list(dict.fromkeys(objects))[-3:]
     out = []
     for m in _BARE.finditer(low):
         words = m.group("v").split()
         if words and words[0] in _VERBS:
-            cuts = [b.end() for b in _BOUNDARY.finditer(low, 0, m.start())]
-            before = low[cuts[-1] if cuts else 0:m.start()]  # "don't pay it." stays negated
+            before = low[_step_start(low, m.start()):m.start()]  # "don't pay it." stays negated
             out += [f"{before}{m.group('v')} the {word}" for word in named]
     return out[:6]
 
@@ -75,5 +80,5 @@ _VERBS = frozenset({"delete", "remove", "erase", "wipe", "purge", "drop", "nuke"
                     "get", "rotate", "replace", "revoke", "regenerate", "reissue", "renew", "swap", "refresh",
                     "merge", "land", "ship", "pay", "settle", "charge", "buy", "send", "post", "publish",
                     "forward", "kill", "trash", "bin", "scrap", "ditch", "reset", "truncate", "удали",
-                    "сотри",
-                    "снеси", "смени", "замени", "оплати", "отправь", "ротируй", "перевыпусти", "смержи"})
+                    "сотри", "снеси", "смени", "замени", "оплати", "отправь", "ротируй", "перевыпусти",
+                    "смержи"})
