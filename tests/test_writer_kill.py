@@ -29,6 +29,7 @@ from vaultops.vault import Vault
 root = Path(sys.argv[1])
 writer = NoteWriter(Vault(root, Config()))
 rel = "_System/COO-Inbox.md"
+print("ready", flush=True)  # imported: the kill's timing starts from here, however slow the machine is
 while True:
     note = writer.read(rel)
     n = sum(1 for line in note.lines if "— write " in line)
@@ -60,10 +61,12 @@ def test_kill_nine_at_random_moments(tmp_path: Path) -> None:
     seen_writes = 0
     mid_write = 0
     for _ in range(200):
-        child = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
-        time.sleep(rng.uniform(0.12, 0.35))  # past the import, then somewhere inside a write
+        child = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE)
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"  # the handshake
+        time.sleep(rng.uniform(0.0, 0.23))  # somewhere inside a write, or between two
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
+        child.stdout.close()
         raw = inbox.read_bytes()
         note = parse_note("_System/COO-Inbox.md", raw)
         lines = note.lines
