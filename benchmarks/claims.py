@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from vaultops import faults  # noqa: E402
+from vaultops.base import faults  # noqa: E402
 from vaultops.pipeline.tick import tick  # noqa: E402
 from vaultops.scan.note import parse_note  # noqa: E402
 from vaultops.vault import Vault  # noqa: E402

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from helpers import make_vault
 
+from vaultops.base.claude_argv import gated_argv
+from vaultops.base.errors import ConfigError
 from vaultops.config import load_config
-from vaultops.errors import ConfigError
 from vaultops.gate.claude import MATCHER, GateSetupError, gate, settings_for
-from vaultops.gate.command import gated_argv
 from vaultops.gate.job import GateJob, gate_spec, job_from_spec
 from vaultops.gate.server import GateServer
 

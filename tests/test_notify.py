@@ -14,8 +14,9 @@ from fake_servers import FakeBotAPI, JsonSink
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vaultops.base.errors import ConfigError
+from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig, load_config
-from vaultops.errors import ConfigError
 from vaultops.notify.message import (
     ASKED_LIMIT,
     Notice,
@@ -30,7 +31,6 @@ from vaultops.notify.outbox import Outbox, retry_delay
 from vaultops.notify.replies import Parsed, parse_reply
 from vaultops.notify.send import deliver, url_secrets
 from vaultops.notify.telegram import Bot, Telegram, TelegramError
-from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"

@@ -6,10 +6,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracle import oracle_atx_texts, oracle_outline
 
-from vaultops.record.placement import place
 from vaultops.scan.note import parse_note
 from vaultops.scan.outline import scan
 from vaultops.scan.text import NoteText, split_lines
+from vaultops.store.placement import place
 
 BODIES = [
     "## REQ-a title",

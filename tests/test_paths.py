@@ -15,8 +15,8 @@ from clones import Fleet, request_block
 from daemon_helpers import Daemon, daemon_vault, wait_for
 from helpers import git, make_vault, vaultops
 
-from vaultops.confine import confine, make_dirs, write_text
-from vaultops.errors import UnsafePath
+from vaultops.base.confine import confine, make_dirs, write_text
+from vaultops.base.errors import UnsafePath
 from vaultops.scan.note import parse_note
 
 INBOX = "_System/COO-Inbox.md"

@@ -16,8 +16,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from policy_sandbox import Sandbox
 
+from vaultops.base.errors import ConfigError
 from vaultops.config import load_config
-from vaultops.errors import ConfigError
 from vaultops.policy.bash import split_command
 from vaultops.policy.decide import WorkerContext, decide_call, decide_messages, decide_request
 from vaultops.policy.paths import Scope

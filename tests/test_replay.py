@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 
 from vaultops import lines as fmt
 from vaultops.model import State
-from vaultops.pipeline.plan import Applied, Insert, Target, edits_for
 from vaultops.record import render
 from vaultops.record.late import late_result
-from vaultops.record.placement import Edit
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText, decode
+from vaultops.store.inserts import Applied, Insert, Target, edits_for
 from vaultops.store.notes import splice
+from vaultops.store.placement import Edit
 from vaultops.sync.replay import insertion_runs, replay
 
 ME, OTHER = "hermes", "atlas"

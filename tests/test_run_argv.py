@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from vaultops.run.argv import PLACEHOLDERS, check_template, fill_argv
+from vaultops.base.argv import PLACEHOLDERS, check_template, fill_argv
+from vaultops.base.redact import redact
 from vaultops.run.process import run_process
-from vaultops.run.redact import redact
 
 PRINT_ARGS = [sys.executable, "-c", "import sys; print(repr(sys.argv[1:]))"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from vaultops.base.redact import redact
 from vaultops.run import process
 from vaultops.run.process import run_process
-from vaultops.run.redact import redact
 
 
 def script(tmp_path: Path, body: str, name: str = "child.py") -> list[str]:

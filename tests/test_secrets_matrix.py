@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from secret_formats import FORMATS, GENERATED, WRAPPINGS
 
+from vaultops.base.redact import MARKER, redact
 from vaultops.pipeline.tick import tick
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import DailyEntry, commit_message
-from vaultops.run.redact import MARKER, redact
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
 from vaultops.watch.log import DaemonLog

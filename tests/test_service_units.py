@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, make_vault, vaultops
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 from vaultops.service import install as service
 from vaultops.service.units import launchd_plist, systemd_unit
 

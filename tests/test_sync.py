@@ -16,7 +16,7 @@ import pytest
 from clones import INBOX, Fleet, person_push, request_block, tick_until
 from helpers import git
 
-from vaultops import faults
+from vaultops.base import faults
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault

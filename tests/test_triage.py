@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from vaultops.base.errors import ConfigError
 from vaultops.commands.scaffold import DEFAULT_CONFIG
 from vaultops.config import Config, load_config
 from vaultops.decide.classify import TYPES, classify
@@ -35,7 +36,6 @@ from vaultops.decide.triage import (
     prompt,
     steering,
 )
-from vaultops.errors import ConfigError
 from vaultops.store.state import StateDB
 
 

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from vaultops import faults
+from vaultops.base import faults
+from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.config import Config
-from vaultops.errors import UnsafePath, VaultopsError
 from vaultops.model import State
-from vaultops.pipeline.plan import Insert, Target, edits_for
 from vaultops.scan.note import parse_note
 from vaultops.scan.text import split_lines
+from vaultops.store.inserts import Insert, Target, edits_for
 from vaultops.store.notes import TEMP_SUFFIX, NoteWriter, splice
 from vaultops.vault import Vault
 
@@ -140,7 +140,7 @@ def test_splice_keeps_every_byte_in_order() -> None:
     out = splice(raw, "\r\n", [])
     assert out == raw
     note = parse_note("x.md", raw)
-    from vaultops.record.placement import Edit
+    from vaultops.store.placement import Edit
 
     out = splice(raw, note.text.newline, [Edit(2, ("- new",))])
     assert out == b"a\r\nb\rc\r\n- new\r\n"
@@ -148,7 +148,7 @@ def test_splice_keeps_every_byte_in_order() -> None:
 
 def test_inserted_lines_end_like_the_line_before_them() -> None:
     """Regression: after a lone CR, an inserted blank line that starts with LF fused into one CRLF."""
-    from vaultops.record.placement import Edit
+    from vaultops.store.placement import Edit
 
     out = splice(b"## REQ-a\ntext\r<div>\r", "\n", [Edit(2, ("", "- status: done"))])
     assert out == b"## REQ-a\ntext\r<div>\r\r- status: done\r"

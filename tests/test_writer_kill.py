@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from vaultops.config import Config
 from vaultops.model import State
-from vaultops.pipeline.plan import Insert, Target, edits_for
+from vaultops.store.inserts import Insert, Target, edits_for
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
 

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 
 # vaultops loads no pydantic plugins; skipping their discovery saves a scan of every installed package.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

@@ -25,8 +25,8 @@ from pydantic import (
     model_validator,
 )
 
-from vaultops.errors import ConfigError
-from vaultops.gate.command import gate_problem, is_claude
+from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.errors import ConfigError
 
 CONFIG_FILE = ".vaultops/config.toml"
 LOCAL_FILE = ".vaultops/local.toml"
@@ -247,7 +247,7 @@ class Config(_Section):
     @field_validator("profiles")
     @classmethod
     def _profile_names(cls, value: dict[str, ProfileConfig]) -> dict[str, ProfileConfig]:
-        from vaultops.run.argv import check_template
+        from vaultops.base.argv import check_template
 
         for name, profile in value.items():
             problems = check_template(profile.command)

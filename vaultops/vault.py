@@ -8,8 +8,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from vaultops.base.errors import UnsafePath, VaultError
 from vaultops.config import Config, load_config
-from vaultops.errors import UnsafePath, VaultError
 
 STATE_DIR = ".vaultops/state"
 # Never notes, wherever they stand (DESIGN §1).  Directory names match any path component.

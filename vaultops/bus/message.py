@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 
 # Lowest first: the index of a priority is its rank, and an inbox hands out the highest rank first.
 PRIORITIES: tuple[str, ...] = ("low", "normal", "high", "urgent")

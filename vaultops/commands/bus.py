@@ -13,8 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from vaultops.base.errors import VaultError, VaultopsError
 from vaultops.bus import Bus, BusError, Message, whoami
-from vaultops.errors import VaultError, VaultopsError
 from vaultops.store.state import StateDB
 
 Output = tuple[dict[str, Any], list[str]]

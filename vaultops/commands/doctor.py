@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
+from vaultops.base.errors import UnsafePath, VaultopsError
+from vaultops.base.redact import redact
 from vaultops.config import CONFIG_FILE, load_config
-from vaultops.confine import STATE_FOLDERS, confine, make_dirs, write_text
-from vaultops.errors import UnsafePath, VaultopsError
 from vaultops.notify.check import apprise_refuses, telegram_findings
 from vaultops.record import daily
 from vaultops.run import health
 from vaultops.run.process import run_process
-from vaultops.run.redact import redact
 from vaultops.service.install import service_status
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB

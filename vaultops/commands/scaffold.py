@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from vaultops.base.confine import confine, make_dirs, write_text
+from vaultops.base.errors import VaultopsError
 from vaultops.commands.init_commit import commit_init, dirty_before
 from vaultops.config import CONFIG_FILE
-from vaultops.confine import confine, make_dirs, write_text
-from vaultops.errors import VaultopsError
 from vaultops.gate.claude import hook_entry
 from vaultops.sync.git import Git, GitError
 

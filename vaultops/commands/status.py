@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from vaultops import __version__
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 from vaultops.model import Request, State
 from vaultops.scan.note import ParsedNote, content_hash
 from vaultops.store.notes import NoteWriter, read_raw

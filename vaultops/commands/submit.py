@@ -6,11 +6,11 @@ import re
 from datetime import datetime
 
 from vaultops import lines as fmt
-from vaultops.errors import VaultopsError
-from vaultops.record.placement import Edit, at_note_end
+from vaultops.base.errors import VaultopsError
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.requests import FIELDS
 from vaultops.store.notes import NoteWriter
+from vaultops.store.placement import Edit, at_note_end
 from vaultops.vault import Vault
 
 _ID = re.compile(r"^REQ-[A-Za-z0-9._-]+$")

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 
 
 def add_worker_parser(sub: Any) -> None:

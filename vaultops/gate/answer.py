@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultops.base.redact import redact
 from vaultops.gate.job import GateJob
 from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
-from vaultops.run.redact import redact
 from vaultops.store.asked import consume_allowance, fingerprint, record_escalation
 
 EVENTS = ("PreToolUse", "PermissionRequest")

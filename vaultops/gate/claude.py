@@ -27,9 +27,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from vaultops import faults
+from vaultops.base import faults
+from vaultops.base.claude_argv import gate_problem, gated_argv
 from vaultops.gate.answer import OnRecord
-from vaultops.gate.command import gate_problem, gated_argv
 from vaultops.gate.job import GateJob
 from vaultops.gate.server import GateServer
 

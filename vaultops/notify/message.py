@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from vaultops.run.redact import redact
+from vaultops.base.redact import redact
 
 ASKED_LIMIT = 200  # characters of what was asked: enough to recognise it on a phone's lock screen
 PROPOSED_LIMIT = 300

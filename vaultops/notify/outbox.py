@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from vaultops.base.redact import redact
 from vaultops.notify.message import Notice
-from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 RETRY_BASE = 10.0  # seconds before the first retry; doubled after each further failure

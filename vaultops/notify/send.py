@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import parse_qsl, urlsplit
 
+from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
 from vaultops.notify.logs import Log
 from vaultops.notify.message import Notice
 from vaultops.notify.outbox import Outbox, retry_delay
 from vaultops.notify.telegram import Bot
-from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 

@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
 from vaultops.notify.logs import Log
 from vaultops.notify.message import Notice, one_line
 from vaultops.notify.replies import Verdict, parse_reply
-from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 DEFAULT_API = "https://api.telegram.org"

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.model import Request, State
-from vaultops.pipeline.plan import Insert, Target, targets_of
 from vaultops.record import render
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
@@ -25,6 +24,7 @@ from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
 from vaultops.store.asked import describe, grant, waiting
+from vaultops.store.inserts import Insert, Target, targets_of
 from vaultops.store.state import StateDB
 from vaultops.workers.control import WorkerError, inject, spawn, terminate, worker_folder
 from vaultops.workers.logs import tail

@@ -20,27 +20,16 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from vaultops import faults
+from vaultops.base import faults
+from vaultops.base.errors import VaultopsError
 from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.files import files_overlap
 from vaultops.decide.route import Action, decide
 from vaultops.decide.schedule import ScheduleError, due, parse_schedule
-from vaultops.errors import VaultopsError
 from vaultops.model import Decision, Lock, Request, State
 from vaultops.notify.telegram import Reply
 from vaultops.pipeline.budget import Budget, day_start
 from vaultops.pipeline.follow import follow_workers, start_worker
-from vaultops.pipeline.plan import (
-    CLAIM_LOST,
-    MISSING,
-    Applied,
-    Insert,
-    Target,
-    edits_for,
-    may_start,
-    retry_asked,
-    targets_of,
-)
 from vaultops.pipeline.provenance import Vetter
 from vaultops.pipeline.publish import Publisher, with_inserts
 from vaultops.pipeline.tell import Teller, reply_inserts
@@ -55,6 +44,17 @@ from vaultops.run.jobs import Job, job_budget, run_builtin, worker_budget
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import last_run, plan_id, workdir_problem
 from vaultops.store.asked import asked_since, describe, grant, waiting
+from vaultops.store.inserts import (
+    CLAIM_LOST,
+    MISSING,
+    Applied,
+    Insert,
+    Target,
+    edits_for,
+    may_start,
+    retry_asked,
+    targets_of,
+)
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

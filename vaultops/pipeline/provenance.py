@@ -33,8 +33,8 @@ from dataclasses import replace
 from vaultops import lines as fmt
 from vaultops.decide.trust import By, Committer, Origin, Provenance, standing, vet
 from vaultops.model import Request
-from vaultops.pipeline.plan import Insert
 from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.sync.git import AUTHOR_PREFIX, Blamed, Git
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from vaultops.pipeline.plan import Applied, Insert, edits_for
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Applied, Insert, edits_for
 from vaultops.store.notes import splice
 from vaultops.sync.git import Git, GitError
 from vaultops.sync.remote import Pulled, Pushed, Remote

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from vaultops.model import Lock, Request, State
-from vaultops.pipeline.plan import Target, targets_of
 from vaultops.record import render
 from vaultops.run.process import process_start_time
 from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Target, targets_of
 from vaultops.store.state import StateDB
 
 UNFINISHED = frozenset({State.RUNNING, State.LOCKED})

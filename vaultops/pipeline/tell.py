@@ -17,9 +17,9 @@ from vaultops.notify.message import auth_failure_notice, budget_notice, escalati
 from vaultops.notify.outbox import Outbox
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Reply, Telegram, TelegramError
-from vaultops.pipeline.plan import Insert, Target, index_by_id
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Insert, Target, index_by_id
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vaultops.confine import confine_state
+from vaultops.base.confine import confine_state
 from vaultops.pipeline.passes import Clock, Pass, PassReport, local_now
 from vaultops.store.lock import vault_lock
 from vaultops.store.state import StateDB

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 from vaultops.model import Request
 from vaultops.record import daily
-from vaultops.record.placement import Edit, at_note_end
 from vaultops.record.render import DailyEntry, daily_lines
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.text import split_lines
 from vaultops.store.notes import NoteWriter
+from vaultops.store.placement import Edit, at_note_end
 from vaultops.vault import Vault
 
 TEMPLATE_MAX = 1_000_000  # bytes: a template is a short note

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vaultops import lines as fmt
+from vaultops.base.redact import redact, redact_lines
 from vaultops.model import State
-from vaultops.run.redact import redact, redact_lines
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_LINE = 1000

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultops.confine import inside
+from vaultops.base.confine import inside
+from vaultops.base.redact import redact, secret_values
 from vaultops.run import programs
 from vaultops.run.process import ProcessResult, run_process
-from vaultops.run.redact import redact, secret_values
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from vaultops.base.redact import redact
 from vaultops.config import HealthConfig, ProfileConfig
 from vaultops.run.process import run_process
-from vaultops.run.redact import redact
 from vaultops.store.state import StateDB
 
 

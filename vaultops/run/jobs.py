@@ -10,18 +10,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.base.argv import fill_argv
+from vaultops.base.confine import make_dirs, write_text
+from vaultops.base.redact import redact, secret_values
 from vaultops.config import Config, ProfileConfig, agent_environ
-from vaultops.confine import make_dirs, write_text
 from vaultops.decide import targets
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
 from vaultops.model import State
 from vaultops.record.render import RunResult
 from vaultops.run import builtins
-from vaultops.run.argv import fill_argv
 from vaultops.run.outcome import Attempt, Failure, read_attempt
 from vaultops.run.process import ProcessResult, run_process
-from vaultops.run.redact import redact, secret_values
 from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from vaultops.base.redact import redact
 from vaultops.run.process import ProcessResult
-from vaultops.run.redact import redact
 
 
 class Failure(StrEnum):

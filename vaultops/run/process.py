@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from vaultops.run.redact import redact
+from vaultops.base.redact import redact
 
 TERM_GRACE = 5.0  # seconds between SIGTERM and SIGKILL
 _SAMPLE_EVERY = 0.5  # seconds between looks at the child's process tree

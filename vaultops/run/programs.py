@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from vaultops.confine import inside
+from vaultops.base.confine import inside
 from vaultops.run.process import run_process
 
 # The exact arguments each known program is asked with.  Each one prints its version and exits.

@@ -12,6 +12,7 @@ import contextlib
 import os
 import time
 
+from vaultops.base.redact import redact, secret_values
 from vaultops.config import Config, agent_environ
 from vaultops.decide.classify import TYPES
 from vaultops.decide.triage import OutOfSchema, SecondOpinion, TriageOpinion, cache_key, parse_answer, prompt
@@ -21,7 +22,6 @@ from vaultops.model import Request
 from vaultops.run.jobs import argv_for, workdir_of
 from vaultops.run.outcome import read_attempt
 from vaultops.run.process import run_process
-from vaultops.run.redact import redact, secret_values
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault, inside_any
 

@@ -21,12 +21,12 @@ import frontmatter
 import yaml
 
 from vaultops import lines as fmt
+from vaultops.base.names import name_from, name_problem
 from vaultops.decide.route import parse_duration
 from vaultops.decide.schedule import Schedule, ScheduleError, parse_schedule
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.requests import whole_note_request
 from vaultops.vault import inside_any
-from vaultops.workers.names import name_from, name_problem
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")

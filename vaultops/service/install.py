@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultops.base.errors import VaultError, VaultopsError
 from vaultops.config import load_config
-from vaultops.errors import VaultError, VaultopsError
 from vaultops.service.units import DEFAULT_PATH, launchd_plist, systemd_unit
 
 _TIMEOUT = 30  # seconds for one systemctl/launchctl call: they answer at once or are stuck on a bus

@@ -12,7 +12,7 @@ import plistlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from vaultops.errors import VaultopsError
+from vaultops.base.errors import VaultopsError
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 STOP_MARGIN = 15.0  # beyond the grace: marking jobs interrupted, the commit and the push

@@ -6,7 +6,7 @@ The file is append-only, so a hook and a pass never overwrite each other.
 Records are redacted as they are written (tool inputs quote commands, and commands carry tokens); each
 keeps the ``fingerprint`` of the raw call, so an approval still lets exactly that call through.
 
-Only the standard library (and vaultops.run.redact, which uses nothing else) here: the hook imports this,
+Only the standard library (and vaultops.base.redact, which uses nothing else) here: the hook imports this,
 and it must answer in milliseconds.
 """
 
@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vaultops.confine import make_dirs, write_bytes, write_text
-from vaultops.run.redact import redact_fields
+from vaultops.base.confine import make_dirs, write_bytes, write_text
+from vaultops.base.redact import redact_fields
 
 STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 ESCALATIONS = "escalations.jsonl"

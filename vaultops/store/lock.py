@@ -18,8 +18,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from vaultops.confine import confine, make_dirs, write_text
-from vaultops.errors import LockBusy
+from vaultops.base.confine import confine, make_dirs, write_text
+from vaultops.base.errors import LockBusy
 
 
 def _busy_message(vault: Path, info_path: Path) -> str:

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vaultops import faults
-from vaultops.confine import make_dirs, open_fd, write_bytes
-from vaultops.errors import VaultopsError
-from vaultops.record.placement import Edit
-from vaultops.run.redact import redact_lines
+from vaultops.base import faults
+from vaultops.base.confine import make_dirs, open_fd, write_bytes
+from vaultops.base.errors import VaultopsError
+from vaultops.base.redact import redact_lines
 from vaultops.scan.note import ParsedNote, content_hash, parse_note
 from vaultops.scan.plan import as_plan_note
 from vaultops.scan.text import split_raw_lines
+from vaultops.store.placement import Edit
 from vaultops.vault import Vault
 
 TEMP_SUFFIX = ".vaultops.tmp"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vaultops.confine import confine, make_dirs
+from vaultops.base.confine import confine, make_dirs
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

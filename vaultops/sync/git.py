@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultops import faults
+from vaultops.base import faults
 
 LOCK_RETRIES = 6
 

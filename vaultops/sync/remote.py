@@ -19,7 +19,7 @@ import secrets
 import subprocess
 from dataclasses import dataclass, field
 
-from vaultops import faults
+from vaultops.base import faults
 from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, Moved, identity, last_line
 from vaultops.sync.replay import is_insertion, replay
 

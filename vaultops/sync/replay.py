@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from vaultops import lines as fmt
 from vaultops.model import Request, State
-from vaultops.pipeline.plan import index_by_id, targets_of
 from vaultops.record.late import late_result
-from vaultops.record.placement import LIST_END, Edit, at_block_end, at_note_end
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText
+from vaultops.store.inserts import index_by_id, targets_of
 from vaultops.store.notes import splice
+from vaultops.store.placement import LIST_END, Edit, at_block_end, at_note_end
 
 _BOM = b"\xef\xbb\xbf"
 

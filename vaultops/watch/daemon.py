@@ -18,18 +18,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from types import FrameType
 
-from vaultops import faults
-from vaultops.confine import confine_state
+from vaultops.base import faults
+from vaultops.base.confine import confine_state
+from vaultops.base.errors import UnsafePath
 from vaultops.decide.classify import warm
-from vaultops.errors import UnsafePath
 from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
-from vaultops.pipeline.plan import Insert
 from vaultops.pipeline.publish import Publisher
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job
 from vaultops.service.notify import Notifier
+from vaultops.store.inserts import Insert
 from vaultops.store.lock import vault_lock
 from vaultops.store.notes import NoteWriter, remove_stale_temps
 from vaultops.store.state import StateDB

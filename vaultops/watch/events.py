@@ -24,7 +24,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from vaultops.confine import make_dirs
+from vaultops.base.confine import make_dirs
 from vaultops.vault import Vault, is_ignored
 from vaultops.workers.plans import NEWS_FILE
 

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from vaultops.confine import confine, make_dirs, write_text
-from vaultops.errors import UnsafePath
-from vaultops.run.redact import redact, redact_fields
+from vaultops.base.confine import confine, make_dirs, write_text
+from vaultops.base.errors import UnsafePath
+from vaultops.base.redact import redact, redact_fields
 
 MAX_BYTES = 10_000_000
 KEEP = 3

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 
 from vaultops.model import State
-from vaultops.pipeline.plan import Insert, Target
 from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Insert, Target
 
 KEEP = 3600.0
 ALREADY_RAN = "vaultops already ran this request (claim {claim})"

@@ -26,16 +26,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.confine import make_dirs, open_fd
+from vaultops.base.errors import VaultopsError
+from vaultops.base.names import name_problem
 from vaultops.bus.identity import PARENT_VAR, WORKER_VAR
-from vaultops.confine import make_dirs, open_fd
 from vaultops.decide.files import files_overlap
-from vaultops.errors import VaultopsError
-from vaultops.gate.command import gate_problem, is_claude
 from vaultops.gate.job import GateJob, gate_spec
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import tail
-from vaultops.workers.names import name_problem
 from vaultops.workers.registry import LIVE, Registry, Worker, is_live, observed_state, process_alive
 
 if TYPE_CHECKING:

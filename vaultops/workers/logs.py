@@ -14,8 +14,8 @@ from collections import deque
 from pathlib import Path
 from typing import BinaryIO
 
-from vaultops.confine import make_dirs, open_fd
-from vaultops.run.redact import redact
+from vaultops.base.confine import make_dirs, open_fd
+from vaultops.base.redact import redact
 
 LOG_NAME = "stdout.log"
 # Lines in the log that are not the worker's stdout: its stderr, and what vaultops wrote to it (answers).

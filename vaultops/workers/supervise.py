@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from vaultops.confine import write_text
+from vaultops.base.confine import write_text
 from vaultops.gate.job import GateJob, job_from_spec
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB

@@ -7,7 +7,7 @@ one that starts first names the marker, and at the same start the earlier, more 
 Every search starts at a literal, a bounded prefix or a boundary and never rescans what it has passed,
 so megabytes of agent output stay linear.
 
-The rules also run over the text's decoded views (vaultops.run.unescape): ANSI codes removed, JSON string
+The rules also run over the text's decoded views (vaultops.base.unescape): ANSI codes removed, JSON string
 escapes and URL percent-escapes undone.  A secret split by a colour code or written ``s3cr\u0065t`` is
 found there and replaced in the text itself, escapes and all.  Redacting twice changes nothing more.
 """
@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from vaultops.run.unescape import views
+from vaultops.base.unescape import views
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 MIN_EXTRA_LEN = 6
@@ -363,7 +363,7 @@ _FINDERS: tuple[_Finder, ...] = (
 
 
 def _one_pass(text: str, finders: tuple[_Finder, ...]) -> str:
-    """One round of every finder over the text and over each of its decoded views (vaultops.run.unescape),
+    """One round of every finder over the text and over each of its decoded views (vaultops.base.unescape),
     whose finds are mapped back to the text."""
     found: list[tuple[int, int, int, str]] = []  # start, finder index, end, kind
     for view in views(text):

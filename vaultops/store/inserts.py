@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from vaultops.base.redact import redact_lines
 from vaultops.decide.answers import standing_answer
 from vaultops.model import Request, State
-from vaultops.record.placement import Edit, at_block_end
-from vaultops.run.redact import redact_lines
 from vaultops.scan.note import ParsedNote
+from vaultops.store.placement import Edit, at_block_end
 
 # States a pass may start work from.
 STARTABLE = frozenset({State.OPEN, State.WAITING})

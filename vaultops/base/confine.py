@@ -16,7 +16,7 @@ import errno
 import os
 from pathlib import Path
 
-from vaultops.errors import UnsafePath
+from vaultops.base.errors import UnsafePath
 
 MARK = ".vaultops"  # a path under a vault's own folder names its vault: the folder above this one
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
