@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.pipeline.budget import Budget
+from vaultops.decide.budget import Budget
 from vaultops.run.outcome import Attempt, Failure, from_claude, from_text, result_object
 from vaultops.run.process import ProcessResult
 from vaultops.run.prompt import PromptInput, build_prompt, context, resolve_link

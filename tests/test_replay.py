@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultops import lines as fmt
-from vaultops.model import State
+from vaultops.model import State, Target
 from vaultops.record import render
 from vaultops.record.late import late_result
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText, decode
-from vaultops.store.inserts import Applied, Insert, Target, edits_for
+from vaultops.store.inserts import Applied, Insert, edits_for
 from vaultops.store.notes import splice
 from vaultops.store.placement import Edit
 from vaultops.sync.replay import insertion_runs, replay

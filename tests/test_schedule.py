@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.decide.schedule import ScheduleError, due, next_run, parse_schedule
+from vaultops.scan.schedule import ScheduleError, due, next_run, parse_schedule
 
 T0 = datetime(2026, 5, 4, 6, 0, tzinfo=UTC)
 

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from vaultops.config import Config
 from vaultops.decide.answers import answered, forgery_action, standing_answer
+from vaultops.decide.startable import may_start, retry_asked
 from vaultops.decide.trust import By, Committer, Origin, Provenance, vet
 from vaultops.model import STATES, State
 from vaultops.pipeline.provenance import answered_there
 from vaultops.scan.note import parse_note
-from vaultops.store.inserts import may_start, retry_asked
 
 CONFIG = Config.model_validate(
     {

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from vaultops.base import faults
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.config import Config
-from vaultops.model import State
+from vaultops.model import State, Target
 from vaultops.scan.note import parse_note
 from vaultops.scan.text import split_lines
-from vaultops.store.inserts import Insert, Target, edits_for
+from vaultops.store.inserts import Insert, edits_for
 from vaultops.store.notes import TEMP_SUFFIX, NoteWriter, splice
 from vaultops.vault import Vault
 

@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from vaultops.config import Config
 from vaultops.model import State
-from vaultops.store.inserts import Insert, Target, edits_for
+from vaultops.store.inserts import Insert, edits_for
+from vaultops.model import Target
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
 

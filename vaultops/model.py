@@ -3,9 +3,10 @@ what can be read off the value itself."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class State(StrEnum):
@@ -142,3 +143,44 @@ class Decision:
             "reasons": list(self.reasons),
             "route": list(self.route),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One request, by id and by which occurrence of that id it is (ids may be duplicated)."""
+
+    request_id: str
+    occurrence: int = 0
+
+    def find(self, index: dict[str, list[Request]]) -> Request | None:
+        same = index.get(self.request_id, [])
+        return same[self.occurrence] if self.occurrence < len(same) else None
+
+
+def index_by_id(requests: Iterable[Request]) -> dict[str, list[Request]]:
+    index: dict[str, list[Request]] = {}
+    for r in requests:
+        index.setdefault(r.id, []).append(r)
+    return index
+
+
+def targets_of(
+    requests: Iterable[Request], wanted: Callable[[Request], bool]
+) -> list[tuple[Target, Request]]:
+    """The wanted requests, each with the target that finds it again (which occurrence of its id)."""
+    seen: dict[str, int] = {}
+    out = []
+    for r in requests:
+        n = seen.get(r.id, 0)
+        seen[r.id] = n + 1
+        if wanted(r):
+            out.append((Target(r.id, n), r))
+    return out
+
+
+class PassOutcome(NamedTuple):
+    """What a pass did with one request: its new state (or "claimed", "answered", …) and why."""
+
+    request_id: str
+    state: str
+    detail: str

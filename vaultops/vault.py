@@ -12,7 +12,8 @@ from vaultops.base.errors import UnsafePath, VaultError
 from vaultops.config import Config, load_config
 
 STATE_DIR = ".vaultops/state"
-# Never notes, wherever they stand (DESIGN §1).  Directory names match any path component.
+# Never notes, wherever they stand (docs/architecture.md, "Vault layout").  Directory names match any
+# path component.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".vaultops", ".stfolder"})
 IGNORED_NAMES = (
     "*.swp",

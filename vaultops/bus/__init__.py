@@ -1,4 +1,5 @@
-"""The bus: messages between the orchestrator and its workers, in the vault's state.db (DESIGN §10).
+"""The bus: messages between the orchestrator and its workers, in the vault's state.db
+(docs/architecture.md, "Workers and the bus").
 
 Delivery is at least once with an explicit ack: reading an inbox marks its messages delivered, and a
 message that is not acked within ``REDELIVER_AFTER`` seconds is delivered again, so a reader that dies

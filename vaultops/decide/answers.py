@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from vaultops.config import Config
-from vaultops.decide.route import Action, decide, decide_text, to_profile
+from vaultops.decide.route import Handling, decide, decide_text, to_profile
 from vaultops.model import Answer, Decision, Request, State
 
 # A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
@@ -24,7 +24,7 @@ def standing_answer(request: Request) -> Answer | None:
     return after[-1] if after else None
 
 
-def answered(request: Request, config: Config) -> Action | None:
+def answered(request: Request, config: Config) -> Handling | None:
     """What the person's standing answer asks for: cancel, deny, or run an escalated request once.
     None when there is no such answer (``- retry: yes`` is read where runs are planned)."""
     answer = standing_answer(request)
@@ -32,22 +32,22 @@ def answered(request: Request, config: Config) -> Action | None:
         return None
     said = f" — {answer.comment}" if answer.comment else ""
     if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
-        return Action("cancel", decision_of(request, config), f"cancelled by the person{said}")
+        return Handling("cancel", decision_of(request, config), f"cancelled by the person{said}")
     if answer.key != "decision" or request.state is not State.ESCALATED:
         return None
     if answer.value == "deny":
-        return Action("deny", decision_of(request, config), f"denied by the person{said}")
+        return Handling("deny", decision_of(request, config), f"denied by the person{said}")
     return _approved(request, config, answer)
 
 
-def forgery_action(request: Request, config: Config) -> Action:
+def forgery_action(request: Request, config: Config) -> Handling:
     """A request whose answers were forged (``request.forged`` says how) is escalated, whatever else it
     is: nothing runs on the strength of lines typed into it, and the status line says what was ignored.
     A blocked request escalates as it would have anyway, with the forgery said besides."""
     action = decide(request, config)
     if action.kind == "escalate":
         return replace(action, reason=f"{action.reason}; {request.forged}")
-    return Action(
+    return Handling(
         "escalate", action.decision, f"{request.forged}; nothing runs until you answer below this line"
     )
 
@@ -58,7 +58,7 @@ def decision_of(request: Request, config: Config) -> Decision:
     return decide_text(request.asked, explicit, config)
 
 
-def _approved(request: Request, config: Config, answer: Answer) -> Action:
+def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     """An approved request runs once: on the profile the answer names, else the one its `- profile:` field
     names, else its type's route.  It is not classified again: the person has seen why it stopped."""
     decision = decision_of(request, config)
@@ -77,7 +77,7 @@ def _approved(request: Request, config: Config, answer: Answer) -> Action:
             f"approved, but no profile runs type {decision.type}; name one in the answer "
             f"(`- decision: approve — <profile>`; profiles: {names})"
         )
-        return Action("error", decision, why)
+        return Handling("error", decision, why)
     action = to_profile(replace(decision, route=route), fields, config, route)
     if action.kind != "profile":
         return action  # a timeout or tool list the profile does not allow: an error, said in the note

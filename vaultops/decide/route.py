@@ -7,22 +7,28 @@ in a built-in handler; everything else goes to the first profile that ``[routing
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
+from vaultops.base.durations import parse_duration
 from vaultops.config import Config
 from vaultops.decide.classify import TYPES, Classification, classify
 from vaultops.decide.triage import SecondOpinion, combine
 from vaultops.model import Decision, Request
 
 DIRECT = "direct"
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\s*$", re.I)
+
+
+# How a pass handles a request: run a built-in check, hand it to a profile, escalate it, say why it cannot
+# run, wait (no profile, or the budget), take another machine's expired claim over, or do what the person
+# answered (deny, cancel).
+HandlingKind = Literal["builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover"]
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
-    kind: str  # "builtin" | "profile" | "escalate" | "error" | "wait"
+class Handling:
+    kind: HandlingKind
     decision: Decision
     reason: str = ""
     profile: str = ""
@@ -31,13 +37,9 @@ class Action:
     approved: str = ""  # the person's approval this run stands on ("" when none was needed)
 
 
-def parse_duration(text: str) -> float | None:
-    m = _DURATION.match(text)
-    if not m:
-        return None
-    value = float(m.group(1))
-    unit = (m.group(2) or "s").lower()
-    return value * (3600 if unit.startswith("h") else 60 if unit.startswith("m") else 1)
+def no_decision() -> Decision:
+    """The decision of a request that was not classified (an input error, a takeover)."""
+    return Decision("unknown", "heavy", "unknown")
 
 
 def decision_of(c: Classification, route: tuple[str, ...]) -> Decision:
@@ -58,24 +60,24 @@ def decide_text(
     return decision_of(c, config.route_for(c.type))
 
 
-def decide(request: Request, config: Config, second_opinion: SecondOpinion | None = None) -> Action:
+def decide(request: Request, config: Config, second_opinion: SecondOpinion | None = None) -> Handling:
     """``second_opinion``: what model triage said of this version of the request (None: not asked)."""
     fields = request.fields
     explicit = fields.get("type", "").strip().lower() or None
     if explicit is not None and explicit not in TYPES:
         decision = Decision(explicit, "heavy", "unknown", (f"unknown type {explicit!r}",))
-        return Action("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
+        return Handling("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
     decision = decide_text(request.asked, explicit, config, second_opinion)
     if decision.safety_class == "blocked":
         found = [r for r in decision.reasons if r.startswith("blocked")]
         why = "; ".join(found) or f"blocked: {', '.join(decision.blocked)}"
-        return Action("escalate", decision, f"{why}; vaultops will not run it")
+        return Handling("escalate", decision, f"{why}; vaultops will not run it")
     if decision.safety_class == "unknown":
         unsure = "; ".join(decision.reasons) or "could not tell what kind of request this is"
         why = f"unknown: {unsure}; say in the text what to do, or approve it to run it once"
-        return Action("escalate", decision, why)
+        return Handling("escalate", decision, why)
     if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
-        return Action("builtin", decision, "", DIRECT, _duration(fields))
+        return Handling("builtin", decision, "", DIRECT, _duration(fields))
     return to_profile(decision, fields, config)
 
 
@@ -85,19 +87,19 @@ def _duration(fields: Mapping[str, str]) -> float | None:
 
 def to_profile(
     decision: Decision, fields: Mapping[str, str], config: Config, route: tuple[str, ...] | None = None
-) -> Action:
+) -> Handling:
     """The first profile of the route (or the one the request names from it), narrowed, never widened."""
     route = config.route_for(decision.type) if route is None else route
     wanted = fields.get("profile", "").strip()
     if wanted:
         if wanted not in route:
             shown = ", ".join(route) or "none is configured"
-            return Action(
+            return Handling(
                 "error", decision, f"profile {wanted!r} is not in the route for {decision.type} ({shown})"
             )
         route = (wanted, *(p for p in route if p != wanted))
     if not route:
-        return Action(
+        return Handling(
             "wait",
             decision,
             f"no executor profile for type {decision.type}; add one under [profiles] and [routing] "
@@ -109,7 +111,7 @@ def to_profile(
     if "timeout" in fields:
         timeout = parse_duration(fields["timeout"])
         if timeout is None or timeout <= 0:
-            return Action(
+            return Handling(
                 "error",
                 decision,
                 f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m",
@@ -120,13 +122,13 @@ def to_profile(
             where = "[workers] timeout" if fields.get("worker") else f"[profiles.{name}]"
             limit = f"{where} allows ({most:g} s)"
             why = f"asks for a timeout of {timeout:g} s, more than {limit}"
-            return Action("error", decision, why)
+            return Handling("error", decision, why)
     tools = None
     if fields.get("tools", "").strip():
         tools = tuple(t.strip() for t in fields["tools"].replace(" ", ",").split(",") if t.strip())
         allowed = profile.allowed_tools()
         if allowed is None:
-            return Action(
+            return Handling(
                 "error", decision, f"[profiles.{name}] lists no tools, so `- tools:` cannot narrow them"
             )
         extra = [t for t in tools if t not in allowed]
@@ -135,7 +137,7 @@ def to_profile(
                 f"asks for tools [profiles.{name}] does not allow: {', '.join(extra)} "
                 f"(it allows {', '.join(allowed)})"
             )
-            return Action("error", decision, why)
+            return Handling("error", decision, why)
     decision = Decision(decision.type, decision.complexity, decision.safety_class, decision.reasons, route,
                         decision.blocked)  # fmt: skip
-    return Action("profile", decision, "", name, timeout, tools)
+    return Handling("profile", decision, "", name, timeout, tools)

@@ -11,38 +11,69 @@ and the reports are on disk, and the next pass goes on from the last report it w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from vaultops.decide.answers import decision_of, standing_answer
-from vaultops.model import Request, State
+from vaultops.model import Request, State, Target, targets_of
+from vaultops.pipeline.context import Context
 from vaultops.record import render
+from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
 from vaultops.store.asked import describe, grant, waiting
-from vaultops.store.inserts import Insert, Target, targets_of
+from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.workers.control import WorkerError, inject, spawn, terminate, worker_folder
 from vaultops.workers.logs import tail
 from vaultops.workers.plans import Heard, News, answer_for, asked_label, news
 from vaultops.workers.registry import Registry, Worker, is_live, observed_state
 
-if TYPE_CHECKING:
-    from vaultops.pipeline.passes import Pass
-    from vaultops.record.journal import DailyWriter
-
 _FOLLOWED = frozenset({State.RUNNING, State.ESCALATED})
 _LOG_LINES = 20
 
 
-def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
+# What is done once a worker's lines have landed in its note, as records (``_apply``).
+@dataclass(frozen=True, slots=True)
+class Cancelled:
+    worker: Worker
+    request_id: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The person's answer, to be written to the worker's input."""
+
+    worker: Worker
+    request_id: str
+    line: str
+    stopped: list[dict[str, object]]  # tool calls the gate stopped for the person
+    approve: bool
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """The worker's news, now in the note."""
+
+    worker: Worker
+    request: Request
+    said: News
+    state: str  # the worker's observed state
+    at: datetime
+
+
+WorkerEffect = Cancelled | Answered | Reported
+
+
+def start_worker(ctx: Context, job: Job, files: tuple[str, ...]) -> RunResult:
     """Spawn the worker for a claimed plan note.  The result is ``running`` (or why it could not start)."""
-    vault = p.vault
-    started = p.clock()
+    vault = ctx.vault
+    started = ctx.clock()
     profile = job.route[0] if job.route else job.handler
     chosen = vault.config.profiles[profile]
     dir = workdir_path(job.workdir, vault.root) if job.workdir else None
@@ -51,19 +82,19 @@ def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
         files, job.timeout, job.earlier,
     )  # fmt: skip
     prompt = build_prompt(given, (), chosen.prompt_template, WORKER_REPORT)
-    run_id = p.state.run_started(job.file, job.request_id, job.claim, 1, profile, vault.host, None)
+    run_id = ctx.state.run_started(job.file, job.request_id, job.claim, 1, profile, vault.host, None)
     try:
         worker = spawn(
             vault, job.worker, (), dir=dir, files=files, parent=vault.agent, profile=profile, prompt=prompt,
             plan=job.file, claim=job.claim, request=job.request_id,
         )  # fmt: skip
     except WorkerError as exc:
-        duration = (p.clock() - started).total_seconds()
-        p.state.run_ended(run_id, "error", None, duration)
+        duration = (ctx.clock() - started).total_seconds()
+        ctx.state.run_ended(run_id, "error", None, duration)
         reason = f"worker {job.worker} could not start: {exc.message}; `- retry: yes` tries again"
         return RunResult(State.ERROR, profile, started, duration, "", reason)
-    duration = (p.clock() - started).total_seconds()
-    p.state.run_ended(run_id, "done", None, duration)  # the attempt, starting the worker, went through
+    duration = (ctx.clock() - started).total_seconds()
+    ctx.state.run_ended(run_id, "done", None, duration)  # the attempt, starting the worker, went through
     reason = (
         f"worker {worker.name} (pid {worker.pid}) works on it; its [DONE:…] line completes this note "
         f"(`vaultops worker logs {worker.name}`)"
@@ -71,22 +102,22 @@ def start_worker(p: Pass, job: Job, files: tuple[str, ...]) -> RunResult:
     return RunResult(State.RUNNING, f"worker {worker.name}", started, duration, "", reason)
 
 
-def follow_workers(p: Pass, note: ParsedNote, daily: DailyWriter) -> bool:
+def follow_workers(ctx: Context, note: ParsedNote, daily: DailyWriter) -> bool:
     """Write what the workers running this note's plans said since the last pass.  True when the note was
     written (the caller reads it again)."""
-    registry = Registry(p.state)
+    registry = Registry(ctx.state)
     inserts: list[Insert] = []
-    effects: list[tuple[Target, Callable[[], None]]] = []
+    effects: list[tuple[Target, WorkerEffect]] = []
     followed = targets_of(
         note.requests,
-        lambda r: "worker" in r.fields and r.state in _FOLLOWED and r.lock is not None and p.mine(r.lock),
+        lambda r: "worker" in r.fields and r.state in _FOLLOWED and r.lock is not None and ctx.mine(r.lock),
     )
     for target, request in followed:
         assert request.lock is not None
         worker = registry.for_claim(request.lock.claim)
         if worker is None:
             continue
-        step = _answered(p, worker, request) or _reported(p, registry, worker, request, daily)
+        step = _answered(ctx, worker, request) or _reported(ctx, worker, request)
         if step is None:
             continue
         lines, effect = step
@@ -94,21 +125,38 @@ def follow_workers(p: Pass, note: ParsedNote, daily: DailyWriter) -> bool:
         claim = request.lock.claim
         inserts.append(Insert(target, tuple(lines), expect, claim=claim, seen=request.text_hash))
         effects.append((target, effect))
-    _stop_superseded(p, registry, note)
+    _stop_superseded(ctx, registry, note)
     if not inserts:
         return False
-    _, applied = p.write(inserts)
+    _, applied = ctx.write(note.rel, inserts)
     landed = {ins.target for ins in applied.landed}
     for target, request in followed:  # an answer acted on is not acted on again
         if target in landed and request.statuses:
-            p.vetter.acted(note.rel, request.id, note.lines[request.statuses[-1].line])
+            ctx.vetter.acted(note.rel, request.id, note.lines[request.statuses[-1].line])
     for target, effect in effects:
         if target in landed:
-            effect()
+            _apply(ctx, effect, registry, daily)
     return bool(applied.landed)
 
 
-def _stop_superseded(p: Pass, registry: Registry, note: ParsedNote) -> None:
+def _apply(ctx: Context, effect: WorkerEffect, registry: Registry, daily: DailyWriter) -> None:
+    if isinstance(effect, Cancelled):
+        _stop(ctx, effect.worker)
+        ctx.report.said(effect.request_id, State.CANCELLED.value, effect.why)
+    elif isinstance(effect, Answered):
+        worker = effect.worker
+        if effect.stopped:  # approved: each lets exactly that call through once; denied: none is asked again
+            grant(ctx.vault.root, effect.stopped, allow=effect.approve)
+        try:
+            inject(ctx.vault, worker.name, effect.line)
+        except WorkerError as exc:  # it ended meanwhile: the next pass says so in the note
+            ctx.warn(f"{effect.request_id}: the answer did not reach worker {worker.name}: {exc.message}")
+        ctx.report.said(effect.request_id, State.RUNNING.value, effect.why)
+    else:
+        _reported_landed(ctx, effect, registry, daily)
+
+
+def _stop_superseded(ctx: Context, registry: Registry, note: ParsedNote) -> None:
     """A worker whose plan note now holds another claim (another machine took it over after the lease):
     its work is no longer this clone's, and it is stopped."""
     locks = {r.id: r.lock for r in note.requests if "worker" in r.fields and r.lock is not None}
@@ -120,64 +168,48 @@ def _stop_superseded(p: Pass, registry: Registry, note: ParsedNote) -> None:
         lock = next((lk for lk in locks.values() if lk.claim == worker.claim), None)
         others = [lk for lk in locks.values() if lk.claim != worker.claim]
         if lock is None and others:
-            _stop(p, worker)
-            p.warn(
+            _stop(ctx, worker)
+            ctx.warn(
                 f"{note.rel}: worker {worker.name} was stopped: its claim {worker.claim} was taken over "
                 f"(now claim {others[-1].claim}, {others[-1].agent} on {others[-1].host})"
             )
 
 
-def _answered(p: Pass, worker: Worker, request: Request) -> tuple[list[str], Callable[[], None]] | None:
+def _answered(ctx: Context, worker: Worker, request: Request) -> tuple[list[str], WorkerEffect] | None:
     """The person's answer under a worker's plan: cancel stops the worker; a decision on its escalation is
     written to its input, and the note is running again."""
     answer = standing_answer(request)
     if answer is None or not is_live(worker):
         return None
-    now = p.clock()
+    now = ctx.clock()
     if answer.key == "cancel":
         why = f"cancelled by the person; worker {worker.name} was stopped"
-
-        def cancel() -> None:
-            _stop(p, worker)
-            p.report.outcomes.append((request.id, State.CANCELLED.value, why))
-
-        return render.status_only(State.CANCELLED, now, why), cancel
+        return render.status_only(State.CANCELLED, now, why), Cancelled(worker, request.id, why)
     if answer.key != "decision" or request.state is not State.ESCALATED:
         return None
     verdict = "deny" if answer.value == "deny" else "approve"
     label = asked_label(request.statuses[-1].reason if request.statuses else "")
     line = answer_for(label, verdict, answer.comment)
-    stopped = waiting(p.vault.root, request.id)  # tool calls the gate stopped for the person
+    stopped = waiting(ctx.vault.root, request.id)  # tool calls the gate stopped for the person
     if stopped and verdict == "approve":
         line += f"; the call may run once now, exactly as you asked it: {describe(stopped)}"
     why = f"the person answered {verdict} to {label}; worker {worker.name} goes on"
-
-    def tell() -> None:
-        if stopped:  # approved: each lets exactly that call through once; denied: none is asked again
-            grant(p.vault.root, stopped, allow=verdict == "approve")
-        try:
-            inject(p.vault, worker.name, line)
-        except WorkerError as exc:  # it ended meanwhile: the next pass says so in the note
-            p.warn(f"{request.id}: the answer did not reach worker {worker.name}: {exc.message}")
-        p.report.outcomes.append((request.id, State.RUNNING.value, why))
-
-    return render.status_only(State.RUNNING, now, why), tell
+    told = Answered(worker, request.id, line, stopped, verdict == "approve", why)
+    return render.status_only(State.RUNNING, now, why), told
 
 
-def _reported(
-    p: Pass, registry: Registry, worker: Worker, request: Request, daily: DailyWriter
-) -> tuple[list[str], Callable[[], None]] | None:
+def _reported(ctx: Context, worker: Worker, request: Request) -> tuple[list[str], WorkerEffect] | None:
     heard = [
         Heard.from_event(e)
-        for e in p.state.events("worker_report", after=worker.reports_after)
+        for e in ctx.state.events("worker_report", after=worker.reports_after)
         if e["detail"].get("worker") == worker.name
     ]
-    now = p.clock()
+    now = ctx.clock()
     state = observed_state(worker, now.timestamp(), float("inf"))
-    budget = _budget(p, request)
+    budget = _budget(ctx, request)
     late = now.timestamp() - worker.started > budget and state not in ("exited", "failed")
     overdue = budget if late else None
-    log_tail = tail(worker_folder(p.vault, worker.name), _LOG_LINES)
+    log_tail = tail(worker_folder(ctx.vault, worker.name), _LOG_LINES)
     said = news(worker.name, state, worker.exit_code, heard, overdue=overdue, log_tail=log_tail)
     if said is None:
         return None
@@ -185,49 +217,50 @@ def _reported(
     if said.state is State.ESCALATED:
         lines = render.status_only(State.ESCALATED, now, said.reason)
     else:
-        lines = _result_lines(p, request, worker, said, started, now)
+        lines = _result_lines(ctx, request, worker, said, started, now)
+    return lines, Reported(worker, request, said, state, now)
 
-    def effect() -> None:
-        registry.reports_handled(worker.name, said.heard)
-        if said.stop:
-            _stop(p, worker)
-        if state == "lost":
-            registry.ended(worker.name, "lost", None)
-        p.report.outcomes.append((request.id, said.state.value, said.reason or f"worker {worker.name}"))
-        daily.add(request, now, f"{said.state.value} · worker {worker.name}")
-        p.state.event("result", request.file, request.id, state=said.state.value, claim=worker.claim or "")
-        if said.state in (State.ESCALATED, State.ERROR):
-            answer = (
-                f"Reply `approve {request.id}` or `deny {request.id}`: the answer goes to the worker"
-                if said.state is State.ESCALATED
-                else "Write `- retry: yes` under it to start a new worker"
-            )
-            p.teller.waiting(request, said.state, now, said.reason, decision_of(request, p.config), answer)
 
-    return lines, effect
+def _reported_landed(ctx: Context, news: Reported, registry: Registry, daily: DailyWriter) -> None:
+    worker, request, said, now = news.worker, news.request, news.said, news.at
+    registry.reports_handled(worker.name, said.heard)
+    if said.stop:
+        _stop(ctx, worker)
+    if news.state == "lost":
+        registry.ended(worker.name, "lost", None)
+    ctx.report.said(request.id, said.state.value, said.reason or f"worker {worker.name}")
+    daily.add(request, now, f"{said.state.value} · worker {worker.name}")
+    ctx.state.event("result", request.file, request.id, state=said.state.value, claim=worker.claim or "")
+    if said.state in (State.ESCALATED, State.ERROR):
+        answer = (
+            f"Reply `approve {request.id}` or `deny {request.id}`: the answer goes to the worker"
+            if said.state is State.ESCALATED
+            else "Write `- retry: yes` under it to start a new worker"
+        )
+        ctx.teller.waiting(request, said.state, now, said.reason, decision_of(request, ctx.config), answer)
 
 
 def _result_lines(
-    p: Pass, request: Request, worker: Worker, said: News, started: datetime, now: datetime
+    ctx: Context, request: Request, worker: Worker, said: News, started: datetime, now: datetime
 ) -> list[str]:
-    decision = decision_of(request, p.config)
+    decision = decision_of(request, ctx.config)
     duration = (now - started).total_seconds()
     route = f"worker {worker.name}"
     result = RunResult(said.state, route, started, duration, said.output, said.reason, worker.exit_code)
     return render.result_block(
-        result, agent=p.vault.agent, type_=decision.type, complexity=decision.complexity,
-        safety=decision.safety_class, max_lines=p.config.record.max_lines,
+        result, agent=ctx.vault.agent, type_=decision.type, complexity=decision.complexity,
+        safety=decision.safety_class, max_lines=ctx.config.record.max_lines,
         heading="Run" if "schedule" in request.fields else "Result",
     )  # fmt: skip
 
 
-def _budget(p: Pass, request: Request) -> float:
+def _budget(ctx: Context, request: Request) -> float:
     """The seconds the worker may take: its claim's lease without the margin other machines add."""
     lock = request.lock
     lease = lock.lease if lock is not None and lock.lease is not None else None
     if lease is None:
         return float("inf")
-    return max(1.0, lease - p.config.git.lease_margin)
+    return max(1.0, lease - ctx.config.git.lease_margin)
 
 
 def runs_on(state: StateDB, request: Request) -> bool:
@@ -238,8 +271,8 @@ def runs_on(state: StateDB, request: Request) -> bool:
     return Registry(state).for_claim(request.lock.claim) is not None
 
 
-def _stop(p: Pass, worker: Worker) -> None:
+def _stop(ctx: Context, worker: Worker) -> None:
     try:
-        terminate(p.vault, worker.name)
+        terminate(ctx.vault, worker.name)
     except WorkerError as exc:
-        p.warn(f"worker {worker.name} could not be stopped: {exc.message}")
+        ctx.warn(f"worker {worker.name} could not be stopped: {exc.message}")

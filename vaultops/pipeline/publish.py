@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from vaultops.model import PassOutcome
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Applied, Insert, edits_for
@@ -116,7 +117,7 @@ class Publisher:
     # --- results: commit, then push ---------------------------------------------------------------
 
     def commit(
-        self, written: Sequence[str], outcomes: list[tuple[str, str, str]], warnings: list[str]
+        self, written: Sequence[str], outcomes: Sequence[PassOutcome], warnings: list[str]
     ) -> str | None:
         """Commit what a pass wrote and what earlier ones could not (a git that crashed on a note being
         rewritten, say), then push it; what still fails waits for the next pass."""
@@ -132,9 +133,8 @@ class Publisher:
             return None
         if paths:
             try:
-                sha = self.git.commit_paths(
-                    paths, render.commit_message(outcomes or [("vaultops", "recorded", "")]), self.vault.agent
-                ).sha
+                message = render.commit_message(outcomes or [PassOutcome("vaultops", "recorded", "")])
+                sha = self.git.commit_paths(paths, message, self.vault.agent).sha
             except GitError as exc:
                 warnings.append(f"could not commit: {exc}; it is tried again on the next pass")
                 self.uncommitted.update(paths)

@@ -8,11 +8,13 @@ import signal
 from collections.abc import Callable
 from datetime import datetime
 
-from vaultops.model import Lock, Request, State
+from vaultops.model import Lock, Request, State, Target, targets_of
+from vaultops.pipeline.context import Context
+from vaultops.pipeline.follow import runs_on
 from vaultops.record import render
 from vaultops.run.process import process_start_time
 from vaultops.scan.note import ParsedNote
-from vaultops.store.inserts import Target, targets_of
+from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 
 UNFINISHED = frozenset({State.RUNNING, State.LOCKED})
@@ -21,9 +23,7 @@ UNFINISHED = frozenset({State.RUNNING, State.LOCKED})
 def stale_claims(note: ParsedNote, mine: Callable[[Lock], bool]) -> list[tuple[Target, Request]]:
     """This clone's claims that have no final status.  The caller holds the vault lock, so whoever made
     them has stopped."""
-    return targets_of(
-        note.requests, lambda r: r.state in UNFINISHED and r.lock is not None and mine(r.lock)
-    )
+    return targets_of(note.requests, lambda r: r.state in UNFINISHED and r.lock is not None and mine(r.lock))
 
 
 def interrupted_lines(request: Request, now: datetime) -> list[str]:
@@ -47,3 +47,21 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
             said.append(f"stopped a job left running by a stopped pass: {run['request_id']} (pid {pid})")
         state.run_ended(int(run["id"]), "interrupted", None, 0.0)
     return said
+
+
+def recover(ctx: Context) -> None:
+    """Claims this machine made and never finished (the process that made them is gone: the caller holds
+    the vault lock) become ``interrupted``; what they started is stopped."""
+    ctx.report.warnings.extend(stop_leftovers(ctx.state, ctx.vault.host))
+    for rel in ctx.notes():
+        note = ctx.read(rel)
+        if note is None:
+            continue
+        stale = [(t, r) for t, r in stale_claims(note, ctx.mine) if not runs_on(ctx.state, r)]
+        if not stale:
+            continue
+        now = ctx.clock()
+        ctx.write(rel, [Insert(t, tuple(interrupted_lines(r, now)), frozenset({r.state})) for t, r in stale])
+        for _, r in stale:
+            ctx.report.said(r.id, State.INTERRUPTED.value, "its pass stopped before it finished")
+            ctx.state.event("interrupted", r.file, r.id, claim=r.lock.claim if r.lock else "")

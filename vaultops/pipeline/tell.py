@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from vaultops.model import Decision, Request, State
+from vaultops.model import Decision, Request, State, Target, index_by_id
 from vaultops.notify.message import auth_failure_notice, budget_notice, escalation_notice
 from vaultops.notify.outbox import Outbox
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Reply, Telegram, TelegramError
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
-from vaultops.store.inserts import Insert, Target, index_by_id
+from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -127,7 +127,7 @@ def reply_inserts(note: ParsedNote, replies: Sequence[Reply]) -> tuple[list[Inse
     """A reply as the person's answer under its request: only for an escalated request, and only when it
     was written after the escalation.  Returns the inserts and one sentence per reply that was not taken.
     Pure."""
-    index = index_by_id(note)
+    index = index_by_id(note.requests)
     inserts: list[Insert] = []
     said: list[str] = []
     for reply in replies:

@@ -1,4 +1,5 @@
-"""The approval policy (DESIGN §6): one table that answers worker REQUEST lines and Claude Code's tool calls.
+"""The approval policy: one table that answers worker REQUEST lines and Claude Code's tool calls
+(docs/architecture.md, "Approvals: the policy").
 
 Pure logic only — values in, values out — so that ``vaultops hook`` can import it in a few milliseconds:
 

@@ -18,7 +18,7 @@ from vaultops.policy.table import DEFAULTS, RANK, Action, PolicyTable, Verdict
 from vaultops.policy.tags import Problem, Tag, parse_lines
 from vaultops.policy.tools import ToolCall, call_actions
 
-WINDOW = 20  # the worker's messages a request is read with (DESIGN §6)
+WINDOW = 20  # the worker's messages a request is read with (docs/architecture.md, "Approvals: the policy")
 MAX_REASONS = 3  # reasons quoted in a verdict; the rest are counted
 
 # What workers call their requests, mapped to the table's names.

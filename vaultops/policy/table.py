@@ -1,4 +1,5 @@
-"""The policy table: which actions are approved, escalated to the person, or denied (DESIGN §6).
+"""The policy table: which actions are approved, escalated to the person, or denied
+(docs/architecture.md, "Approvals: the policy").
 
 Every tool call and every worker REQUEST is first mapped to one or more named *actions*; this table gives
 each action a verdict.  The defaults are the seed's approval table, extended with the actions a Claude Code

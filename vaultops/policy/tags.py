@@ -1,4 +1,4 @@
-"""The workers' tagged lines (DESIGN §6), parsed without any model.
+"""The workers' tagged lines (docs/architecture.md, "Approvals: the policy"), parsed without any model.
 
     [REQUEST:create_worktree] branch=fix/tab-preview-stuck run_id=42
     [REQUEST:run_tests] scheme="macOS UI Tests CI"

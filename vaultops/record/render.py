@@ -9,7 +9,7 @@ from datetime import datetime
 
 from vaultops import lines as fmt
 from vaultops.base.redact import redact, redact_lines
-from vaultops.model import State
+from vaultops.model import PassOutcome, State
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_LINE = 1000
@@ -167,13 +167,13 @@ def _daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
     return out
 
 
-def commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
+def commit_message(outcomes: Sequence[PassOutcome]) -> str:
     """``outcomes``: (request id, state, detail).  The subject names the requests and what happened.
     Redacted: a commit message is pushed wherever the vault goes."""
     return redact(_commit_message(outcomes))
 
 
-def _commit_message(outcomes: Sequence[tuple[str, str, str]]) -> str:
+def _commit_message(outcomes: Sequence[PassOutcome]) -> str:
     if len(outcomes) == 1:
         rid, state, _ = outcomes[0]
         subject = f"vaultops: {rid} {state}"

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from vaultops.base.argv import fill_argv
 from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
-from vaultops.config import Config, ProfileConfig, agent_environ
+from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide import targets
+from vaultops.decide.route import DIRECT
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
 from vaultops.model import State
@@ -26,6 +28,11 @@ from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
 
 ALLOWED_TOOLS_FLAG = "--allowedTools"
+
+
+# The kinds of work a claimed request becomes: a built-in read-only check run in process, one agent run
+# of an executor profile, a plan note's fan-out (one agent run per task), or a long-lived worker session.
+WorkKind = Literal["builtin", "agent", "fanout", "worker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,25 +58,13 @@ class Job:
     worker: str = ""  # a plan note run by a long-lived worker of this name (vaultops.pipeline.follow)
     files: tuple[str, ...] = ()  # a plan note's files: what its worker may touch
 
-
-LIGHT_BUDGET = 60.0  # seconds: built-in checks answer in well under this
-
-
-def job_budget(config: Config, route: tuple[str, ...], timeout: float | None) -> float:
-    """The longest a job may take, all attempts together: the retry table allows a timeout and one
-    fallback after it, plus the rate-limit waits.  The dispatcher stops the job when this runs out, so
-    that a claim's lease (this plus a margin) never expires while its job is still running."""
-    limits = [config.profiles[name].timeout for name in route if name in config.profiles]
-    if not limits:
-        return LIGHT_BUDGET
-    longest = max(min(timeout, t) if timeout else t for t in limits)
-    return 2 * longest + sum(config.retry.rate_limit_delays)
-
-
-def worker_budget(config: Config, timeout: float | None) -> float:
-    """The longest a worker running a plan note may take: the note's ``timeout:``, else [workers] timeout.
-    Past it the worker is stopped and the note says so (vaultops.pipeline.follow)."""
-    return timeout or config.workers.timeout
+    @property
+    def kind(self) -> WorkKind:
+        if self.handler == DIRECT:
+            return "builtin"
+        if self.worker:
+            return "worker"
+        return "fanout" if self.tasks else "agent"
 
 
 def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:

@@ -21,11 +21,11 @@ import frontmatter
 import yaml
 
 from vaultops import lines as fmt
+from vaultops.base.durations import parse_duration
 from vaultops.base.names import name_from, name_problem
-from vaultops.decide.route import parse_duration
-from vaultops.decide.schedule import Schedule, ScheduleError, parse_schedule
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.requests import whole_note_request
+from vaultops.scan.schedule import Schedule, ScheduleError, parse_schedule
 from vaultops.vault import inside_any
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -43,7 +43,7 @@ class Plan:
     schedule: Schedule | None = None
     timeout: float | None = None
     tasks: tuple[str, ...] = ()
-    worker: str | None = None  # run as a long-lived worker session of this name (DESIGN §10)
+    worker: str | None = None  # run as a long-lived worker session of this name (docs/architecture.md)
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
 

@@ -1,4 +1,4 @@
-"""Which requests a pass acts on, and the insertions that record what it did.  Pure.
+"""The insertions that record what a pass did, found again by request on the note as it is.  Pure.
 
 The pass reads the inbox once, decides, and then asks the note writer for insertions; the writer may
 call ``edits_for`` again on a newer version of the note (the person kept typing), so every insertion is
@@ -8,50 +8,13 @@ state the pass saw.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vaultops.base.redact import redact_lines
-from vaultops.decide.answers import standing_answer
-from vaultops.model import Request, State
+from vaultops.model import Request, State, Target, index_by_id
 from vaultops.scan.note import ParsedNote
 from vaultops.store.placement import Edit, at_block_end
-
-# States a pass may start work from.
-STARTABLE = frozenset({State.OPEN, State.WAITING})
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One request, by id and by which occurrence of that id it is (ids may be duplicated)."""
-
-    request_id: str
-    occurrence: int = 0
-
-    def find(self, index: dict[str, list[Request]]) -> Request | None:
-        same = index.get(self.request_id, [])
-        return same[self.occurrence] if self.occurrence < len(same) else None
-
-
-def index_by_id(note: ParsedNote) -> dict[str, list[Request]]:
-    index: dict[str, list[Request]] = {}
-    for r in note.requests:
-        index.setdefault(r.id, []).append(r)
-    return index
-
-
-def targets_of(
-    requests: Iterable[Request], wanted: Callable[[Request], bool]
-) -> list[tuple[Target, Request]]:
-    """The wanted requests, each with the target that finds it again (which occurrence of its id)."""
-    seen: dict[str, int] = {}
-    out = []
-    for r in requests:
-        n = seen.get(r.id, 0)
-        seen[r.id] = n + 1
-        if wanted(r):
-            out.append((Target(r.id, n), r))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +52,7 @@ def edits_for(note: ParsedNote, inserts: Sequence[Insert], applied: Applied | No
     for ins in inserts:
         grouped.setdefault(ins.target, []).append(ins)
     edits = []
-    index = index_by_id(note)
+    index = index_by_id(note.requests)
     for target, group in grouped.items():
         request = target.find(index)
         lines: list[str] = []
@@ -134,32 +97,3 @@ def _refusal(request: Request | None, ins: Insert) -> str:
     if request.state not in ins.expect:
         return f"the request is now {request.state.value}"
     return ""
-
-
-def retry_asked(request: Request) -> bool:
-    """The person wrote ``- retry: yes`` after the request's last status (an older answer never counts)."""
-    last = request.statuses[-1].line if request.statuses else request.start
-    return any(a.key == "retry" and a.value == "yes" and a.line > last for a in request.answers)
-
-
-def input_error_shaped(request: Request) -> bool:
-    """An error that vaultops wrote without running anything: a run's error closes a result block,
-    whose outcome line comes right before it."""
-    last = request.statuses[-1].line
-    before = request.statuses[-2].line if len(request.statuses) > 1 else request.start
-    return not any(before < o.line < last for o in request.outcomes)
-
-
-def may_start(request: Request) -> bool:
-    """Whether a pass should look at a request at all: open or waiting; an input error (looked at again,
-    and acted on if the answer changed); one the person answered (retry, cancel, or a decision on an
-    escalation); or an interrupted one (a light check runs again by itself)."""
-    if request.text is None:
-        return False
-    if request.forged:
-        return True  # told once, by an escalation whose status line closes the forged answers
-    if request.state in STARTABLE or request.state is State.INTERRUPTED:
-        return True
-    if request.state is State.ERROR:
-        return retry_asked(request) or input_error_shaped(request) or standing_answer(request) is not None
-    return request.state is State.ESCALATED and standing_answer(request) is not None

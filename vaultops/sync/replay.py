@@ -6,8 +6,9 @@ block; instead R is taken exactly as it is and the lines X inserted relative to 
 Nothing of R is ever removed or reordered.
 
 - vaultops's own end-of-block lines go to the end of the same request's block in R, but only if the request
-  is still as P had it (same state, same lock claim): that is the fencing of DESIGN §8.  Otherwise another
-  machine acted on it: a lost claim is dropped, and a result is kept only as a ``### Late result``.
+  is still as P had it (same state, same lock claim): that is the fencing of docs/architecture.md, "Git".
+  Otherwise another machine acted on it: a lost claim is dropped, and a result is kept only as a
+  ``### Late result``.
 - Any other inserted lines (the person's, on a shared clone) go right after the line they followed in P,
   looked for in the same request's block in R.
 """
@@ -21,11 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vaultops import lines as fmt
-from vaultops.model import Request, State
+from vaultops.model import Request, State, index_by_id, targets_of
 from vaultops.record.late import late_result
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText
-from vaultops.store.inserts import index_by_id, targets_of
 from vaultops.store.notes import splice
 from vaultops.store.placement import LIST_END, Edit, at_block_end, at_note_end
 
@@ -191,7 +191,7 @@ class _Replay:
         self.x_sections = sorted(h.line for h in x.outline.headings if h.level <= 2)
         self.starts = [q.start for q in p.requests]
         self.targets = [t for t, _ in targets_of(p.requests, lambda _: True)]
-        self.r_index = index_by_id(r)
+        self.r_index = index_by_id(r.requests)
         self.p_at = _positions(p.lines)
         self.r_at = _positions(r.lines)
         self.late: list[str] = []

@@ -22,12 +22,13 @@ from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath
 from vaultops.decide.classify import warm
-from vaultops.pipeline.passes import Pass, PassReport, files_of, local_now
+from vaultops.model import State
+from vaultops.pipeline.context import Unplaced
+from vaultops.pipeline.passes import Pass, PassReport, local_now
 from vaultops.pipeline.publish import Publisher
-from vaultops.record.journal import DailyWriter
+from vaultops.pipeline.results import Claimed, Done
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
-from vaultops.run.jobs import Job
 from vaultops.service.notify import Notifier
 from vaultops.store.inserts import Insert
 from vaultops.store.lock import vault_lock
@@ -49,15 +50,15 @@ class Daemon:
         self.config = vault.config
         self.log = log
         self.notifier = notifier or Notifier()
-        self.inbox: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.inbox: queue.Queue[str | Done] = queue.Queue()  # a watch event's reason, or a finished job
         self.cancel = threading.Event()  # set when running jobs must stop now
         self.stop_requests = 0
         self.inflight: dict[str, Future[RunResult]] = {}
         self.inflight_files: dict[str, tuple[str, ...]] = {}  # claim -> a plan note's files: while it runs
         self.settle_at: float | None = None
         self.reconcile_at = 0.0
-        # (first tried, note, insert) of results not yet placed
-        self.unplaced: list[tuple[float, str, Insert]] = []
+        # results not yet placed, with when each was first tried
+        self.unplaced: list[tuple[float, Unplaced]] = []
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
@@ -97,7 +98,7 @@ class Daemon:
         return 0
 
     def wake(self, why: str) -> None:
-        self.inbox.put(("event", why))
+        self.inbox.put(why)
 
     def start_up(self) -> None:
         for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
@@ -110,10 +111,9 @@ class Daemon:
 
     def recover_pass(self) -> None:
         first = self.new_pass()
-        first.publisher.pull(first.report.warnings)
+        first.ctx.pull()
         first.recover()
-        first.finish(DailyWriter(self.vault, self.writer, first.report.warnings))
-        self.report(first.report)
+        self.report(first.close())
 
     def guarded(self, step: Callable[[], None], *, check: bool = True) -> None:
         """A pass, unless a folder vaultops writes to leads out of the vault: then the pass writes nothing
@@ -155,28 +155,22 @@ class Daemon:
             wake.append(now + ping)
         return max(0.0, min(wake) - now)
 
-    def gather(self, timeout: float) -> tuple[list[str], list[tuple[tuple[object, Job], RunResult]]]:
+    def gather(self, timeout: float) -> tuple[list[str], list[Done]]:
         """Wait for something to happen, then take everything that has (a burst becomes one pass)."""
-        events: list[str] = []
-        done: list[tuple[tuple[object, Job], RunResult]] = []
         try:
             items = [self.inbox.get(timeout=timeout)]
         except queue.Empty:
-            return events, done
+            return [], []
         debounce = self.config.daemon.debounce
-        if debounce and items[0][0] == "event":
+        if debounce and isinstance(items[0], str):
             time.sleep(debounce)
         while True:
             try:
                 items.append(self.inbox.get_nowait())
             except queue.Empty:
                 break
-        for kind, payload in items:
-            if kind == "event":
-                events.append(str(payload))
-            else:
-                done.append(payload)  # type: ignore[arg-type]
-        return events, done
+        events = [item for item in items if isinstance(item, str)]
+        return events, [item for item in items if isinstance(item, Done)]
 
     # --- passes -------------------------------------------------------------------------------
 
@@ -191,94 +185,88 @@ class Daemon:
             return
         waiting, self.unplaced = self.unplaced, []
         by_note: dict[str, list[Insert]] = {}
-        for _, rel, ins in waiting:
-            by_note.setdefault(rel, []).append(ins)
+        for _, left in waiting:
+            by_note.setdefault(left.rel, []).append(left.insert)
         for rel, inserts in by_note.items():
-            with p.on(rel):
-                p.write(inserts)
-        first_seen = {id(ins): t for t, _, ins in waiting}
+            p.ctx.write(rel, inserts)
+        first_seen = {id(left.insert): t for t, left in waiting}
         now = time.monotonic()
-        for rel, ins in p.unplaced:
-            started = first_seen.get(id(ins), now)
+        for left in p.ctx.unplaced:
+            started = first_seen.get(id(left.insert), now)
             if now - started > UNPLACED_FOR:
-                self.log.warn(
-                    f"{ins.target.request_id}: result not recorded, its request is gone from {rel}"
-                )
+                rid = left.insert.target.request_id
+                self.log.warn(f"{rid}: result not recorded, its request is gone from {left.rel}")
             else:
-                self.unplaced.append((started, rel, ins))
-        p.unplaced.clear()
+                self.unplaced.append((started, left))
+        p.ctx.unplaced.clear()
 
     def restore(self, p: Pass) -> None:
         """An editor saved over this daemon's lines (in the inbox or a plan note): put them back before
         deciding anything."""
         for rel in self.memory.notes():
-            with p.on(rel):
-                note = p.read_note()
-                back = self.memory.restorations(note, set(self.inflight)) if note is not None else []
-                if back:
-                    ids = ",".join(sorted({ins.target.request_id for ins in back}))
-                    self.log.info("restoring", note=rel, requests=ids)
-                    p.write(back)
+            note = p.ctx.read(rel)
+            back = self.memory.restorations(note, set(self.inflight)) if note is not None else []
+            if back:
+                ids = ",".join(sorted({ins.target.request_id for ins in back}))
+                self.log.info("restoring", note=rel, requests=ids)
+                p.ctx.write(rel, back)
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
         telegram = self.config.notify.telegram
         chat = bool(telegram.token.get_secret_value() and telegram.chat_ids)
-        if p.publisher.shared:
+        publisher = p.ctx.publisher
+        if publisher.shared:
             # a save here needs no fetch every time: a claim on a stale base is refused by the remote
-            p.publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
-        if p.publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
+            publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
+        if publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
         self.restore(p)
         self.place_waiting_results(p)
-        daily = DailyWriter(self.vault, self.writer, p.report.warnings)
         slots = self.config.limits.max_concurrent - len(self.inflight)
-        p.running_files = [f for f in self.inflight_files.values() if f]
-        claimed = p.take(daily, slots=slots, replies=chat and ("fetch" in why or why == "timer"))
-        self.settle_at = time.monotonic() + p.next_settle if p.next_settle else None
-        if p.again:  # a request taken over: a light check runs again right away
+        running = [f for f in self.inflight_files.values() if f]
+        replies = chat and ("fetch" in why or why == "timer")
+        claimed = p.claim(slots=slots, replies=replies, running_files=running)
+        next_settle = p.report.next_settle
+        self.settle_at = time.monotonic() + next_settle if next_settle else None
+        if p.report.again:  # a request taken over: a light check runs again right away
             self.settle_at = time.monotonic()
         self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
         if claimed:
             dispatcher = p.dispatcher(claimed, self.cancel)
-            for item in claimed:
-                planned_item, job = item
-                self.memory.claimed(job.file, planned_item.target, job.claim, p.claim_lines[job.claim])
-                self.submit(p, item, dispatcher)
-        p.finish(daily)
-        self.report(p.report, why)
+            for c in claimed:
+                self.memory.claimed(c.job.file, c.item.target, c.job.claim, c.lines)
+                self.submit(p, c, dispatcher)
+        self.report(p.close(), why)
 
-    def submit(self, p: Pass, item: tuple[object, Job], dispatcher: Dispatcher) -> None:
-        job = item[1]
-        future = self.jobs.submit(p.run_one, job, dispatcher)
+    def submit(self, p: Pass, claimed: Claimed, dispatcher: Dispatcher) -> None:
+        job = claimed.job
+        future = self.jobs.submit(p.run_job, claimed, dispatcher)
         self.inflight[job.claim] = future
-        self.inflight_files[job.claim] = files_of(item[0].request)  # type: ignore[attr-defined]
+        self.inflight_files[job.claim] = job.files
         self.log.info("started", request=job.request_id, claim=job.claim, profile=job.handler)
 
         def finished(f: Future[RunResult]) -> None:
             try:
                 result = f.result()
             except Exception as exc:  # a bug in a job must not take the daemon down; the note says so
-                from vaultops.model import State
-
                 result = RunResult(State.ERROR, job.handler, local_now(), 0.0, "", f"internal error: {exc!r}")
-            self.inbox.put(("done", (item, result)))
+            self.inbox.put(Done(claimed, result))
 
         future.add_done_callback(finished)
 
-    def record(self, done: list[tuple[tuple[object, Job], RunResult]]) -> None:
+    def record(self, done: list[Done]) -> None:
         p = self.new_pass()
-        daily = DailyWriter(self.vault, self.writer, p.report.warnings)
         now = time.monotonic()
-        for ins in p.record(done, daily):  # type: ignore[arg-type]
+        for ins in p.record(done):
             self.memory.recorded(ins)
-        self.unplaced += [(now, rel, ins) for rel, ins in p.unplaced]
-        p.unplaced.clear()
-        p.finish(daily)
-        for (_, job), _ in done:
-            self.inflight.pop(job.claim, None)
-            self.inflight_files.pop(job.claim, None)
-        self.report(p.report, "finished")
+        self.unplaced += [(now, left) for left in p.ctx.unplaced]
+        p.ctx.unplaced.clear()
+        report = p.close()
+        for d in done:
+            self.inflight.pop(d.claimed.job.claim, None)
+            self.inflight_files.pop(d.claimed.job.claim, None)
+        self.report(report, "finished")
 
     def report(self, report: PassReport, why: str = "") -> None:
         for rid, state, detail in report.outcomes:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from vaultops.model import State
+from vaultops.model import State, Target
 from vaultops.scan.note import ParsedNote
-from vaultops.store.inserts import Insert, Target
+from vaultops.store.inserts import Insert
 
 KEEP = 3600.0
 ALREADY_RAN = "vaultops already ran this request (claim {claim})"

@@ -1,4 +1,5 @@
-"""Worker reports (DESIGN §6): tagged lines on a worker's stdout, decided by the policy table.
+"""Worker reports: tagged lines on a worker's stdout, decided by the policy table
+(docs/architecture.md, "Approvals: the policy").
 
 ``[REQUEST:…]`` lines get an answer, ``[ANSWER:<action>] <verdict> — <reason>``, written back to the
 worker's stdin (and to its bus inbox when the bus is there); ``[DONE:…]`` and ``[ESCALATE:…]`` are

@@ -1,0 +1,297 @@
+"""The decision gate: what a pass does with each request of one note.  Pure.
+
+It takes the parsed note and a ``Facts`` value (the clock, the note's mtime, first-seen times, earlier
+runs, the budget, what is running, the model's opinions) and returns a ``Agenda``.  It reads no file and
+writes no row: ``vaultops.pipeline.facts`` gathers the facts first, so every rule here is a unit test away
+(tests/unit/test_gate.py).  The rules, in the order they apply (docs/architecture.md, "The gate"):
+
+1. another machine's claim whose lease ran out is taken over, judged only from a fresh view of the remote;
+2. a scheduled plan note waits for its time;
+3. a request the person may still be typing settles;
+4. an input problem, a workdir outside the allowed roots, forged answers, a standing answer, or a run the
+   note has lost its lines of, are said before anything is classified;
+5. everything else is classified (with the model's second opinion, when one is configured);
+6. interrupted heavy work waits for ``- retry: yes``; heavy work waits for the daily budget;
+7. what was said already is not said again;
+8. plan notes whose ``files:`` overlap running work, or whose worker is busy, wait (``apart``), and with a
+   remote no more is claimed than can start now (``within``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vaultops.config import Config
+from vaultops.decide.answers import answered, forgery_action
+from vaultops.decide.budget import Budget
+from vaultops.decide.files import files_overlap
+from vaultops.decide.leases import lease_of
+from vaultops.decide.route import Handling, decide, no_decision
+from vaultops.decide.startable import may_start, retry_asked
+from vaultops.decide.triage import SecondOpinion
+from vaultops.model import Lock, Request, State, Target, targets_of
+from vaultops.scan.note import ParsedNote
+from vaultops.scan.plan import last_run
+from vaultops.scan.schedule import ScheduleError, due, parse_schedule
+
+# A scheduled plan note runs again from these when its time comes.
+SCHEDULABLE = frozenset({State.OPEN, State.WAITING, State.DONE, State.ERROR, State.INTERRUPTED})
+HELD = frozenset({State.LOCKED, State.RUNNING})
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """A first-seen time the gate needs: of one version of the person's lines (settling), of a schedule
+    text, or of another machine's claim.  ``wall``: stamped with the wall clock, as the note's mtime is."""
+
+    request_id: str
+    key: str
+    wall: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Clone:
+    """Who this clone is, to tell its own claims from others'."""
+
+    host: str
+    agent: str
+    shared: bool  # the vault has a remote: other clones may share this host and agent name
+    claims: frozenset[str] = frozenset()  # claims this clone's state.db recorded
+
+    def made(self, lock: Lock) -> bool:
+        """A claim made by this clone.  With a remote only a claim its state.db recorded counts."""
+        if lock.host != self.host or lock.agent != self.agent:
+            return False
+        return not self.shared or lock.claim in self.claims
+
+
+@dataclass(frozen=True, slots=True)
+class LiveWorker:
+    name: str
+    files: tuple[str, ...]  # empty: any file
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """Everything besides the note that the gate's rules read, gathered before it is called."""
+
+    now: datetime  # the pass's clock
+    wall: float  # time.time(), to compare with the note's mtime
+    mtime: float  # when the note was last saved
+    clone: Clone
+    budget: Budget
+    first_seen: Mapping[tuple[str, str], float] = field(default_factory=dict)  # (request id, key)
+    heavy_runs: Mapping[str, str] = field(default_factory=dict)  # request id -> claim of its last heavy run
+    workdir_problems: Mapping[str, str] = field(
+        default_factory=dict
+    )  # request id -> why its workdir is refused
+    opinions: Mapping[Target, SecondOpinion | None] = field(default_factory=dict)  # model triage, as asked
+    fresh: bool = True  # the view of the remote is fresh (or there is none): takeovers may be judged
+    busy_files: tuple[tuple[str, ...], ...] = ()  # files: of plan jobs running or taken in this pass
+    workers: tuple[LiveWorker, ...] = ()  # live workers
+    starting: tuple[str, ...] = ()  # worker names claimed in this pass, not spawned yet
+    slots: int | None = None  # jobs this clone may still start now (None: as many as the limits allow)
+
+
+@dataclass(frozen=True, slots=True)
+class AgendaItem:
+    target: Target
+    request: Request
+    handling: Handling
+    closes: str = ""  # the request's last status line: what this answers, once it is written
+
+
+@dataclass(frozen=True, slots=True)
+class Settling:
+    request_id: str
+    seconds: float  # until it may be claimed
+
+
+@dataclass(frozen=True, slots=True)
+class Agenda:
+    items: tuple[AgendaItem, ...] = ()
+    settling: tuple[Settling, ...] = ()
+    asks: tuple[Target, ...] = ()  # requests waiting for the model's opinion: ask, then call again
+
+    @property
+    def next_settle(self) -> float | None:
+        return min((s.seconds for s in self.settling), default=None)
+
+
+def candidates(note: ParsedNote) -> list[tuple[Target, Request]]:
+    return targets_of(note.requests, lambda r: may_start(r) or "schedule" in r.fields)
+
+
+def held_elsewhere(note: ParsedNote, facts: Facts) -> list[tuple[Target, Request]]:
+    return targets_of(
+        note.requests, lambda r: r.state in HELD and r.lock is not None and not facts.clone.made(r.lock)
+    )
+
+
+def sightings(note: ParsedNote, facts: Facts) -> list[Sighting]:
+    """The first-seen times ``agenda_for`` will read (``Facts.first_seen`` must hold each)."""
+    out = [
+        Sighting(r.id, f"claim:{r.lock.claim}") for _, r in held_elsewhere(note, facts) if r.lock is not None
+    ]
+    for _, r in candidates(note):
+        if "schedule" in r.fields and r.state in SCHEDULABLE:
+            out.append(Sighting(r.id, f"schedule:{r.fields['schedule']}"))
+        if not r.ready_flag:
+            out.append(Sighting(r.id, r.person_hash, wall=True))
+    return out
+
+
+def takeovers(note: ParsedNote, facts: Facts, config: Config) -> list[AgendaItem]:
+    """Other machines' claims whose lease ran out, as this machine measures it: from when it first
+    saw the claim, never by comparing clocks across machines."""
+    now = facts.now.timestamp()
+    out = []
+    for target, request in held_elsewhere(note, facts):
+        lock = request.lock
+        assert lock is not None
+        lease = lease_of(lock, config)
+        if now - facts.first_seen[(request.id, f"claim:{lock.claim}")] <= lease:
+            continue
+        why = (
+            f"taken over: claim {lock.claim} ({lock.agent} on {lock.host}) gave no result within its "
+            f"lease ({lease:.0f} s); a light check runs again by itself, other work only after "
+            "`- retry: yes`"
+        )
+        out.append(AgendaItem(target, request, Handling("takeover", no_decision(), why)))
+    return out
+
+
+def is_due(note: ParsedNote, request: Request, facts: Facts) -> bool:
+    """A scheduled plan note's time has come: from its last ``### Run`` block, or from when this clone
+    first saw the schedule.  An escalated or running note waits whatever its schedule says."""
+    if request.state not in SCHEDULABLE:
+        return False
+    text = request.fields["schedule"]
+    try:
+        schedule = parse_schedule(text, facts.now)
+    except ScheduleError:
+        return False  # said as the note's problem
+    since = datetime.fromtimestamp(facts.first_seen[(request.id, f"schedule:{text}")], facts.now.tzinfo)
+    return due(schedule, last_run(note.lines, facts.now), since, facts.now)
+
+
+def settle_left(request: Request, facts: Facts, config: Config) -> float:
+    """Seconds until this request may be claimed (0 when it may be now)."""
+    if request.ready_flag:
+        return 0.0
+    settle = config.inbox.settle
+    if facts.mtime <= facts.wall - settle:
+        return 0.0
+    first = facts.first_seen[(request.id, request.person_hash)]
+    return max(0.0, first + settle - facts.wall)
+
+
+def said_before_classifying(request: Request, facts: Facts, config: Config) -> Handling | None:
+    """What is said of a request without classifying it (rule 4), or None."""
+    if request.problems:
+        return Handling("error", no_decision(), request.problems[0])
+    if workdir := facts.workdir_problems.get(request.id, ""):
+        return Handling("error", no_decision(), workdir)
+    if request.forged:
+        return forgery_action(request, config)
+    if (said := answered(request, config)) is not None:
+        return said
+    unclaimed = request.lock is None and not retry_asked(request)
+    if unclaimed and (claim := facts.heavy_runs.get(request.id)) is not None:
+        # Its lines were removed from the note (an editor that saved an old copy, say): the work was done
+        # once and is not done again; the note is told, and `- retry: yes` still runs it.
+        why = (
+            f"vaultops already ran this request (claim {claim}); its lines are gone from the "
+            "note, the log is in .vaultops/state/logs/runs/; write `- retry: yes` to run it again"
+        )
+        return Handling("error", no_decision(), why)
+    return None
+
+
+def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
+    """What to do with each request of ``note`` that a pass acts on now (rules 1-8 above)."""
+    items: list[AgendaItem] = takeovers(note, facts, config) if facts.fresh else []
+    settling: list[Settling] = []
+    asks: list[Target] = []
+    for target, request in candidates(note):
+        if "schedule" in request.fields and not is_due(note, request, facts):
+            continue
+        remaining = settle_left(request, facts, config)
+        if remaining > 0:
+            settling.append(Settling(request.id, remaining))
+            continue
+        handling = said_before_classifying(request, facts, config)
+        if handling is None:
+            if config.classify.triage and target not in facts.opinions:
+                asks.append(target)
+                continue
+            handling = decide(request, config, facts.opinions.get(target))
+        if (
+            request.state is State.INTERRUPTED
+            and not retry_asked(request)
+            and not request.forged
+            and handling.kind not in ("builtin", "cancel")
+        ):
+            continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
+        if handling.kind == "profile" and facts.budget.exhausted:
+            if handling.approved:
+                continue  # a status line now would close the approval: it runs once the budget allows
+            handling = Handling("wait", handling.decision, facts.budget.waiting_reason())
+        if (
+            handling.kind in ("error", "wait")
+            and request.statuses
+            and request.statuses[-1].reason == handling.reason
+        ):
+            continue  # already said so; an input error is looked at again once the person changes it
+        closes = note.lines[request.statuses[-1].line] if request.statuses else ""
+        items.append(AgendaItem(target, request, handling, closes))
+    if asks:
+        return Agenda(settling=tuple(settling), asks=tuple(asks))
+    return Agenda(tuple(within(apart(items, facts, config), facts, config)), tuple(settling))
+
+
+def files_of(request: Request) -> tuple[str, ...]:
+    """A plan note's ``files:`` (the inbox's requests do not say)."""
+    return tuple(f for f in request.fields.get("files", "").split("\n") if f)
+
+
+def apart(items: Sequence[AgendaItem], facts: Facts, config: Config) -> list[AgendaItem]:
+    """Plan notes whose ``files:`` overlap a job's already taken in this pass, or a live worker's, wait
+    for a later pass: two jobs that might change one file never run at once.  A plan run by a worker
+    also waits for a free place (``[workers] max``) and for its worker's name."""
+    busy = [*facts.busy_files, *(w.files for w in facts.workers)]  # a worker without files: any file
+    places = (config.workers.max or config.limits.max_concurrent) - len(facts.workers) - len(facts.starting)
+    names = {w.name for w in facts.workers} | set(facts.starting)
+    out = []
+    for p in items:
+        files = files_of(p.request)
+        if p.handling.kind == "profile" and (name := p.request.fields.get("worker")):
+            if name in names or places <= 0 or any(files_overlap(files, b) for b in busy):
+                continue  # it starts once the worker of that name, a place, or its files are free
+            names.add(name)
+            places -= 1
+            busy.append(files)
+        elif files and p.handling.kind == "profile":
+            if any(files_overlap(files, b) for b in busy):
+                continue
+            busy.append(files)
+        out.append(p)
+    return out
+
+
+def within(items: Sequence[AgendaItem], facts: Facts, config: Config) -> list[AgendaItem]:
+    """With a remote, claim no more than this machine can start now: a claim waiting in a queue would
+    use up its lease while other machines sit idle."""
+    if not facts.clone.shared:
+        return list(items)
+    free = config.limits.max_concurrent if facts.slots is None else facts.slots
+    out = []
+    for p in items:
+        if p.handling.kind in ("profile", "builtin"):
+            if free <= 0:
+                continue
+            free -= 1
+        out.append(p)
+    return out

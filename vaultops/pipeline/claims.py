@@ -1,0 +1,217 @@
+"""The claim stage: a note's plan becomes its first write (errors, escalations, takeovers, light results
+and claims), and, with a remote, the push that makes the claims real.
+
+The push is the compare-and-swap: claims are built on HEAD and pushed before the note on disk has them; a
+remote that moved meanwhile refuses the push, nothing is written, and the pass follows the remote and
+plans again.  Only claims that landed become jobs, so nothing runs twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vaultops.base import faults
+from vaultops.decide.gate import AgendaItem, files_of
+from vaultops.decide.leases import job_budget, light_lease, worker_budget
+from vaultops.decide.startable import retry_asked
+from vaultops.model import PassOutcome, Request, State, Target
+from vaultops.pipeline.context import Context
+from vaultops.pipeline.results import Claimed, Done, Effect, StatusSaid, TakenOver, result_lines
+from vaultops.pipeline.running import run_check
+from vaultops.record import render
+from vaultops.record.render import RunResult
+from vaultops.run.jobs import Job
+from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Applied, Insert
+
+# Handlings that only write a status line.
+STATUS_ONLY = {
+    "error": State.ERROR,
+    "escalate": State.ESCALATED,
+    "wait": State.WAITING,
+    "deny": State.DENIED,
+    "cancel": State.CANCELLED,
+}
+
+
+def new_claim() -> str:
+    return secrets.token_hex(3)
+
+
+@dataclass
+class Batch:
+    """A note's first write, with what to do once each insertion has landed."""
+
+    inserts: list[Insert] = field(default_factory=list)
+    claims: dict[Target, Claimed] = field(default_factory=dict)
+    effects: list[tuple[Target, Effect]] = field(default_factory=list)
+    takeovers: set[Target] = field(default_factory=set)  # claims too, on another machine's requests
+    said: dict[Target, PassOutcome] = field(default_factory=dict)  # for the commit message
+
+    def without_claims(self) -> Batch:
+        """What may be written when this clone cannot claim (the remote is unreachable): a claim, or a
+        takeover judged from a view of the remote that may be stale, could run something twice."""
+        drop = {*self.claims, *self.takeovers}
+        keep = [ins for ins in self.inserts if ins.target not in drop]
+        said = {t: s for t, s in self.said.items() if t not in drop}
+        return Batch(keep, {}, [(t, e) for t, e in self.effects if t not in drop], set(), said)
+
+
+def job_for(ctx: Context, p: AgendaItem) -> Job:
+    """The work an agenda item becomes once claimed."""
+    request, handling = p.request, p.handling
+    return Job(
+        file=request.file, request_id=request.id, title=request.title, text=request.text or "",
+        type=handling.decision.type, claim=new_claim(), handler=handling.profile, timeout=handling.timeout,
+        route=handling.decision.route, tools=handling.tools, earlier=_earlier(request),
+        budget=budget_of(ctx, p), approved=bool(handling.approved), workdir=request.fields.get("workdir", ""),
+        tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
+        done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
+    )  # fmt: skip
+
+
+def budget_of(ctx: Context, p: AgendaItem) -> float | None:
+    """Seconds a claimed job may take (its lease adds a margin); None for a built-in check."""
+    handling = p.handling
+    if handling.kind == "builtin":
+        return None
+    if p.request.fields.get("worker"):
+        return worker_budget(ctx.config, handling.timeout)
+    return job_budget(ctx.config, handling.decision.route or (handling.profile,), handling.timeout)
+
+
+def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> Batch:
+    """Errors, escalations, takeovers, light results and claims: a note's first write.  With
+    ``claim_light`` light checks are claimed like heavy work and run after the claim has landed."""
+    batch = Batch()
+    light: list[tuple[AgendaItem, Job]] = []
+    for p in items:
+        expect = frozenset({p.request.state})
+        now = ctx.clock()
+        kind = p.handling.kind
+        if kind == "takeover":
+            _take_over(ctx, batch, p, now)
+            continue
+        if kind in STATUS_ONLY:
+            state = STATUS_ONLY[kind]
+            lines = render.status_only(state, now, p.handling.reason)
+            batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
+            batch.effects.append((p.target, StatusSaid(p, state, now)))
+            batch.said[p.target] = PassOutcome(p.request.id, state.value, p.handling.reason)
+            continue
+        job = job_for(ctx, p)
+        if kind == "builtin" and not claim_light:
+            light.append((p, job))
+            continue
+        lease = (job.budget or job_budget(ctx.config, (), None)) + ctx.config.git.lease_margin
+        claim = render.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
+        if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
+            claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]
+        batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
+        batch.claims[p.target] = Claimed(p, job, tuple(claim))
+        batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.handler)
+    for (p, job), result in zip(light, _run_light(ctx, [job for _, job in light]), strict=True):
+        lines = render.lock_and_start(
+            ctx.vault.agent, ctx.vault.host, job.claim, result.started, light_lease(ctx.config)
+        )
+        lines += result_lines(ctx, p.request, p, result)
+        expect = frozenset({p.request.state})
+        batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
+        batch.effects.append((p.target, Done(Claimed(p, job, ()), result)))
+    return batch
+
+
+def _take_over(ctx: Context, batch: Batch, p: AgendaItem, now: datetime) -> None:
+    """A new lock, so that the old claim's late result is fenced out, and ``interrupted``: heavy work
+    is not run twice by itself, and a light check runs again on the next pass."""
+    old = p.request.lock
+    lines = render.takeover(ctx.vault.agent, ctx.vault.host, new_claim(), now, p.handling.reason)
+    batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
+    batch.takeovers.add(p.target)
+    batch.said[p.target] = PassOutcome(p.request.id, "taken over", f"claim {old.claim if old else '?'}")
+    batch.effects.append((p.target, TakenOver(p, now)))
+
+
+def _run_light(ctx: Context, jobs: list[Job]) -> list[RunResult]:
+    workers = max(1, min(8, ctx.config.limits.max_concurrent * 2))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda job: run_check(ctx, job), jobs))
+
+
+@dataclass
+class Written:
+    """What a note's first write did: the claims that landed, and the effects to apply."""
+
+    claimed: list[Claimed]
+    effects: list[Effect]
+
+
+def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | None:
+    """Write a note's plan; returns the claims that landed and the effects due, or None when the remote
+    moved before this pass's claims reached it (nothing was written)."""
+    rel = note.rel
+    publisher = ctx.publisher
+    batch = first_batch(ctx, items, claim_light=publisher.shared)
+    if (batch.claims or batch.takeovers) and not publisher.may_claim():
+        batch = batch.without_claims()
+    if publisher.through_remote:
+        raw, applied, head = ctx.to_push(note, batch.inserts)
+        if not applied.landed:
+            return Written([], [])
+        message = render.commit_message(
+            [batch.said[i.target] for i in applied.landed if i.target in batch.said]
+        )
+        jobs = [batch.claims[i.target].job for i in applied.landed if i.target in batch.claims]
+        for job in jobs:  # known before the push: a kill -9 after it leaves them in the note
+            ctx.state.claimed(job.file, job.request_id, job.claim, job.handler, ctx.vault.host, "claiming")
+        pushed = publisher.swap(rel, raw, message, head)
+        if pushed.kind == "behind" and not faults.enabled("claims.merge"):
+            ctx.state.drop_claims([job.claim for job in jobs])
+            return None
+        if pushed.kind == "failed":
+            ctx.state.drop_claims([job.claim for job in jobs])
+            ctx.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
+            return Written([], [])
+        ctx.state.confirm_claims([job.claim for job in jobs])
+        # The claims exist now, on the remote, whatever this write finds: the note on disk may hold
+        # them already (obsidian-git's pull brought the pushed commit in first).
+        ctx.write(rel, applied.landed)
+        publisher.adopt(pushed, head, [rel])
+        if pushed.kind == "behind":  # the control run's wrong way: merge the lost claim through
+            publisher.merge_through()
+        ctx.report.committed(rel)
+    else:
+        _, applied = ctx.write(rel, batch.inserts)
+    return _landed(ctx, rel, items, batch, applied)
+
+
+def _landed(ctx: Context, rel: str, items: list[AgendaItem], batch: Batch, applied: Applied) -> Written:
+    landed = {ins.target for ins in applied.landed}
+    for p in items:  # answered: what came after that status line will not be acted on again
+        if p.target in landed and p.closes:
+            ctx.vetter.acted(rel, p.request.id, p.closes)
+    claimed = [batch.claims[t] for t in batch.claims if t in landed]
+    if not ctx.publisher.through_remote:
+        for c in claimed:
+            job = c.job
+            ctx.state.claimed(job.file, job.request_id, job.claim, job.handler, ctx.vault.host)
+    return Written(claimed, [effect for target, effect in batch.effects if target in landed])
+
+
+def _done_tasks(request: Request) -> frozenset[int]:
+    """A fanned-out plan note's tasks that need no run: those done before, when the person asked to retry
+    (a new scheduled run does them all)."""
+    done = request.fields.get("tasks-done", "")
+    return frozenset(int(n) for n in done.split(",") if n) if retry_asked(request) else frozenset()
+
+
+def _earlier(request: Request) -> tuple[str, ...]:
+    """What earlier passes said of this request, for the agent's context."""
+    return tuple(
+        f"{s.state.value}: {s.reason}"
+        for s in request.statuses
+        if s.state in (State.ERROR, State.INTERRUPTED) and s.reason
+    )

@@ -1,0 +1,183 @@
+"""What every stage of one pass shares: the vault, state.db, the clock, the note writer and the publisher,
+and the report the stages add to.  Each note is named on every call (``read(rel)``, ``write(rel, …)``):
+nothing here is "the current note".
+
+Reading vets the note (only answers that are answers count, ``pipeline.provenance``); writing puts
+insertions in with one write per note and keeps what could not be placed, so a result is never lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vaultops.base.errors import VaultopsError
+from vaultops.decide.budget import Budget, day_start
+from vaultops.decide.gate import Clone
+from vaultops.model import Lock, State
+from vaultops.pipeline.provenance import Vetter
+from vaultops.pipeline.publish import Publisher, with_inserts
+from vaultops.pipeline.report import PassReport
+from vaultops.pipeline.tell import Teller
+from vaultops.record.late import late_result
+from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import CLAIM_LOST, MISSING, Applied, Insert, edits_for
+from vaultops.store.notes import NoteWriter, WriteResult, conflict_message
+from vaultops.store.state import StateDB
+from vaultops.vault import Vault
+
+Clock = Callable[[], datetime]
+EVERY_STATE = frozenset(State)
+OTHER_GIT_WAIT = 30.0  # seconds a write waits for another tool's rebase or merge to end
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True, slots=True)
+class Unplaced:
+    """A result whose request was not in its note as read (caught mid-save): tried again later."""
+
+    rel: str
+    insert: Insert
+
+
+@dataclass
+class Context:
+    vault: Vault
+    state: StateDB
+    clock: Clock
+    writer: NoteWriter
+    publisher: Publisher
+    report: PassReport = field(default_factory=PassReport)
+    unplaced: list[Unplaced] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.config = self.vault.config
+        self.teller = Teller(self.vault, self.state, self.report.warnings)
+        self.vetter = Vetter(self.state, self.publisher.git, self.config.answers.authors, self.writer.parse)
+
+    @property
+    def inbox(self) -> str:
+        return self.vault.inbox_rel
+
+    def notes(self) -> list[str]:
+        """The notes a pass reads, in order: the inbox, then each plan note of the queue folder."""
+        return [self.inbox, *self.vault.plan_notes()]
+
+    def warn(self, line: str) -> None:
+        self.report.warn(line)
+
+    def mine(self, lock: Lock) -> bool:
+        """A claim made by this clone."""
+        return self.clone(lock.claim).made(lock)
+
+    def clone(self, *claims: str) -> Clone:
+        """This clone, knowing which of ``claims`` it made."""
+        known = frozenset(c for c in claims if self.state.knows_claim(c))
+        return Clone(self.vault.host, self.vault.agent, self.publisher.shared, known)
+
+    def budget(self) -> Budget:
+        spent = self.state.cost_since(day_start(self.clock()))
+        return Budget(self.config.limits.daily_budget_usd, spent)
+
+    # --- notes --------------------------------------------------------------------------------
+
+    def read(self, rel: str) -> ParsedNote | None:
+        """The note as its answers stand (forged ones set aside), or None when it cannot be worked on now;
+        the report says why."""
+        try:
+            note = self.writer.read(rel)
+        except VaultopsError as exc:
+            self.warn(exc.message)
+            return None
+        if note is None:
+            if rel == self.inbox:
+                self.warn(f"{rel}: no inbox here yet; run `vaultops init` or create it")
+            return None
+        if note.frontmatter_error:
+            self.warn(f"{rel}: {note.frontmatter_error}")
+        if note.conflict_line is not None:
+            self.warn(conflict_message(note))
+            return None
+        note, waiting = self.vetter.note(note)  # only the answers that are answers, from here on
+        for line in waiting:
+            self.warn(line)
+        return note
+
+    def write(self, rel: str, inserts: list[Insert]) -> tuple[WriteResult | None, Applied]:
+        applied = Applied()
+        if not inserts:
+            return None, applied
+        self.wait_for_other_git()
+        try:
+            result = self.writer.apply(rel, lambda note: edits_for(note, inserts, applied))
+            self.vetter.remember(rel, applied.written())
+        except VaultopsError as exc:  # conflict markers, a note grown too big, one that keeps changing
+            self.warn(exc.message)
+            applied.landed.clear()
+            self.unplaced += [Unplaced(rel, ins) for ins in inserts if ins.claim]  # tried again later
+            return None, applied
+        if result.changed and rel not in self.report.written:
+            self.report.written.append(rel)
+        late = []
+        for ins, why in applied.dropped:
+            if why == MISSING and ins.claim:
+                self.unplaced.append(Unplaced(rel, ins))  # a result must not be lost: tried again later
+            elif why == CLAIM_LOST and late_result(ins.lines, ins.claim):
+                late.append(Insert(ins.target, tuple(late_result(ins.lines, ins.claim)), EVERY_STATE))
+                self.report.warnings.append(
+                    f"{ins.target.request_id}: claim {ins.claim} was taken over before its result arrived; "
+                    "the result is kept as a late result"
+                )
+            else:
+                self.report.warnings.append(f"{ins.target.request_id}: not recorded, {why}")
+        if late:
+            self.write(rel, late)
+        return result, applied
+
+    def wait_for_other_git(self) -> None:
+        """A rebase or merge that obsidian-git (or the person) has under way rewrites the notes as it goes:
+        lines written into one meanwhile would be lost.  Wait for it to end (it takes seconds); after
+        ``OTHER_GIT_WAIT`` write anyway, as the lines would be put back from state.db by a later pass."""
+        git = self.publisher.git
+        if not self.publisher.shared or not (git.git_dir / "HEAD").exists():
+            return
+        deadline = time.monotonic() + OTHER_GIT_WAIT
+        while git.in_progress() and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def to_push(self, note: ParsedNote, inserts: list[Insert]) -> tuple[bytes, Applied, str | None]:
+        """The note's bytes to commit with ``inserts``, which of them land, and the HEAD to build on.
+
+        HEAD's version of the note with them placed, when they land there as they do on disk: lines the
+        person saved and has not committed yet stay theirs, to be committed by them (obsidian-git) and not
+        by vaultops too, which would put them in the note twice.  Else (a request saved but never
+        committed, being claimed) the note as it is on disk."""
+        head, committed = self.publisher.head_version(note.rel)
+        raw, applied = with_inserts(note, inserts)
+        self.vetter.remember(note.rel, applied.written())  # before they can reach the remote
+        if committed is not None and committed != note.raw:
+            at_head, placed = with_inserts(self.writer.parse(note.rel, committed), inserts)
+            if [i.target for i in placed.landed] == [i.target for i in applied.landed]:
+                return at_head, applied, head
+        return raw, applied, head
+
+    def pull(self) -> None:
+        self.publisher.pull(self.report.warnings)
+
+    def commit(self) -> None:
+        """Commit (and, with a remote, push) what this pass wrote and what earlier ones could not."""
+        if not self.publisher.git.is_repo():
+            if self.report.written and self.state.get("warned-no-git") is None:
+                self.report.warnings.append(
+                    f"{self.vault.root} is not a git repository; results are not committed"
+                )
+                self.state.set("warned-no-git", "1")
+            return
+        self.report.commit = self.publisher.commit(
+            self.report.written, self.report.outcomes, self.report.warnings
+        )

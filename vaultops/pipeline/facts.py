@@ -1,0 +1,78 @@
+"""Gathering what the gate reads besides the note: the I/O in front of ``decide.gate``.
+
+Everything here is read (or, for first-seen times, stamped once) before the gate decides, so the gate
+itself stays a function of values.  The model's second opinion is asked only for the requests the gate
+says need one, and the gate is then asked again with the answers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from vaultops.decide.gate import Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
+from vaultops.decide.startable import retry_asked
+from vaultops.model import index_by_id
+from vaultops.pipeline.context import Context
+from vaultops.run import triage
+from vaultops.scan.note import ParsedNote
+from vaultops.scan.plan import workdir_problem
+from vaultops.workers.registry import Registry
+
+
+def gather(
+    ctx: Context,
+    note: ParsedNote,
+    *,
+    busy_files: Sequence[tuple[str, ...]] = (),
+    starting: Sequence[str] = (),
+    slots: int | None = None,
+) -> Facts:
+    """The facts for ``note`` now.  ``busy_files`` and ``starting``: the files: and worker names of plan
+    jobs running or claimed earlier in this pass; ``slots``: how many more jobs this clone may start."""
+    wall = time.time()
+    try:
+        mtime = ctx.vault.resolve(note.rel).stat().st_mtime
+    except FileNotFoundError:  # rewritten by git's checkout since it was read: as good as just saved
+        mtime = wall
+    locks = [r.lock.claim for r in note.requests if r.lock is not None]
+    now = ctx.clock()
+    base = Facts(now=now, wall=wall, mtime=mtime, clone=ctx.clone(*locks), budget=ctx.budget())
+    seen = {
+        (s.request_id, s.key): ctx.state.first_seen(
+            note.rel, s.request_id, s.key, wall if s.wall else now.timestamp()
+        )
+        for s in sightings(note, base)
+    }
+    heavy = {}
+    problems = {}
+    for _, r in candidates(note):
+        if r.lock is None and not retry_asked(r):
+            ran = ctx.state.last_heavy_run(note.rel, r.id)
+            if ran is not None:
+                heavy[r.id] = str(ran["claim"])
+        if why := workdir_problem(r.fields.get("workdir"), ctx.vault.root, ctx.vault.allowed_roots):
+            problems[r.id] = why
+    # a takeover needs a fresh view of the remote: judged from a stale one, it could run work twice
+    fresh = not ctx.publisher.shared or ctx.publisher.through_remote
+    workers = tuple(LiveWorker(w.name, w.files) for w in Registry(ctx.state).live())
+    return replace(
+        base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, fresh=fresh,
+        busy_files=tuple(busy_files), workers=workers, starting=tuple(starting), slots=slots,
+    )  # fmt: skip
+
+
+def agenda(ctx: Context, note: ParsedNote, facts: Facts) -> Agenda:
+    """The gate's agenda for ``note``, with the model's second opinion asked where the gate wants one."""
+    first = agenda_for(note, facts, ctx.config)
+    if not first.asks:
+        return first
+    spent = facts.budget.exhausted
+    index = index_by_id(note.requests)
+    opinions = dict(facts.opinions)
+    for target in first.asks:
+        request = target.find(index)
+        assert request is not None
+        opinions[target] = triage.for_request(ctx.vault, ctx.state, note.rel, request, budget_spent=spent)
+    return agenda_for(note, replace(facts, opinions=opinions), ctx.config)

@@ -1,0 +1,31 @@
+"""What one pass did, as the CLI prints it, the daemon logs it and the commit message says it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vaultops.model import PassOutcome
+
+__all__ = ["PassOutcome", "PassReport"]
+
+
+@dataclass
+class PassReport:
+    outcomes: list[PassOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    settling: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # notes written and not committed yet
+    commit: str | None = None
+    next_settle: float | None = None  # seconds until the soonest settling request may be claimed
+    again: bool = False  # a request was taken over: a light check can run again right away
+
+    def warn(self, line: str) -> None:
+        if line not in self.warnings:  # a pass may read the same note more than once
+            self.warnings.append(line)
+
+    def said(self, request_id: str, state: str, detail: str) -> None:
+        self.outcomes.append(PassOutcome(request_id, state, detail))
+
+    def committed(self, rel: str) -> None:
+        """``rel`` was committed (and pushed) with its lines: nothing of it is left to commit."""
+        self.written = [w for w in self.written if w != rel]

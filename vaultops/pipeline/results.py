@@ -1,0 +1,185 @@
+"""The record stage: a finished job's result into its note, the daily note and state.db, and what the
+person must hear of it.
+
+A result lands only if its request's lock is still its claim (with a remote, as the remote has it now:
+another machine may have taken the request over); a fenced-out result is kept as a late result, and one
+whose request is missing is tried again later (``Context.unplaced``).  With a remote, results reach it
+before the note on disk, as claims do (``push_first``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from vaultops.base import faults
+from vaultops.decide.gate import AgendaItem
+from vaultops.model import Request, State
+from vaultops.pipeline.context import Context
+from vaultops.record import render
+from vaultops.record.journal import DailyWriter
+from vaultops.record.render import RunResult
+from vaultops.run.jobs import Job
+from vaultops.store.inserts import Insert
+
+CLAIM_ATTEMPTS = 5  # passes in a row that find the remote moved before this one gives up for now
+INPUT_ERROR = "input-error"
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A job this pass claimed: its agenda item, the job, and the lock and running lines written."""
+
+    item: AgendaItem
+    job: Job
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    claimed: Claimed
+    result: RunResult
+
+
+# What is done once an insertion has landed in its note, as records: the pass applies them in one place.
+@dataclass(frozen=True, slots=True)
+class StatusSaid:
+    item: AgendaItem
+    state: State
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TakenOver:
+    item: AgendaItem
+    at: datetime
+
+
+Effect = StatusSaid | TakenOver | Done
+
+
+def apply(ctx: Context, effect: Effect, daily: DailyWriter) -> None:
+    if isinstance(effect, Done):
+        finished(ctx, effect, daily)
+    elif isinstance(effect, TakenOver):
+        _taken_over(ctx, effect)
+    else:
+        _status_said(ctx, effect, daily)
+
+
+def _status_said(ctx: Context, said: StatusSaid, daily: DailyWriter) -> None:
+    request, handling, state, now = said.item.request, said.item.handling, said.state, said.at
+    ctx.report.said(request.id, state.value, handling.reason)
+    if state is State.ERROR:
+        ctx.state.event(INPUT_ERROR, request.file, request.id, reason=handling.reason)
+    if state is State.ESCALATED:
+        daily.add(request, now, f"escalated · {handling.decision.safety_class}")
+        ctx.teller.waiting(request, state, now, handling.reason, handling.decision)
+    elif state in (State.DENIED, State.CANCELLED):
+        daily.add(request, now, f"{state.value} by the person")
+
+
+def _taken_over(ctx: Context, taken: TakenOver) -> None:
+    request, handling = taken.item.request, taken.item.handling
+    old = request.lock.claim if request.lock else ""
+    ctx.report.again = True
+    ctx.report.said(request.id, State.INTERRUPTED.value, handling.reason)
+    ctx.teller.waiting(request, State.INTERRUPTED, taken.at, handling.reason, handling.decision)
+    ctx.state.event("takeover", request.file, request.id, claim=old)
+
+
+def result_lines(ctx: Context, request: Request, item: AgendaItem, result: RunResult) -> list[str]:
+    d = item.handling.decision
+    return render.result_block(
+        result, agent=ctx.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
+        max_lines=ctx.config.record.max_lines, heading="Run" if "schedule" in request.fields else "Result",
+    )  # fmt: skip
+
+
+def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
+    job, result, item = done.claimed.job, done.result, done.claimed.item
+    detail = f"{job.type}, {result.route}, {render.seconds(result.duration)}"
+    if result.reason:
+        detail += f", {result.reason}"
+    ctx.report.said(job.request_id, result.state.value, detail)
+    daily.add(
+        item.request,
+        result.started,
+        f"{result.state.value} · {job.type} · {render.seconds(result.duration)}",
+    )
+    ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
+    if result.state in (State.ESCALATED, State.INTERRUPTED):
+        ctx.teller.waiting(item.request, result.state, result.started, result.reason, item.handling.decision)
+
+
+def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
+    """Results, in request order, one write per note; returns the inserts a daemon must put back if an
+    editor saves over them."""
+    ctx.pull()
+    inserts = []
+    files: dict[str, list[Insert]] = {}
+    for d in sorted(done, key=lambda d: d.claimed.item.request.start):
+        job, result, item = d.claimed.job, d.result, d.claimed.item
+        if result.state in (State.WAITING, State.RUNNING):  # RUNNING: a worker took it on
+            lines = render.status_only(result.state, result.started, result.reason)
+            ctx.report.said(job.request_id, result.state.value, result.reason)
+        else:
+            lines = result_lines(ctx, item.request, item, result)
+            finished(ctx, d, daily)
+        running = frozenset({State.RUNNING})
+        seen = item.request.text_hash
+        insert = Insert(item.target, tuple(lines), running, claim=job.claim, seen=seen)
+        files.setdefault(job.file, []).append(insert)
+        if result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
+            inserts.append(insert)
+    for rel, group in files.items():
+        if not push_first(ctx, rel, group):
+            ctx.write(rel, group)
+    faults.reach("record.after_write")
+    return inserts
+
+
+def push_first(ctx: Context, rel: str, inserts: list[Insert]) -> bool:
+    """With a remote, results reach it before the note on disk, as claims do: a commit built on HEAD
+    and pushed, then the same lines written and the commit adopted.  Another tool that resets this
+    clone's working tree meanwhile (obsidian-git's `rebase --abort`) cannot lose them: the remote has
+    them, and the next pull brings them back.  False when they were not pushed (no remote, or it cannot
+    take them now, or none of them can be placed): the caller writes them, to be committed later."""
+    publisher = ctx.publisher
+    ids = {ins.target.request_id for ins in inserts}
+    outcomes = [o for o in ctx.report.outcomes if o.request_id in ids]
+    for _ in range(CLAIM_ATTEMPTS):
+        if not publisher.through_remote:
+            return False
+        ctx.wait_for_other_git()
+        note = ctx.read(rel)
+        if note is None:
+            return False
+        raw, applied, head = ctx.to_push(note, inserts)
+        if not applied.landed:
+            return False  # fenced out or missing: the note writer says so, and keeps late results
+        pushed = publisher.swap(rel, raw, render.commit_message(outcomes), head, stage="result")
+        if pushed.kind == "failed":
+            return False
+        if pushed.kind == "pushed":
+            _, local = ctx.write(rel, inserts)
+            publisher.adopt(pushed, head, [rel])
+            if not local.dropped:  # committed already; a late result written besides waits for commit
+                ctx.report.committed(rel)
+            return True
+        ctx.pull()  # someone pushed first: place them on what they pushed
+    return False
+
+
+def with_budget_warning(ctx: Context, result: RunResult) -> RunResult:
+    """The first result of the day past 80 % of the budget says so on its status line."""
+    budget = ctx.budget()
+    day = ctx.clock().strftime("%Y-%m-%d")
+    if not budget.past_warning or ctx.state.get(f"budget-warned:{day}") is not None:
+        return result
+    ctx.state.set(f"budget-warned:{day}", "1")
+    ctx.state.event("budget-warning", spent=budget.spent, limit=budget.limit)
+    ctx.teller.budget(ctx.clock(), budget.spent, budget.limit)
+    return replace(
+        result, reason=f"{result.reason}; {budget.warning()}" if result.reason else budget.warning()
+    )
