@@ -1,6 +1,6 @@
 """The note writer: the one place that changes notes on disk.
 
-Every change is an insertion of whole lines (see ``record.placement``).  Before replacing a note the
+Every change is an insertion of whole lines (see ``store.placement``).  Before replacing a note the
 writer keeps a rotated backup, writes a temp file in the same folder, fsyncs it, checks that the note
 has not changed since it was parsed, ``os.replace``s it and fsyncs the folder.  If the person changed the
 note in between, it parses the new version and applies its insertions again, so it never writes over a
