@@ -39,9 +39,10 @@ _LOG_LINES = 20
 # What is done once a worker's lines have landed in its note, as records (``_apply``).
 @dataclass(frozen=True, slots=True)
 class Cancelled:
+    """The person cancelled the plan: its worker is stopped, and the pass says why."""
+
     worker: Worker
-    request_id: str
-    why: str
+    said: tuple[str, str]  # (request id, why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ class Reported:
     worker: Worker
     request: Request
     said: News
-    state: str  # the worker's observed state
+    state: str  # as observed now: a WorkerState, or "stale"
     at: datetime
 
 
@@ -142,7 +143,8 @@ def follow_workers(ctx: Context, note: ParsedNote, daily: DailyWriter) -> bool:
 def _apply(ctx: Context, effect: WorkerEffect, registry: Registry, daily: DailyWriter) -> None:
     if isinstance(effect, Cancelled):
         _stop(ctx, effect.worker)
-        ctx.report.said(effect.request_id, State.CANCELLED.value, effect.why)
+        request_id, why = effect.said
+        ctx.report.said(request_id, State.CANCELLED.value, why)
     elif isinstance(effect, Answered):
         worker = effect.worker
         if effect.stopped:  # approved: each lets exactly that call through once; denied: none is asked again
@@ -184,7 +186,7 @@ def _answered(ctx: Context, worker: Worker, request: Request) -> tuple[list[str]
     now = ctx.clock()
     if answer.key == "cancel":
         why = f"cancelled by the person; worker {worker.name} was stopped"
-        return render.status_only(State.CANCELLED, now, why), Cancelled(worker, request.id, why)
+        return render.status_only(State.CANCELLED, now, why), Cancelled(worker, (request.id, why))
     if answer.key != "decision" or request.state is not State.ESCALATED:
         return None
     verdict = "deny" if answer.value == "deny" else "approve"

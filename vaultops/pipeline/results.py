@@ -44,6 +44,8 @@ class Done:
 # What is done once an insertion has landed in its note, as records: the pass applies them in one place.
 @dataclass(frozen=True, slots=True)
 class StatusSaid:
+    """A status line only (an error, an escalation, a wait, a denial, a cancellation)."""
+
     item: AgendaItem
     state: State
     at: datetime
@@ -51,6 +53,8 @@ class StatusSaid:
 
 @dataclass(frozen=True, slots=True)
 class TakenOver:
+    """Another machine's claim, taken over: the request is interrupted, and the person told."""
+
     item: AgendaItem
     at: datetime
 

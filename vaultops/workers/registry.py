@@ -19,14 +19,14 @@ from typing import Any, Literal
 from vaultops.run.process import _group_alive, process_start_time
 from vaultops.store.state import StateDB
 
-State = Literal["starting", "running", "exited", "failed", "lost"]
+WorkerState = Literal["starting", "running", "exited", "failed", "lost"]
 LIVE: frozenset[str] = frozenset({"starting", "running"})  # states that claim a process is there
 
 
 @dataclass(frozen=True)
 class Worker:
     name: str
-    state: State
+    state: WorkerState
     pid: int | None
     pid_start: int | None
     sup_pid: int | None
@@ -203,7 +203,7 @@ class Registry:
     def stop_requested(self, name: str) -> None:
         self.db.execute("UPDATE workers SET stop_requested = ? WHERE name = ?", (time.time(), name))
 
-    def ended(self, name: str, state: State, exit_code: int | None) -> None:
+    def ended(self, name: str, state: WorkerState, exit_code: int | None) -> None:
         """The end of a worker, recorded once: a row that already ended keeps its first ending."""
         self.db.execute(
             "UPDATE workers SET state = ?, exit_code = COALESCE(?, exit_code), ended = ?"
