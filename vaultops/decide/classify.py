@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from vaultops.decide import outcomes, rules, steps, targets
 from vaultops.decide.normalize import as_shown, normalize, transliterated
+from vaultops.decide.regex_union import union
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (
@@ -207,7 +208,7 @@ _CUES: tuple[tuple[str, int, str], ...] = (
 )
 @functools.cache
 def _cue() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + rules.union(p for _, _, p in _CUES) + ")")  # fast: see rules.union
+    return re.compile(r"(?<![\w-])(?:" + union(p for _, _, p in _CUES) + ")")  # fast: see regex_union
 
 
 @functools.cache
