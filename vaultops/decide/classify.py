@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from vaultops.decide import outcomes, rules, steps, targets
 from vaultops.decide.normalize import as_shown, normalize, transliterated
 from vaultops.decide.regex_union import union
+from vaultops.decide.vocabulary import CHANGE_GROUPS, fold, remembered, scan
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (
@@ -277,7 +278,7 @@ def _infer_type(low: str) -> tuple[str, str]:
     first: dict[str, str] = {}
     for m in _cue().finditer(low):
         phrase = m.group(0)
-        for i in rules.remembered(_CUES_OF, phrase, _cues_of):
+        for i in remembered(_CUES_OF, phrase, _cues_of):
             if i in _NEGATABLE and (rules.negated(low, m.start(), m.end()) or rules.noun_use(low, *m.span())):
                 continue
             kind, weight, _ = _CUES[i]
@@ -298,7 +299,7 @@ def _infer_type(low: str) -> tuple[str, str]:
 def _changes(low: str, hits: list[tuple[frozenset[str], int, int]]) -> str | None:
     """The first phrase that asks to write, change, restart, deploy, install or push something."""
     for groups, start, end in hits:
-        if not groups & rules.CHANGE_GROUPS or rules.negated(low, start, end):
+        if not groups & CHANGE_GROUPS or rules.negated(low, start, end):
             continue
         if (low[start].isascii() and rules.noun_use(low, start, end)) or rules.in_question(low, start):
             continue
@@ -327,8 +328,8 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     ``code`` request changes things), never lower it: a text the rules cannot read stays "unknown"
     whatever type it claims, and a blocked one stays blocked."""
     plain = normalize(text)
-    low = rules.fold(plain)
-    hits = rules.scan(low)
+    low = fold(plain)
+    hits = scan(low)
     found = _blocked(text, plain, low, hits)
     reasons = [f'blocked: {rules.BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
     blocked = tuple(c for c, _ in found)
@@ -388,14 +389,14 @@ def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], i
     found: dict[str, str] = {}
     views = [(plain, low, hits)]
     if plain != text:
-        raw = rules.fold(text)
-        views.append((text, raw, rules.scan(raw)))
+        raw = fold(text)
+        views.append((text, raw, scan(raw)))
     for other in (transliterated(text), as_shown(text)):
         if other is not None:
             plain_other = normalize(other)
-            folded = rules.fold(plain_other)
-            views.append((plain_other, folded, rules.scan(folded)))
-    views += [(step, step, rules.scan(step)) for step in steps.resolved(low)]
+            folded = fold(plain_other)
+            views.append((plain_other, folded, scan(folded)))
+    views += [(step, step, scan(step)) for step in steps.resolved(low)]
     for subject, folded, found_hits in views:
         for c, phrase in [*rules.find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
             found.setdefault(c, phrase)

@@ -4,7 +4,7 @@ Python's re tries every alternative of a big union at every word start, and name
 that do not start with a literal defeat its cheap first-character test.  So a union is built without
 groups, every alternative rewritten to start with a literal ("(?:re|un)?install" becomes three), and
 bucketed by that first character: about 10 µs for 300 characters instead of 300 µs.  Which group a hit
-belongs to is then found with fullmatch, once per distinct word (cached, see ``rules.scan``).
+belongs to is then found with fullmatch, once per distinct word (cached, see ``vocabulary.scan``).
 
 It knows nothing of words or rules, only of regex syntax, so the vocabulary, the rules, the steps' objects
 and the type cues all build their scans with it.
