@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from vaultops.decide import outcomes, rules, steps, targets
+from vaultops.decide.negation import in_question, negated, noun_use
 from vaultops.decide.normalize import as_shown, normalize, transliterated
 from vaultops.decide.regex_union import union
 from vaultops.decide.vocabulary import CHANGE_GROUPS, fold, remembered, scan
@@ -279,7 +280,7 @@ def _infer_type(low: str) -> tuple[str, str]:
     for m in _cue().finditer(low):
         phrase = m.group(0)
         for i in remembered(_CUES_OF, phrase, _cues_of):
-            if i in _NEGATABLE and (rules.negated(low, m.start(), m.end()) or rules.noun_use(low, *m.span())):
+            if i in _NEGATABLE and (negated(low, m.start(), m.end()) or noun_use(low, *m.span())):
                 continue
             kind, weight, _ = _CUES[i]
             score[kind] = score.get(kind, 0) + weight
@@ -299,9 +300,9 @@ def _infer_type(low: str) -> tuple[str, str]:
 def _changes(low: str, hits: list[tuple[frozenset[str], int, int]]) -> str | None:
     """The first phrase that asks to write, change, restart, deploy, install or push something."""
     for groups, start, end in hits:
-        if not groups & CHANGE_GROUPS or rules.negated(low, start, end):
+        if not groups & CHANGE_GROUPS or negated(low, start, end):
             continue
-        if (low[start].isascii() and rules.noun_use(low, start, end)) or rules.in_question(low, start):
+        if (low[start].isascii() and noun_use(low, start, end)) or in_question(low, start):
             continue
         if _GERUND_ARG.search(low, max(0, start - 7), start) and low[start:end].endswith("ing"):
             continue  # "a plan for migrating", "ideas about deleting": talked about, not asked for

@@ -5,8 +5,9 @@ once instead of every pattern ignoring case, and the rules, the steps and the ty
 One scan of ``trigger()`` finds the verbs and command names present (``scan``); a rule is only tried at, or
 near, the words it starts from.  The objects are alternations for the rules to place after or before a
 verb; each says what it stands for and what it leaves out ("the password-reset feature" is no password).
-Kept apart from the rules so that a word can be added without reading how rules match.  ``remembered``,
-the bounded memo of ``scan`` (and of the type cues), lives here because ``scan`` is its lowest user.
+Kept apart from the rules so that a word can be added without reading how rules match, and from the
+negation heuristics, which read sentences, not words.  ``remembered``, the bounded memo of ``scan`` (and of
+the type cues), lives here because ``scan`` is its lowest user.
 """
 
 from __future__ import annotations
