@@ -22,8 +22,9 @@ from pathlib import Path
 
 import yaml
 
-from vaultops.decide import rules
 from vaultops.decide.classify import classify
+from vaultops.decide.rules import find_blocked
+from vaultops.decide.vocabulary import fold, scan
 
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 
@@ -36,8 +37,8 @@ def texts() -> list[str]:
 
 
 def rules_alone(text: str) -> object:
-    low = rules.fold(text)
-    return rules.find_blocked(text, low, rules.scan(low))
+    low = fold(text)
+    return find_blocked(text, low, scan(low))
 
 
 def timed(fn: Callable[[str], object], items: list[str], rounds: int) -> list[float]:

@@ -12,7 +12,10 @@ import re
 from dataclasses import dataclass
 
 from vaultops.decide import outcomes, rules, steps, targets
+from vaultops.decide.negation import in_question, negated, noun_use
 from vaultops.decide.normalize import as_shown, normalize, transliterated
+from vaultops.decide.regex_union import union
+from vaultops.decide.vocabulary import CHANGE_GROUPS, fold, remembered, scan
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (
@@ -207,7 +210,7 @@ _CUES: tuple[tuple[str, int, str], ...] = (
 )
 @functools.cache
 def _cue() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + rules.union(p for _, _, p in _CUES) + ")")  # fast: see rules.union
+    return re.compile(r"(?<![\w-])(?:" + union(p for _, _, p in _CUES) + ")")  # fast: see regex_union
 
 
 @functools.cache
@@ -276,8 +279,8 @@ def _infer_type(low: str) -> tuple[str, str]:
     first: dict[str, str] = {}
     for m in _cue().finditer(low):
         phrase = m.group(0)
-        for i in rules.remembered(_CUES_OF, phrase, _cues_of):
-            if i in _NEGATABLE and (rules.negated(low, m.start(), m.end()) or rules.noun_use(low, *m.span())):
+        for i in remembered(_CUES_OF, phrase, _cues_of):
+            if i in _NEGATABLE and (negated(low, m.start(), m.end()) or noun_use(low, *m.span())):
                 continue
             kind, weight, _ = _CUES[i]
             score[kind] = score.get(kind, 0) + weight
@@ -297,9 +300,9 @@ def _infer_type(low: str) -> tuple[str, str]:
 def _changes(low: str, hits: list[tuple[frozenset[str], int, int]]) -> str | None:
     """The first phrase that asks to write, change, restart, deploy, install or push something."""
     for groups, start, end in hits:
-        if not groups & rules.CHANGE_GROUPS or rules.negated(low, start, end):
+        if not groups & CHANGE_GROUPS or negated(low, start, end):
             continue
-        if (low[start].isascii() and rules.noun_use(low, start, end)) or rules.in_question(low, start):
+        if (low[start].isascii() and noun_use(low, start, end)) or in_question(low, start):
             continue
         if _GERUND_ARG.search(low, max(0, start - 7), start) and low[start:end].endswith("ing"):
             continue  # "a plan for migrating", "ideas about deleting": talked about, not asked for
@@ -326,8 +329,8 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     ``code`` request changes things), never lower it: a text the rules cannot read stays "unknown"
     whatever type it claims, and a blocked one stays blocked."""
     plain = normalize(text)
-    low = rules.fold(plain)
-    hits = rules.scan(low)
+    low = fold(plain)
+    hits = scan(low)
     found = _blocked(text, plain, low, hits)
     reasons = [f'blocked: {rules.BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
     blocked = tuple(c for c, _ in found)
@@ -387,14 +390,14 @@ def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], i
     found: dict[str, str] = {}
     views = [(plain, low, hits)]
     if plain != text:
-        raw = rules.fold(text)
-        views.append((text, raw, rules.scan(raw)))
+        raw = fold(text)
+        views.append((text, raw, scan(raw)))
     for other in (transliterated(text), as_shown(text)):
         if other is not None:
             plain_other = normalize(other)
-            folded = rules.fold(plain_other)
-            views.append((plain_other, folded, rules.scan(folded)))
-    views += [(step, step, rules.scan(step)) for step in steps.resolved(low)]
+            folded = fold(plain_other)
+            views.append((plain_other, folded, scan(folded)))
+    views += [(step, step, scan(step)) for step in steps.resolved(low)]
     for subject, folded, found_hits in views:
         for c, phrase in [*rules.find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
             found.setdefault(c, phrase)

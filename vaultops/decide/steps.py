@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from vaultops.decide import rules
+from vaultops.decide.regex_union import union
+from vaultops.decide.vocabulary import OBJECTS
 
 _PRONOUN = re.compile(r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
                       r"|все\s+это)(?!\w)")
@@ -27,7 +28,7 @@ _EXTRA = (  # what a later step refers back to, beyond the rules' own objects
 
 @functools.cache
 def _object() -> re.Pattern[str]:
-    return re.compile(r"(?<![\w/.-])(?:" + rules.union([rules.OBJECTS, _EXTRA]) + r")(?![\w-])")
+    return re.compile(r"(?<![\w/.-])(?:" + union([OBJECTS, _EXTRA]) + r")(?![\w-])")
 
 
 _BOUNDARY = re.compile(r"[.;:!?\n,]|\s(?:and|then|but|or|if|once|и|а|но|затем|потом|если|после)(?=\s)")
