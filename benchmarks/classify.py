@@ -6,7 +6,7 @@ Over every text of both corpora (tests/corpus/*.yaml), timed per request:
 
 - classify(): normalise the text, read it as written, normalised and step by step, outcome phrases, types
   (its cache cleared each round: a daemon's later passes hit it for requests that did not change);
-- the baseline: the rules alone on the text as written (``rules.find_blocked`` on ``rules.fold``), which is
+- the baseline: the rules alone on the text as written (``rules.find_blocked`` on ``vocabulary.fold``), which is
   what the classifier did for blocked classes before it read normalised text, steps and outcomes.
 
 Prints the median and p99 in microseconds and the ratio against the baseline.

@@ -472,7 +472,7 @@ def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 def find(low: str) -> list[tuple[str, str]]:
-    """(class, phrase) for each class an outcome phrase in ``low`` (rules.fold of the text) asks for."""
+    """(class, phrase) for each class an outcome phrase in ``low`` (vocabulary.fold of the text) asks for."""
     found: dict[str, str] = {}
     for cls, pattern in _compiled():
         if cls in found:
