@@ -6,7 +6,7 @@ Over every text of both corpora (tests/corpus/*.yaml), timed per request:
 
 - classify(): normalise the text, read it as written, normalised and step by step, outcome phrases, types
   (its cache cleared each round: a daemon's later passes hit it for requests that did not change);
-- the baseline: the rules alone on the text as written (``rules.find_blocked`` on ``vocabulary.fold``), which is
+- the baseline: the rules alone on the text as written (``find_blocked`` on ``fold``), which is
   what the classifier did for blocked classes before it read normalised text, steps and outcomes.
 
 Prints the median and p99 in microseconds and the ratio against the baseline.
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from vaultops.decide.blocked import find_blocked
 from vaultops.decide.classify import classify
-from vaultops.decide.rules import find_blocked
 from vaultops.decide.vocabulary import fold, scan
 
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"

@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
+from vaultops.decide.blocked import RUN
 from vaultops.decide.classify import Classification, classify
-from vaultops.decide.rules import RUN
 from vaultops.decide.triage import TriageOpinion, combine
 
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"

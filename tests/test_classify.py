@@ -12,6 +12,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vaultops.decide.blocked import BLOCKED_CLASSES
 from vaultops.decide.classify import (
     COMPLEXITIES,
     LIGHT_TYPES,
@@ -20,7 +21,6 @@ from vaultops.decide.classify import (
     Classification,
     classify,
 )
-from vaultops.decide.rules import BLOCKED_CLASSES
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "corpus/requests.yaml").read_text())
 BLOCKED = [item for item in CORPUS if item["blocked"]]

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from vaultops.decide.blocked import BLOCKED_CLASSES, RUN
 from vaultops.decide.classify import TYPES, classify
-from vaultops.decide.rules import BLOCKED_CLASSES, RUN
 
 CORPORA = ("requests_fresh.yaml", "requests_second.yaml", "requests_third.yaml")
 

@@ -22,9 +22,9 @@ from pydantic import ValidationError
 from vaultops.base.errors import ConfigError
 from vaultops.commands.scaffold import DEFAULT_CONFIG
 from vaultops.config import Config, load_config
+from vaultops.decide.blocked import BLOCKED_CLASSES
 from vaultops.decide.classify import TYPES, classify
 from vaultops.decide.route import decide_text
-from vaultops.decide.rules import BLOCKED_CLASSES
 from vaultops.decide.triage import (
     ORDER,
     OutOfSchema,

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vaultops.config import Config
+from vaultops.decide.blocked import BLOCKED_CLASSES
 from vaultops.decide.budget import Budget
 from vaultops.decide.gate import (
     Agenda,
@@ -22,7 +23,6 @@ from vaultops.decide.gate import (
     agenda_for,
     sightings,
 )
-from vaultops.decide.rules import BLOCKED_CLASSES
 from vaultops.decide.triage import SecondOpinion, TriageOpinion
 from vaultops.model import State, Target
 from vaultops.record import render

@@ -11,7 +11,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from vaultops.decide import outcomes, rules, steps, targets
+from vaultops.decide import outcomes, steps, targets
+from vaultops.decide.blocked import BLOCKED_CLASSES, BLOCKED_LABELS, find_blocked
 from vaultops.decide.negation import in_question, negated, noun_use
 from vaultops.decide.normalize import as_shown, normalize, transliterated
 from vaultops.decide.regex_union import union
@@ -34,7 +35,7 @@ class Classification:
     complexity: str  # "light" | "heavy"
     safety_class: str  # "routine" | "high" | "blocked" | "unknown"
     reasons: tuple[str, ...]  # one human sentence per finding
-    blocked: tuple[str, ...]  # names of the blocked classes matched, from rules.BLOCKED_CLASSES
+    blocked: tuple[str, ...]  # names of the blocked classes matched, from BLOCKED_CLASSES
 
 
 # --- type cues: (type, weight, pattern); the highest total wins, a tie goes to the earlier type in _ORDER ---
@@ -332,7 +333,7 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     low = fold(plain)
     hits = scan(low)
     found = _blocked(text, plain, low, hits)
-    reasons = [f'blocked: {rules.BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
+    reasons = [f'blocked: {BLOCKED_LABELS[c]} ("{_quote(p)}")' for c, p in found]
     blocked = tuple(c for c, _ in found)
 
     inferred, cue = _infer_type(low)
@@ -384,7 +385,7 @@ def warm() -> None:
 
 def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], int, int]]
              ) -> list[tuple[str, str]]:
-    """(class, phrase) for each blocked class, in the order of rules.BLOCKED_CLASSES.  The text is read as
+    """(class, phrase) for each blocked class, in the order of BLOCKED_CLASSES.  The text is read as
     normalised, as written, and with each step's pronoun standing for its object ("settle it" after "the
     invoice"); verbs and objects by the rules, the results asked for by ``outcomes``."""
     found: dict[str, str] = {}
@@ -399,9 +400,9 @@ def _blocked(text: str, plain: str, low: str, hits: list[tuple[frozenset[str], i
             views.append((plain_other, folded, scan(folded)))
     views += [(step, step, scan(step)) for step in steps.resolved(low)]
     for subject, folded, found_hits in views:
-        for c, phrase in [*rules.find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
+        for c, phrase in [*find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
             found.setdefault(c, phrase)
-    return [(c, found[c]) for c in rules.BLOCKED_CLASSES if c in found]
+    return [(c, found[c]) for c in BLOCKED_CLASSES if c in found]
 
 
 def _quote(phrase: str, limit: int = 60) -> str:
