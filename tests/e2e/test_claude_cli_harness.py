@@ -500,7 +500,7 @@ def test_bash_tool_processes_escape_the_process_group(
 
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=10)
-        time.sleep(0.2)
+        wait_for(lambda: not group_members(proc.pid), 5)  # the kill has reached all of the CLI's group
         assert alive(sleeper), "the tool's process died with the CLI's group"
 
         for pgid in {group for pid in tree if (group := group_of(pid)) is not None}:

@@ -252,7 +252,8 @@ def test_a_second_signal_stops_at_once_and_leaves_the_note_whole(tmp_path: Path)
     save_in_place(inbox_path(vault), inbox_path(vault).read_text() + block("REQ-long", "Summarise."))
     assert wait_for(lambda: done_states(vault).get("REQ-long") == "running")
     daemon.proc.send_signal(signal.SIGTERM)
-    time.sleep(0.3)
+    # the first signal taken: the daemon says it is stopping (a fixed 0.3 s guessed how long that takes)
+    assert wait_for(lambda: '"event": "stopping"' in daemon.log.read_text()), daemon.errors()
     start = time.monotonic()
     assert daemon.stop(signal.SIGINT) == 0
     assert time.monotonic() - start < 8

@@ -312,18 +312,34 @@ import os, subprocess, sys, time
 # a grandchild in a session of its own, as Claude Code's Bash tool starts its commands
 pid = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(120)"]).pid
 open(sys.argv[1], "w").write(str(pid))
-time.sleep(0.8)  # long enough for the runner to see it
+# alive until the runner has seen the grandchild (the test's hook on its tree says so with a file)
+deadline = time.monotonic() + 30
+while not os.path.exists(sys.argv[1] + ".seen") and time.monotonic() < deadline:
+    time.sleep(0.01)
 if sys.argv[2] == "hang":
     time.sleep(120)
 """
 
 
 @pytest.mark.parametrize("how", ["hang", "exit"])
-def test_descendants_in_their_own_session_do_not_outlive_the_run(tmp_path: Path, how: str) -> None:
+def test_descendants_in_their_own_session_do_not_outlive_the_run(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Regression for agent CLIs that run tools with setsid: killing the group alone left them running."""
     script = tmp_path / "escaper.py"
     script.write_text(ESCAPER)
     pid_file = tmp_path / "grandchild.pid"
+    sample = process._Tree.sample
+
+    def sample_and_say(tree: process._Tree) -> None:
+        """The runner's own look at the tree, then the handshake: once it knows the grandchild, the
+        escaper may go on (it waited a fixed 0.8 s, which a busy machine can outlast)."""
+        sample(tree)
+        with contextlib.suppress(OSError, ValueError):
+            if int(pid_file.read_text()) in tree.known:
+                pid_file.with_name(pid_file.name + ".seen").touch()
+
+    monkeypatch.setattr(process._Tree, "sample", sample_and_say)
     result = run_process([sys.executable, str(script), str(pid_file), how], cwd=tmp_path, timeout=2)
     assert result.timed_out == (how == "hang")
     grandchild = int(pid_file.read_text())
