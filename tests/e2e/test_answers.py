@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import ROTATE, make_vault, vaultops
+from tests.support.helpers import INBOX, ROTATE, make_vault, vaultops
 from vaultops.model import Request, State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 
-INBOX = "_System/COO-Inbox.md"
 MERGE = "## REQ-merge\n- type: code\n- ready: yes\nMerge the release branch into main.\n"
 
 

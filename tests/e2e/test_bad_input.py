@@ -16,15 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import git, make_vault, vaultops
+from tests.support.helpers import INBOX, git, inbox_path, make_vault, vaultops
 from vaultops.model import Request, State
 from vaultops.scan.note import ParsedNote, parse_note
-
-INBOX = "_System/COO-Inbox.md"
-
-
-def inbox_path(vault: Path) -> Path:
-    return vault / INBOX
 
 
 def parsed(vault: Path) -> ParsedNote:

@@ -33,6 +33,7 @@ from tests.support.claude_cli import (
 )
 from tests.support.fake_anthropic import Error, FakeAnthropic, Hang, Text, ToolUse
 from tests.support.paths import REPO
+from tests.support.waiting import wait_for
 
 FIXTURES = REPO / "fixtures" / "claude-code"
 TOOLS = [{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}]
@@ -426,13 +427,6 @@ def group_of(pid: int) -> int | None:
         return None
 
 
-def wait_for(condition: Callable[[], object], seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.02)
-
-
 def kill_group(proc: subprocess.Popen[str], grace: float = 3) -> tuple[str, str]:
     """SIGTERM to the process group, then SIGKILL after ``grace``; the output."""
     os.killpg(proc.pid, signal.SIGTERM)
@@ -448,7 +442,8 @@ def test_a_hanging_api_call_can_be_killed(api: FakeAnthropic, tmp_path: Path, wo
     api.script(Hang(120))
     proc = start_claude(api, tmp_path, workdir)
     try:
-        wait_for(lambda: api.requests)  # the CLI is now waiting for an answer that does not come
+        # the CLI is now waiting for an answer that does not come
+        assert wait_for(lambda: api.requests), "the CLI asked the API"
         time.sleep(0.3)  # the test's patience
         assert proc.poll() is None
         members = group_members(proc.pid)
@@ -463,7 +458,7 @@ def test_a_hanging_api_call_can_be_killed(api: FakeAnthropic, tmp_path: Path, wo
     # SIGTERM: exit 143 (the CLI handles it) or death by signal; no result is printed
     assert proc.returncode in (128 + signal.SIGTERM, -signal.SIGTERM, -signal.SIGKILL)
     assert out.strip() == ""
-    wait_for(lambda: not group_members(proc.pid), 5)
+    assert wait_for(lambda: not group_members(proc.pid), timeout=5), "the CLI's group gone"
     assert not any(alive(pid) for pid in members)
 
 
@@ -491,7 +486,7 @@ def test_bash_tool_processes_escape_the_process_group(
         return None
 
     try:
-        wait_for(tool_pid)
+        assert wait_for(tool_pid), "the Bash tool's process started"
         sleeper = tool_pid()
         assert sleeper is not None
         tree = descendants(proc.pid)
@@ -500,12 +495,13 @@ def test_bash_tool_processes_escape_the_process_group(
 
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=10)
-        wait_for(lambda: not group_members(proc.pid), 5)  # the kill has reached all of the CLI's group
+        # the kill has reached all of the CLI's group
+        assert wait_for(lambda: not group_members(proc.pid), timeout=5), "the CLI's group gone"
         assert alive(sleeper), "the tool's process died with the CLI's group"
 
         for pgid in {group for pid in tree if (group := group_of(pid)) is not None}:
             os.killpg(pgid, signal.SIGKILL)
-        wait_for(lambda: not any(alive(pid) for pid in tree), 5)
+        assert wait_for(lambda: not any(alive(pid) for pid in tree), timeout=5), "the whole tree gone"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import Error, FakeAnthropic, Hang, Text, ToolUse
-from tests.support.helpers import make_vault, vaultops
+from tests.support.helpers import inbox_text, routed, vault_with, vaultops
 from vaultops.scan.note import parse_note
 
 pytestmark = requires_claude
@@ -18,12 +18,8 @@ INBOX = "# Inbox\n\n## REQ-job Look into it\n- type: code\n- ready: yes\nCreate 
 MARKER = "vaultops-orphan-probe"
 
 
-def vault_with(tmp: Path, profiles: str, routing: str) -> Path:
-    vault = make_vault(tmp / "v", INBOX, fake_profiles=False)
-    (vault / ".vaultops" / "local.toml").write_text(
-        profiles + f"[routing]\n{routing}\n\n[retry]\nrate_limit_delays = [0.1, 0.2, 0.4]\n"
-    )
-    return vault
+def claude_vault(tmp: Path, profiles: str, routing: str) -> Path:
+    return vault_with(tmp / "v", INBOX, routed(profiles, routing, "[0.1, 0.2, 0.4]"))
 
 
 def job(vault: Path):  # type: ignore[no-untyped-def]
@@ -31,16 +27,12 @@ def job(vault: Path):  # type: ignore[no-untyped-def]
     return note.requests[0]
 
 
-def inbox(vault: Path) -> str:
-    return (vault / "_System" / "COO-Inbox.md").read_text()
-
-
 def test_a_tool_call_then_text_is_done_with_the_text(tmp_path: Path, api: FakeAnthropic) -> None:
     work = tmp_path / "v" / "work"
     api.script(
         ToolUse("Bash", {"command": "echo made > marker.txt"}), Text("DONE: the marker file is there.")
     )
-    vault = vault_with(
+    vault = claude_vault(
         tmp_path,
         profile("worker-code", api.start(), tmp_path / "cc", workdir="work"),
         'code = ["worker-code"]',
@@ -49,7 +41,7 @@ def test_a_tool_call_then_text_is_done_with_the_text(tmp_path: Path, api: FakeAn
     proc = vaultops("--vault", str(vault), "tick", timeout=120)
     assert "REQ-job: done" in proc.stdout, proc.stdout + proc.stderr
     assert (work / "marker.txt").read_text().strip() == "made"
-    text = inbox(vault)
+    text = inbox_text(vault)
     assert "DONE: the marker file is there." in text
     assert "- cost: $" in text and "2 turns" in text
     assert "Create the marker file and report." in json.dumps(api.requests[0])  # the prompt reached the API
@@ -59,21 +51,21 @@ def test_rate_limited_every_time_retries_by_the_table_then_names_the_status(
     tmp_path: Path, api: FakeAnthropic
 ) -> None:
     api.script(*[Error(429, "slow down")] * 6)
-    vault = vault_with(
+    vault = claude_vault(
         tmp_path, profile("worker-code", api.start(), tmp_path / "cc"), 'code = ["worker-code"]'
     )
     proc = vaultops("--vault", str(vault), "tick", timeout=120)
     r = job(vault)
     assert r.state.value == "error", proc.stdout + proc.stderr
     assert "429" in r.statuses[-1].reason and "after 4 attempts" in r.statuses[-1].reason
-    assert "- attempts: worker-code rate-limit ×4" in inbox(vault)
+    assert "- attempts: worker-code rate-limit ×4" in inbox_text(vault)
     assert len(api.requests) == 4
 
 
 def test_a_tool_call_denied_by_the_gate_is_listed(tmp_path: Path, api: FakeAnthropic) -> None:
     work = tmp_path / "v" / "work"
     api.script(ToolUse("Bash", {"command": "echo nope > ../denied.txt"}), Text("DONE: could not write it."))
-    vault = vault_with(
+    vault = claude_vault(
         tmp_path,
         profile("worker-code", api.start(), tmp_path / "cc", workdir="work"),
         'code = ["worker-code"]',
@@ -81,7 +73,7 @@ def test_a_tool_call_denied_by_the_gate_is_listed(tmp_path: Path, api: FakeAnthr
     work.mkdir(parents=True)
     proc = vaultops("--vault", str(vault), "tick", timeout=120)
     assert "REQ-job: done" in proc.stdout, proc.stdout + proc.stderr
-    assert "- denied: Bash: echo nope > ../denied.txt" in inbox(vault)
+    assert "- denied: Bash: echo nope > ../denied.txt" in inbox_text(vault)
     assert not (work.parent / "denied.txt").exists()
 
 
@@ -103,7 +95,7 @@ def test_a_run_past_its_timeout_is_killed_with_everything_it_started(
     """The Bash tool runs its command in a session of its own; that process must not survive either."""
     command = f"python3 -c 'import time; time.sleep(90)' {MARKER}"
     api.script(ToolUse("Bash", {"command": command}), Hang(120))
-    vault = vault_with(
+    vault = claude_vault(
         tmp_path, profile("worker-code", api.start(), tmp_path / "cc", timeout=6), 'code = ["worker-code"]'
     )
     start = time.monotonic()
@@ -125,10 +117,10 @@ def test_a_fallback_profile_takes_over(tmp_path: Path, api: FakeAnthropic) -> No
         profiles = profile("worker-code", api.start(), tmp_path / "c1") + profile(
             "worker-fast", second.start(), tmp_path / "c2"
         )
-        vault = vault_with(tmp_path, profiles, 'code = ["worker-code", "worker-fast"]')
+        vault = claude_vault(tmp_path, profiles, 'code = ["worker-code", "worker-fast"]')
         proc = vaultops("--vault", str(vault), "tick", timeout=120)
     assert "REQ-job: done" in proc.stdout, proc.stdout + proc.stderr
-    text = inbox(vault)
+    text = inbox_text(vault)
     assert "- attempts: worker-code unavailable → worker-fast done" in text
     assert "DONE: the fallback answered." in text
     assert "worker-code: API error 529" in json.dumps(second.requests[0]), "the fallback was told what failed"

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import FAKE_AGENT, REPO, git, make_vault, vaultops
+from tests.support.helpers import FAKE_AGENT, INBOX, REPO, git, make_vault, vaultops
 from vaultops.model import State
 from vaultops.scan.note import ParsedNote, parse_note
 
-INBOX = "_System/COO-Inbox.md"
 IGNORED = (".vaultops/state/", ".vaultops/local.toml")
 ID = re.compile(r"^REQ-(\d{4}-\d{2}-\d{2}-\d{4})-([a-z0-9]+(?:-[a-z0-9]+)*)$")
 

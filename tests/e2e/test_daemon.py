@@ -16,13 +16,12 @@ from tests.support.daemon_helpers import (
     Daemon,
     block,
     daemon_vault,
-    inbox_path,
     requests,
     save_by_rename,
     save_in_place,
-    wait_for,
 )
-from tests.support.helpers import git, vaultops
+from tests.support.helpers import git, inbox_path, vaultops
+from tests.support.waiting import wait_for
 
 
 def done_states(vault: Path) -> dict[str, str]:

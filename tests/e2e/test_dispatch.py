@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from tests.support.helpers import FAKE_AGENT, make_vault, vaultops
+from tests.support.helpers import FAKE_AGENT, inbox_text, routed, vault_with, vaultops
 from vaultops.scan.note import parse_note
 
 NO_HEALTH = "health = []\n"  # the template's worker-code checks `claude --version`
@@ -25,14 +25,12 @@ def profile(name: str, script: str, counter: Path, *, extra: str = "", env: str 
     )
 
 
-def vault_with(tmp: Path, inbox: str, profiles: str, routing: str = "") -> Path:
+def routed_vault(tmp: Path, inbox: str, profiles: str, routing: str = "") -> Path:
+    """A vault whose code requests go to ``profiles`` (in the order given) and nowhere else."""
     if not routing:
         names = [n for n in ("worker-code", "worker-fast") if f"[profiles.{n}]" in profiles]
         routing = "code = [" + ", ".join(f'"{n}"' for n in names) + "]"
-    vault = make_vault(tmp / "v", inbox, fake_profiles=False)
-    (vault / ".vaultops" / "local.toml").write_text(
-        profiles + f"[routing]\n{routing}\n\n[retry]\nrate_limit_delays = [0.05, 0.1, 0.2]\n"
-    )
+    vault = vault_with(tmp / "v", inbox, routed(profiles, routing, "[0.05, 0.1, 0.2]"))
     cfg = vault / ".vaultops" / "config.toml"
     cfg.write_text(cfg.read_text().replace('code = ["worker-code"]\n', ""))
     return vault
@@ -43,21 +41,17 @@ def the_request(vault: Path, rid: str = "REQ-job") -> object:
     return next(r for r in note.requests if r.id == rid)
 
 
-def inbox(vault: Path) -> str:
-    return (vault / "_System" / "COO-Inbox.md").read_text()
-
-
 def attempts_in_db(vault: Path) -> list[tuple[str, int, str]]:
     db = sqlite3.connect(vault / ".vaultops" / "state" / "state.db")
     return db.execute("SELECT handler, attempt, outcome FROM runs WHERE attempt > 0 ORDER BY id").fetchall()
 
 
 def test_rate_limits_are_retried_then_succeed(tmp_path: Path) -> None:
-    vault = vault_with(tmp_path, ONE, profile("worker-code", "429,429,ok", tmp_path / "c1"))
+    vault = routed_vault(tmp_path, ONE, profile("worker-code", "429,429,ok", tmp_path / "c1"))
     proc = vaultops("--vault", str(vault), "tick")
     assert "REQ-job: done" in proc.stdout, proc.stdout + proc.stderr
-    assert "- attempts: worker-code rate-limit ×2 → worker-code done" in inbox(vault)
-    assert "- cost: $0.0184 · 2 turns · session " in inbox(vault)
+    assert "- attempts: worker-code rate-limit ×2 → worker-code done" in inbox_text(vault)
+    assert "- cost: $0.0184 · 2 turns · session " in inbox_text(vault)
     assert attempts_in_db(vault) == [
         ("worker-code", 1, "rate-limit"),
         ("worker-code", 2, "rate-limit"),
@@ -66,7 +60,7 @@ def test_rate_limits_are_retried_then_succeed(tmp_path: Path) -> None:
 
 
 def test_rate_limited_every_time_is_an_error_naming_the_status(tmp_path: Path) -> None:
-    vault = vault_with(tmp_path, ONE, profile("worker-code", "429", tmp_path / "c1"))
+    vault = routed_vault(tmp_path, ONE, profile("worker-code", "429", tmp_path / "c1"))
     vaultops("--vault", str(vault), "tick")
     r = the_request(vault)
     assert r.state.value == "error"  # type: ignore[attr-defined]
@@ -79,11 +73,11 @@ def test_unavailable_falls_back_and_the_fallback_sees_the_error(tmp_path: Path) 
     profiles = profile("worker-code", "503", tmp_path / "c1") + profile(
         "worker-fast", "ok", tmp_path / "c2", env=f', FAKE_AGENT_PROMPTS = "{prompts}"'
     )
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     proc = vaultops("--vault", str(vault), "tick")
     assert "REQ-job: done" in proc.stdout, proc.stdout
-    assert "- outcome: done · code · heavy · high · worker-fast" in inbox(vault)
-    assert "- attempts: worker-code unavailable → worker-fast done" in inbox(vault)
+    assert "- outcome: done · code · heavy · high · worker-fast" in inbox_text(vault)
+    assert "- attempts: worker-code unavailable → worker-fast done" in inbox_text(vault)
     [prompt] = [p.read_text() for p in prompts.iterdir()]
     assert prompt.startswith("Write the summary script.")
     assert "worker-code: API error 503" in prompt
@@ -91,7 +85,7 @@ def test_unavailable_falls_back_and_the_fallback_sees_the_error(tmp_path: Path) 
 
 def test_auth_failures_are_escalated_without_a_retry(tmp_path: Path) -> None:
     profiles = profile("worker-code", "401", tmp_path / "c1") + profile("worker-fast", "ok", tmp_path / "c2")
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     vaultops("--vault", str(vault), "tick")
     r = the_request(vault)
     assert r.state.value == "escalated"  # type: ignore[attr-defined]
@@ -104,11 +98,11 @@ def test_a_timeout_gets_one_try_on_the_fallback(tmp_path: Path) -> None:
         "timeout = 20", "timeout = 1"
     )
     profiles += profile("worker-fast", "ok", tmp_path / "c2")
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     start = time.monotonic()
     vaultops("--vault", str(vault), "tick")
     assert time.monotonic() - start < 15
-    assert "- attempts: worker-code timeout → worker-fast done" in inbox(vault)
+    assert "- attempts: worker-code timeout → worker-fast done" in inbox_text(vault)
 
 
 def test_offline_profiles_are_skipped_and_none_left_escalates(tmp_path: Path) -> None:
@@ -116,14 +110,14 @@ def test_offline_profiles_are_skipped_and_none_left_escalates(tmp_path: Path) ->
     profiles = profile("worker-code", "ok", tmp_path / "c1", extra=health_fail) + profile(
         "worker-fast", "ok", tmp_path / "c2"
     )
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     vaultops("--vault", str(vault), "tick")
-    assert "- outcome: done · code · heavy · high · worker-fast" in inbox(vault)
+    assert "- outcome: done · code · heavy · high · worker-fast" in inbox_text(vault)
     assert not (tmp_path / "c1").exists()
 
     profiles = profile("worker-code", "ok", tmp_path / "d1", extra=health_fail)
     profiles += profile("worker-fast", "ok", tmp_path / "d2", extra=health_fail)
-    vault2 = vault_with(tmp_path / "second", ONE, profiles)
+    vault2 = routed_vault(tmp_path / "second", ONE, profiles)
     vaultops("--vault", str(vault2), "tick")
     r = the_request(vault2)
     assert r.state.value == "escalated"  # type: ignore[attr-defined]
@@ -135,27 +129,27 @@ def test_a_hung_health_check_is_bounded(tmp_path: Path) -> None:
     profiles = profile("worker-code", "ok", tmp_path / "c1", extra=hang) + profile(
         "worker-fast", "ok", tmp_path / "c2"
     )
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     (vault / ".vaultops" / "local.toml").open("a").write("\n[health]\ntimeout = 1\n")
     start = time.monotonic()
     vaultops("--vault", str(vault), "tick")
     assert time.monotonic() - start < 10
-    assert "- outcome: done · code · heavy · high · worker-fast" in inbox(vault)
+    assert "- outcome: done · code · heavy · high · worker-fast" in inbox_text(vault)
     status = json.loads(vaultops("--vault", str(vault), "status", "--json").stdout)
     code = next(p for p in status["profiles"] if p["name"] == "worker-code")
     assert code["state"] == "offline" and "no answer within 1 s" in code["detail"]
 
 
 def test_denied_tool_calls_are_listed_under_the_result(tmp_path: Path) -> None:
-    vault = vault_with(tmp_path, ONE, profile("worker-code", "deny", tmp_path / "c1"))
+    vault = routed_vault(tmp_path, ONE, profile("worker-code", "deny", tmp_path / "c1"))
     vaultops("--vault", str(vault), "tick")
-    assert "- denied: Bash: rm -rf build" in inbox(vault)
+    assert "- denied: Bash: rm -rf build" in inbox_text(vault)
 
 
 def test_the_daily_budget_warns_then_makes_heavy_work_wait_and_light_work_goes_on(tmp_path: Path) -> None:
     text = ONE + "\n## REQ-second\n- type: code\n- ready: yes\nWrite another script.\n"
     cost = ', FAKE_AGENT_COST = "0.45"'
-    vault = vault_with(tmp_path, text, profile("worker-code", "ok", tmp_path / "c1", env=cost))
+    vault = routed_vault(tmp_path, text, profile("worker-code", "ok", tmp_path / "c1", env=cost))
     (vault / ".vaultops" / "local.toml").open("a").write(
         "\n[limits]\ndaily_budget_usd = 1.0\nmax_concurrent = 1\n"
     )
@@ -200,7 +194,7 @@ def test_a_request_narrows_but_never_widens(tmp_path: Path) -> None:
         "## REQ-other\n- type: code\n- profile: worker-research\n- ready: yes\nWrite the script.\n"
     )
     prompts = tmp_path / "p"
-    vault = vault_with(
+    vault = routed_vault(
         tmp_path,
         text,
         profile("worker-code", "ok", tmp_path / "c1", env=f', FAKE_AGENT_PROMPTS = "{prompts}"'),
@@ -222,7 +216,7 @@ def test_heavy_jobs_run_up_to_max_concurrent_at_once_and_are_recorded_in_order(t
     text = "# Inbox\n\n" + "".join(
         f"## REQ-{i}\n- type: code\n- ready: yes\nWrite script {i}.\n\n" for i in range(6)
     )
-    vault = vault_with(
+    vault = routed_vault(
         tmp_path, text, profile("worker-code", "ok", tmp_path / "c1", env=', FAKE_AGENT_SLEEP = "1"')
     )
     start = time.monotonic()
@@ -236,7 +230,7 @@ def test_heavy_jobs_run_up_to_max_concurrent_at_once_and_are_recorded_in_order(t
 
 def test_status_shows_each_profile(tmp_path: Path) -> None:
     profiles = profile("worker-code", "429,ok", tmp_path / "c1", extra='health = ["true"]\n')
-    vault = vault_with(tmp_path, ONE, profiles)
+    vault = routed_vault(tmp_path, ONE, profiles)
     vaultops("--vault", str(vault), "tick")
     doc = json.loads(vaultops("--vault", str(vault), "status", "--json").stdout)
     code = next(p for p in doc["profiles"] if p["name"] == "worker-code")

@@ -10,27 +10,25 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_servers import FakeBotAPI, JsonSink
-from tests.support.helpers import FAKE_AGENT, ROTATE, make_vault
+from tests.support.helpers import FAKE_AGENT, INBOX, ROTATE, make_vault, vault_with
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
-INBOX = "_System/COO-Inbox.md"
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 ME = 4242
 
 
-def vault_with(tmp_path: Path, sink: JsonSink, api: FakeBotAPI, inbox: str = ROTATE) -> Path:
-    vault = make_vault(tmp_path / "Work vault", f"# Inbox\n\n{inbox}")
-    with (vault / ".vaultops" / "local.toml").open("a") as fh:
-        fh.write(
-            f'[notify]\nurls = ["{sink.url()}"]\n\n'
-            f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\n'
-            f'api_base = "{api.base}"\npoll_timeout = 0\n'
-        )
-    return vault
+def notified_vault(tmp_path: Path, sink: JsonSink, api: FakeBotAPI, inbox: str = ROTATE) -> Path:
+    """A vault that tells ``sink`` and the fake Telegram bot API what it escalates."""
+    notify = (
+        f'[notify]\nurls = ["{sink.url()}"]\n\n'
+        f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\n'
+        f'api_base = "{api.base}"\npoll_timeout = 0\n'
+    )
+    return vault_with(tmp_path / "Work vault", f"# Inbox\n\n{inbox}", notify, fake_profiles=True)
 
 
 def state_of(vault: Path, rid: str) -> State:
@@ -40,7 +38,7 @@ def state_of(vault: Path, rid: str) -> State:
 
 def test_an_escalation_is_told_once_and_a_telegram_approval_runs_it_once(tmp_path: Path, runs: Path) -> None:
     with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
-        vault = vault_with(tmp_path, sink, api)
+        vault = notified_vault(tmp_path, sink, api)
         tick(Vault.open(vault), wait_settle=False)
         assert state_of(vault, "REQ-rotate") is State.ESCALATED
         [message] = sink.messages()
@@ -65,7 +63,7 @@ def test_an_escalation_is_told_once_and_a_telegram_approval_runs_it_once(tmp_pat
 
 def test_a_telegram_denial_with_a_reason_is_the_persons_decision(tmp_path: Path, runs: Path) -> None:
     with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
-        vault = vault_with(tmp_path, sink, api)
+        vault = notified_vault(tmp_path, sink, api)
         tick(Vault.open(vault), wait_settle=False)
         api.say(ME, "deny REQ-rotate not before the audit", date=int(time.time()) + 1)
         tick(Vault.open(vault), wait_settle=False)
@@ -76,7 +74,7 @@ def test_a_telegram_denial_with_a_reason_is_the_persons_decision(tmp_path: Path,
 
 def test_a_reply_written_before_the_escalation_does_not_count(tmp_path: Path, runs: Path) -> None:
     with JsonSink() as sink, FakeBotAPI(TOKEN) as api:
-        vault = vault_with(tmp_path, sink, api)
+        vault = notified_vault(tmp_path, sink, api)
         tick(Vault.open(vault), wait_settle=False)
         api.say(ME, "approve REQ-rotate", date=int(time.time()) - 3600)
         report = tick(Vault.open(vault), wait_settle=False)
@@ -89,7 +87,7 @@ def test_a_notifier_that_fails_is_retried_on_a_later_pass_and_never_sends_twice(
     tmp_path: Path, runs: Path
 ) -> None:
     with JsonSink(codes=[500]) as sink, FakeBotAPI(TOKEN) as api:
-        vault = vault_with(tmp_path, sink, api)
+        vault = notified_vault(tmp_path, sink, api)
         report = tick(Vault.open(vault), wait_settle=False)
         assert len(sink.messages()) == 1 and len(api.sent) == 1  # the first post was refused (500)
         assert any("500" in w or "fail" in w.lower() for w in report.warnings), report.warnings
@@ -143,7 +141,8 @@ def test_the_budget_warning_at_80_percent_is_told_once(
 
 
 def test_the_daemon_tells_the_person_and_acts_on_their_telegram_reply(tmp_path: Path) -> None:
-    from tests.support.daemon_helpers import Daemon, daemon_vault, wait_for
+    from tests.support.daemon_helpers import Daemon, daemon_vault
+    from tests.support.waiting import wait_for
 
     log = tmp_path / "agent-runs.log"
     log.touch()

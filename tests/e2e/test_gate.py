@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.helpers import make_vault
+from tests.support.helpers import INBOX, make_vault
 from tests.support.paths import REPO
 from vaultops.base.claude_argv import gated_argv
 from vaultops.base.errors import ConfigError
@@ -25,8 +25,6 @@ from vaultops.config import load_config
 from vaultops.gate.claude import MATCHER, GateSetupError, gate, settings_for
 from vaultops.gate.job import GateJob, gate_spec, job_from_spec
 from vaultops.gate.server import GateServer
-
-INBOX = "_System/COO-Inbox.md"
 
 
 def pretooluse(workdir: Path, tool: str = "Bash", **tool_input: Any) -> dict[str, Any]:

@@ -14,16 +14,16 @@ from pathlib import Path
 
 from tests.support.claude_cli import claude_bin, claude_env, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
-from tests.support.helpers import git, make_vault, with_plans
+from tests.support.helpers import INBOX, git, make_vault, with_plans
 from tests.support.paths import REPO
-from tests.support.worker_helpers import listed, reported, wait_for
+from tests.support.waiting import wait_for
+from tests.support.worker_helpers import listed, reported
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 
 pytestmark = requires_claude
-INBOX = "_System/COO-Inbox.md"
 TEMPLATE = REPO / "vault-template" / ".vaultops" / "config.toml"
 HOSTILE = {  # a project's own settings: every hook off, and a hook that allows everything
     "disableAllHooks": True,
@@ -156,7 +156,7 @@ def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_thr
         Text("[DONE:tidied] the build folder is gone"),
     )
     tick(Vault.open(vault), wait_settle=False)
-    wait_for(lambda: reported(vault, "tidy", "[STATUS:waiting]"), timeout=90, said="the first turns")
+    assert wait_for(lambda: reported(vault, "tidy", "[STATUS:waiting]"), timeout=90), "the first turns"
     assert (work / "victim").exists(), "the worker's rm -rf did not run"
     tick(Vault.open(vault), wait_settle=False)
     text = path.read_text()
@@ -166,7 +166,7 @@ def test_a_worker_session_runs_behind_the_gate_and_an_approval_lets_the_call_thr
     with path.open("a") as fh:
         fh.write("- decision: approve — yes, remove it\n")
     tick(Vault.open(vault), wait_settle=False)
-    wait_for(lambda: reported(vault, "tidy", "[DONE:tidied]"), timeout=90, said="the approved turn")
+    assert wait_for(lambda: reported(vault, "tidy", "[DONE:tidied]"), timeout=90), "the approved turn"
     assert not (work / "victim").exists(), "the approved call ran"
     tick(Vault.open(vault), wait_settle=False)
     text = path.read_text()

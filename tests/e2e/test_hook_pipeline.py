@@ -12,14 +12,13 @@ from pathlib import Path
 
 from tests.support.claude_cli import claude_bin, claude_env, fake_tools, requires_claude, wire_hook
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
-from tests.support.helpers import make_vault
+from tests.support.helpers import INBOX, make_vault
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 
 pytestmark = requires_claude
-INBOX = "_System/COO-Inbox.md"
 REQUEST = "## REQ-pr12\n- type: code\n- ready: yes\nGet PR 12 ready: run the test suite and finish it off.\n"
 
 

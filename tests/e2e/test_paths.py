@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.clones import Fleet, request_block
-from tests.support.daemon_helpers import Daemon, daemon_vault, wait_for
-from tests.support.helpers import git, make_vault, vaultops
+from tests.support.daemon_helpers import Daemon, daemon_vault
+from tests.support.helpers import INBOX, git, make_vault, vaultops
+from tests.support.waiting import wait_for
 from vaultops.base.confine import confine, make_dirs, write_text
 from vaultops.base.errors import UnsafePath
 from vaultops.scan.note import parse_note
 
-INBOX = "_System/COO-Inbox.md"
 ENV_CHECK = "\n## REQ-git-there\n- type: env-check\n- ready: yes\nIs git installed? `which git`\n"
 LEADS_OUT = "is a symlink that leads out of the vault"
 

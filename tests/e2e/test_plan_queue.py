@@ -140,7 +140,8 @@ def test_a_blocked_plan_note_is_escalated_and_runs_once_when_approved(tmp_path: 
 
 
 def test_the_daemon_never_runs_plan_notes_with_overlapping_files_at_once(tmp_path: Path) -> None:
-    from tests.support.daemon_helpers import Daemon, daemon_vault, wait_for
+    from tests.support.daemon_helpers import Daemon, daemon_vault
+    from tests.support.waiting import wait_for
 
     log = tmp_path / "spans.log"
     script = tmp_path / "slow-agent"
@@ -235,7 +236,8 @@ def test_status_lists_plan_notes_after_the_inbox(tmp_path: Path, runs: Path) -> 
 def test_the_daemon_puts_back_a_plan_notes_lines_an_editor_saved_over(tmp_path: Path) -> None:
     """An editor that saves the copy it had before vaultops wrote wipes the lock and running lines; the
     daemon writes them back, the job runs once, and its result lands under them."""
-    from tests.support.daemon_helpers import Daemon, daemon_vault, save_in_place, wait_for
+    from tests.support.daemon_helpers import Daemon, daemon_vault, save_in_place
+    from tests.support.waiting import wait_for
 
     log = tmp_path / "agent.log"
     vault = daemon_vault(tmp_path / "v", "# Inbox\n")

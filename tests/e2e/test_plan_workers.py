@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.helpers import git, with_plans
-from tests.support.worker_helpers import FAKE_WORKER, cli, in_log, listed, reported, wait_for
+from tests.support.waiting import wait_for
+from tests.support.worker_helpers import FAKE_WORKER, cli, in_log, listed, reported
 from vaultops.model import State
 from vaultops.pipeline.tick import tick
 from vaultops.scan.plan import as_plan_note
@@ -48,7 +49,7 @@ def say(vault: Path, name: str, line: str) -> None:
     proc = cli(vault, "inject", name, f"say {line}")
     assert proc.returncode == 0, proc.stderr
     tag = line.split("]")[0] + "]"
-    wait_for(lambda: reported(vault, name, tag), said=f"{name} reporting {tag}")
+    assert wait_for(lambda: reported(vault, name, tag)), f"{name} reporting {tag}"
 
 
 def last_status(path: Path) -> str:
@@ -162,7 +163,7 @@ def test_a_worker_that_ends_without_done_is_an_error_and_retry_starts_a_new_one(
     assert listed(vault)["tabs"]["state"] == "running", "worker: yes names it after the note"
     first_pid = listed(vault)["tabs"]["pid"]
     assert cli(vault, "inject", "tabs", "exit 3").returncode == 0
-    wait_for(lambda: listed(vault)["tabs"]["state"] == "failed")
+    assert wait_for(lambda: listed(vault)["tabs"]["state"] == "failed"), "tabs shown failed"
     run_tick(vault)
     status = last_status(path)
     assert (
@@ -354,7 +355,8 @@ def test_a_plan_worker_running_the_real_claude_cli_completes_the_note(
         path = vault / QUEUE / "sum.md"
         run_tick(vault)
         assert "worker summariser (pid" in last_status(path)
-        wait_for(lambda: listed(vault)["summariser"]["state"] in ("exited", "failed"), timeout=90)
+        summariser_ended = lambda: listed(vault)["summariser"]["state"] in ("exited", "failed")  # noqa: E731
+        assert wait_for(summariser_ended, timeout=90), "the summariser ended"
         run_tick(vault)
     text = path.read_text()
     assert last_status(path).startswith("- status: done"), text
@@ -389,14 +391,14 @@ def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
         (vault / ".vaultops" / "local.toml").write_text(config)
         path = vault / QUEUE / "tabs.md"
         run_tick(vault)
-        wait_for(lambda: reported(vault, "tabs", "[STATUS:waiting]"), timeout=60, said="two turns")
+        assert wait_for(lambda: reported(vault, "tabs", "[STATUS:waiting]"), timeout=60), "two turns"
         run_tick(vault)
         assert last_status(path).startswith("- status: escalated"), path.read_text()
         assert listed(vault)["tabs"]["state"] == "running", "the session waits for the person"
         with path.open("a") as fh:
             fh.write("- decision: approve — fix TabBar too\n")
         run_tick(vault)
-        wait_for(lambda: reported(vault, "tabs", "[DONE:fixed]"), timeout=60, said="the third turn")
+        assert wait_for(lambda: reported(vault, "tabs", "[DONE:fixed]"), timeout=60), "the third turn"
         run_tick(vault)
         asked = [json.dumps(r, ensure_ascii=False) for r in api.requests]
     text = path.read_text()

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.fake_servers import JsonSink
-from tests.support.helpers import make_vault
+from tests.support.helpers import INBOX, make_vault
 from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
 from vaultops.base.redact import MARKER, redact
 from vaultops.pipeline.tick import tick
@@ -31,7 +31,6 @@ from vaultops.vault import Vault
 from vaultops.watch.log import DaemonLog
 from vaultops.workers.logs import RotatingLog
 
-INBOX = "_System/COO-Inbox.md"
 SESSION = "0b7c3e9a-1d2f-4a5b-8c6d-7e8f9a0b1c2d"
 # An agent printing Claude Code's JSON result: the secret in its text and on stderr, after asking the
 # hook (the real `vaultops hook`, as Claude Code runs it) for a call whose command carries the secret.

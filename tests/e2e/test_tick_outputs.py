@@ -5,14 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.helpers import make_vault, vaultops
+from tests.support.helpers import inbox_text, make_vault, vaultops
 from vaultops.scan.note import parse_note
 
 ONE = "# Inbox\n\n## REQ-job\n- type: research\n- ready: yes\nSummarise the notes.\n"
-
-
-def inbox_of(vault: Path) -> str:
-    return (vault / "_System" / "COO-Inbox.md").read_text()
 
 
 def test_long_output_is_cut_in_the_note_and_kept_whole_in_the_log(tmp_path: Path) -> None:
@@ -20,7 +16,7 @@ def test_long_output_is_cut_in_the_note_and_kept_whole_in_the_log(tmp_path: Path
     output = "\n".join(f"line {i}" for i in range(1000))
     proc = vaultops("--vault", str(vault), "tick", env={"FAKE_AGENT_OUTPUT": output})
     assert proc.returncode == 0, proc.stderr
-    text = inbox_of(vault)
+    text = inbox_text(vault)
     assert "line 0" in text and "line 999" in text and "line 500" not in text
     assert "lines cut" in text
     logs = list((vault / ".vaultops" / "state" / "logs" / "runs").glob("REQ-job-*.log"))
@@ -37,8 +33,8 @@ def test_secrets_never_reach_the_note_or_the_log(tmp_path: Path) -> None:
     output = f"found GITHUB_TOKEN={token}\nand sk-ant-api03-{'x' * 40} too"
     proc = vaultops("--vault", str(vault), "tick", env={"FAKE_AGENT_OUTPUT": output})
     assert proc.returncode == 0, proc.stderr
-    assert token not in inbox_of(vault)
-    assert "REDACTED" in inbox_of(vault)
+    assert token not in inbox_text(vault)
+    assert "REDACTED" in inbox_text(vault)
     for log in (vault / ".vaultops" / "state" / "logs").rglob("*.log"):
         assert token not in log.read_text()
 

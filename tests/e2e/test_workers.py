@@ -18,7 +18,8 @@ from typing import Any
 
 from tests.support.fake_servers import JsonSink
 from tests.support.helpers import FAKE_AGENT, REPO, vaultops
-from tests.support.worker_helpers import FAKE_WORKER, WAIT, cli, gone, in_log, listed, logs, wait_for
+from tests.support.waiting import WAIT, wait_for
+from tests.support.worker_helpers import FAKE_WORKER, cli, gone, in_log, listed, logs
 from vaultops.decide.files import files_overlap, patterns_overlap
 from vaultops.run.process import process_start_time
 from vaultops.store.state import StateDB
@@ -59,9 +60,9 @@ def test_spawn_list_inject_logs_terminate(make: Callable[..., Path]) -> None:
     assert "w1" in table and "running" in table
 
     assert cli(vault, "inject", "w1", "hello there").returncode == 0
-    wait_for(lambda: in_log(vault, "w1", "echo: hello there"), said="the injected line echoed")
+    assert wait_for(lambda: in_log(vault, "w1", "echo: hello there")), "the injected line echoed"
     assert cli(vault, "inject", "w1", "env").returncode == 0
-    wait_for(lambda: in_log(vault, "w1", "VAULTOPS_VAULT="), said="the environment printed")
+    assert wait_for(lambda: in_log(vault, "w1", "VAULTOPS_VAULT=")), "the environment printed"
     lines = logs(vault, "w1")
     assert "VAULTOPS_WORKER=w1" in lines and "VAULTOPS_PARENT=person" in lines
     assert f"VAULTOPS_VAULT={vault}" in lines
@@ -86,7 +87,7 @@ def test_a_worker_outlives_the_cli_and_is_killed_when_it_ignores_term(make: Call
     for n in range(3):
         assert listed(vault)["stubborn"]["state"] == "running"
         assert cli(vault, "inject", "stubborn", f"ping {n}").returncode == 0
-        wait_for(lambda n=n: in_log(vault, "stubborn", f"echo: ping {n}"), said=f"ping {n}")
+        assert wait_for(lambda n=n: in_log(vault, "stubborn", f"echo: ping {n}")), f"ping {n}"
     done = cli(vault, "terminate", "stubborn", "--grace", "0.5")
     assert done.returncode == 0 and "killed after 0.5 s" in done.stdout
     assert listed(vault)["stubborn"]["state"] == "exited"
@@ -98,11 +99,12 @@ def test_terminate_reaches_what_the_worker_started_in_a_session_of_its_own(make:
     assert spawn(vault, "parent").returncode == 0
     assert cli(vault, "inject", "parent", "detach").returncode == 0
     line = wait_for(lambda: next((x for x in logs(vault, "parent") if x.startswith("detached ")), None))
+    assert line, "the detached child's pid printed"
     child = int(line.split()[1])
     assert not gone(child)
     try:
         assert cli(vault, "terminate", "parent").returncode == 0
-        wait_for(lambda: gone(child), said="the detached child stopped")
+        assert wait_for(lambda: gone(child)), "the detached child stopped"
     finally:
         if not gone(child):
             os.kill(child, signal.SIGKILL)
@@ -113,13 +115,14 @@ def test_a_worker_that_exits_leaves_nothing_behind(make: Callable[..., Path]) ->
     assert spawn(vault, "quitter").returncode == 0
     assert cli(vault, "inject", "quitter", "detach").returncode == 0
     line = wait_for(lambda: next((x for x in logs(vault, "quitter") if x.startswith("detached ")), None))
+    assert line, "the detached child's pid printed"
     child = int(line.split()[1])
     try:
         time.sleep(3)  # not an assertion: gives the supervisor's tree sampling (every 1 s) time to see it
         assert cli(vault, "inject", "quitter", "exit 3").returncode == 0
-        wait_for(lambda: listed(vault)["quitter"]["state"] == "failed", said="failed with its code")
+        assert wait_for(lambda: listed(vault)["quitter"]["state"] == "failed"), "failed with its code"
         assert listed(vault)["quitter"]["exit_code"] == 3
-        wait_for(lambda: gone(child), said="the detached child stopped")
+        assert wait_for(lambda: gone(child)), "the detached child stopped"
     finally:
         if not gone(child):
             os.kill(child, signal.SIGKILL)
@@ -133,7 +136,7 @@ def test_a_reused_pid_is_not_the_worker(make: Callable[..., Path]) -> None:
     worker = registry.get("gone")
     assert worker is not None and worker.sup_pid is not None
     os.killpg(worker.sup_pid, signal.SIGKILL)  # nothing is left to record the end
-    wait_for(lambda: listed(vault)["gone"]["state"] == "lost", said="the dead worker shown lost")
+    assert wait_for(lambda: listed(vault)["gone"]["state"] == "lost"), "the dead worker shown lost"
     # the pid now belongs to someone else (this test), started at another time
     me = os.getpid()
     wrong = (process_start_time(me) or 0) + 1
@@ -249,7 +252,7 @@ def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]
         "[DONE:pr_ready] CI green",
     )
     assert spawn(vault, "asker", args=tagged).returncode == 0
-    wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:merge_pr]"), said="both answers echoed")
+    assert wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:merge_pr]")), "both answers echoed"
     lines = logs(vault, "asker")
     (tests,) = [line for line in lines if line.startswith("echo: [ANSWER:run_tests]")]
     (merge,) = [line for line in lines if line.startswith("echo: [ANSWER:merge_pr]")]
@@ -258,7 +261,7 @@ def test_requests_are_answered_on_stdin_and_on_the_bus(make: Callable[..., Path]
     assert not any("[ANSWER:investigating]" in line for line in lines)  # STATUS asks for nothing
     # on demand, later: a push to main is escalated like a merge
     assert cli(vault, "inject", "asker", "say [REQUEST:push] branch=main").returncode == 0
-    wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:push] escalate"), said="the push answered")
+    assert wait_for(lambda: in_log(vault, "asker", "echo: [ANSWER:push] escalate")), "the push answered"
     state = StateDB(vault / ".vaultops" / "state" / "state.db")
     events = [e["detail"] for e in state.events("worker_report")]
     state.close()
@@ -281,7 +284,7 @@ def test_a_persona_speaks_through_its_own_notifiers(make: Callable[..., Path]) -
         )
         proc = spawn(vault, "tabs", "--persona", "Tab Fixer", "--notify", sink.url(), args=lines)
         assert proc.returncode == 0, proc.stderr
-        wait_for(lambda: len(sink.received) >= 2, said="two notices")
+        assert wait_for(lambda: len(sink.received) >= 2), "two notices"
         assert cli(vault, "terminate", "tabs").returncode == 0
         titles = [body.get("title", "") for _, body in sink.received]
     # the person hears of the escalated merge and of DONE, from the persona; not of STATUS or approved tests
@@ -297,7 +300,7 @@ def test_a_persona_notice_that_failed_is_retried_through_the_outbox_and_sent_onc
             vault, "tabs", "--persona", "Tab Fixer", "--notify", sink.url(), args=("[DONE:pr_ready] ok",)
         )
         assert proc.returncode == 0, proc.stderr
-        wait_for(lambda: len(sink.received) >= 2, said="the retry")
+        assert wait_for(lambda: len(sink.received) >= 2), "the retry"
         time.sleep(3)  # a third would be a notice sent twice
         titles = [body.get("title", "") for _, body in sink.received]
     assert titles == ["Tab Fixer: done — pr_ready"] * 2
@@ -357,9 +360,8 @@ def test_inject_stream_json_writes_a_claude_code_user_message(make: Callable[...
     vault = make()
     assert spawn(vault, "claude", "--stream-json").returncode == 0
     assert cli(vault, "inject", "claude", "look at the failing test").returncode == 0
-    line = wait_for(
-        lambda: next((x for x in logs(vault, "claude") if x.startswith("echo: {")), None), said="the message"
-    )
+    line = wait_for(lambda: next((x for x in logs(vault, "claude") if x.startswith("echo: {")), None))
+    assert line, "the message"
     assert json.loads(line.removeprefix("echo: ")) == {
         "type": "user",
         "message": {"role": "user", "content": [{"type": "text", "text": "look at the failing test"}]},
@@ -373,7 +375,8 @@ def test_logs_rotate_at_the_size_limit(make: Callable[..., Path]) -> None:
     vault = make("[workers]\nlog_max_bytes = 200\nlog_keep = 2\n")
     assert spawn(vault, "chatty").returncode == 0
     assert cli(vault, "inject", "chatty", "spam 60").returncode == 0
-    wait_for(lambda: logs(vault, "chatty", 1) == ["line 0059 of some output that fills the log"], said="spam")
+    last = ["line 0059 of some output that fills the log"]
+    assert wait_for(lambda: logs(vault, "chatty", 1) == last), "spam"
     folder = vault / ".vaultops" / "state" / "workers" / "chatty"
     names = sorted(p.name for p in folder.iterdir() if p.name.startswith("stdout.log"))
     assert names == ["stdout.log", "stdout.log.1", "stdout.log.2"]
@@ -385,14 +388,14 @@ def test_logs_rotate_at_the_size_limit(make: Callable[..., Path]) -> None:
 def test_a_silent_worker_is_stale_until_it_speaks(make: Callable[..., Path]) -> None:
     vault = make("[workers]\nstale_after = 1\n")
     assert spawn(vault, "quiet").returncode == 0
-    wait_for(lambda: listed(vault)["quiet"]["state"] == "stale", said="stale")
+    assert wait_for(lambda: listed(vault)["quiet"]["state"] == "stale"), "stale"
     status = vaultops("--vault", str(vault), "status", "--json", cwd=vault)
     assert status.returncode == 0, status.stderr
     assert [(w["name"], w["state"]) for w in json.loads(status.stdout)["workers"]] == [("quiet", "stale")]
     shown = vaultops("--vault", str(vault), "status", cwd=vault).stdout
     assert "quiet" in shown and "stale" in shown
     assert cli(vault, "inject", "quiet", "wake up").returncode == 0  # an inject is not liveness; the echo is
-    wait_for(lambda: listed(vault)["quiet"]["state"] == "running", said="running again")
+    assert wait_for(lambda: listed(vault)["quiet"]["state"] == "running"), "running again"
 
 
 def test_a_prompt_is_the_first_line_and_a_profile_gives_the_command(make: Callable[..., Path]) -> None:
@@ -402,14 +405,14 @@ def test_a_prompt_is_the_first_line_and_a_profile_gives_the_command(make: Callab
         f'[profiles.plain]\ncommand = ["{FAKE_WORKER}"]\n'
     )
     assert spawn(vault, "first", "--files", "f/*", "--prompt", "fix the tab bar").returncode == 0
-    wait_for(lambda: in_log(vault, "first", "echo: fix the tab bar"), said="the prompt on stdin")
+    assert wait_for(lambda: in_log(vault, "first", "echo: fix the tab bar")), "the prompt on stdin"
     proc = cli(vault, "spawn", "prof", "--profile", "session", "--prompt", "look", "--files", "p/*")
     assert proc.returncode == 0, proc.stderr
-    wait_for(lambda: in_log(vault, "prof", "asked: look"), said="the prompt in the profile's command")
+    assert wait_for(lambda: in_log(vault, "prof", "asked: look")), "the prompt in the profile's command"
     assert listed(vault)["prof"]["dir"] == str(vault)  # a profile without workdir runs in the vault
     proc = cli(vault, "spawn", "plain", "--files", "q/*", "--profile", "plain", "--prompt", "hi")
     assert proc.returncode == 0, proc.stderr
-    wait_for(lambda: in_log(vault, "plain", "echo: hi"), said="no {prompt}: the prompt on stdin")
+    assert wait_for(lambda: in_log(vault, "plain", "echo: hi")), "no {prompt}: the prompt on stdin"
 
 
 def test_the_library_is_what_the_cli_calls(make: Callable[..., Path]) -> None:
@@ -417,7 +420,7 @@ def test_the_library_is_what_the_cli_calls(make: Callable[..., Path]) -> None:
     worker = control.spawn(vault, "lib", [FAKE_WORKER], dir=vault.root, environ={}, parent="orchestrator")
     assert worker.state == "running" and worker.parent == "orchestrator"
     assert control.inject(vault, "lib", "hi") == "hi"
-    wait_for(lambda: "echo: hi" in control.worker_logs(vault, "lib"), said="echo")
+    assert wait_for(lambda: "echo: hi" in control.worker_logs(vault, "lib")), "echo"
     (row,) = control.list_workers(vault)
     assert row["name"] == "lib" and row["state"] == "running"
     ended, said = control.terminate(vault, "lib", grace=5)

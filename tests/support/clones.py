@@ -11,11 +11,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.helpers import fake_profiles_config, git, make_vault, vaultops
+from tests.support.helpers import INBOX, fake_profiles_config, git, make_vault, vaultops
 from vaultops.model import Request
 from vaultops.scan.note import parse_note
-
-INBOX = "_System/COO-Inbox.md"
 
 
 def request_block(rid: str, text: str, type_: str = "research") -> str:

@@ -7,21 +7,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.helpers import fake_profiles_config, make_vault
+from tests.support.helpers import fake_profiles_config, inbox_path, vault_with
 from vaultops.model import Request
 from vaultops.scan.note import parse_note
 
 
 def daemon_vault(root: Path, inbox: str = "# Inbox\n", *, settle: float = 0, extra: str = "") -> Path:
-    vault = make_vault(root, inbox, fake_profiles=False)
-    (vault / ".vaultops" / "local.toml").write_text(
-        fake_profiles_config(timeout=60)
-        + f"[inbox]\nsettle = {settle}\n\n[daemon]\nreconcile = 2\ngrace = 10\n\n{extra}"
-    )
-    return vault  # local.toml is git-ignored, as in every vault
+    daemon = f"[inbox]\nsettle = {settle}\n\n[daemon]\nreconcile = 2\ngrace = 10\n\n{extra}"
+    local = fake_profiles_config(timeout=60) + daemon
+    return vault_with(root, inbox, local)  # local.toml is git-ignored, as in every vault
 
 
 class Daemon:
@@ -62,22 +58,9 @@ class Daemon:
         return self.stderr.read_text()
 
 
-def inbox_path(vault: Path) -> Path:
-    return vault / "_System" / "COO-Inbox.md"
-
-
 def requests(vault: Path) -> dict[str, Request]:
     note = parse_note("i", inbox_path(vault).read_bytes())
     return {r.id: r for r in note.requests}
-
-
-def wait_for(test: Callable[[], bool], timeout: float = 20, every: float = 0.02) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if test():
-            return True
-        time.sleep(every)
-    return test()
 
 
 def save_in_place(path: Path, text: str) -> None:

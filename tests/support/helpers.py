@@ -12,6 +12,8 @@ from tests.support.paths import REPO
 
 FAKE_AGENT = REPO / "fixtures" / "bin" / "fake-agent"
 
+INBOX = "_System/COO-Inbox.md"  # the inbox note, vault-relative
+
 # A request the rules block (a secret's rotation): it escalates, and the tests answer it.
 ROTATE = "## REQ-rotate\n- ready: yes\nRotate the Stripe secret key and update the production env file.\n"
 
@@ -58,6 +60,28 @@ def make_vault(
         git(root, "add", "-A")
         git(root, "commit", "-qm", "start")
     return root
+
+
+def vault_with(root: Path, inbox: str, local: str, *, fake_profiles: bool = False) -> Path:
+    """A vault as ``make_vault`` makes it (without the fake profiles unless asked), with ``local`` added to
+    its git-ignored ``.vaultops/local.toml``."""
+    vault = make_vault(root, inbox, fake_profiles=fake_profiles)
+    with (vault / ".vaultops" / "local.toml").open("a") as fh:
+        fh.write(local)
+    return vault
+
+
+def routed(profiles: str, routing: str, delays: str) -> str:
+    """``local.toml`` text: the profiles, the ``[routing]`` lines, and the rate-limit waits (a TOML list)."""
+    return profiles + f"[routing]\n{routing}\n\n[retry]\nrate_limit_delays = {delays}\n"
+
+
+def inbox_path(vault: Path) -> Path:
+    return vault / INBOX
+
+
+def inbox_text(vault: Path) -> str:
+    return (vault / INBOX).read_text()
 
 
 def vaultops(

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import signal
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,20 +18,6 @@ from vaultops.store.state import StateDB
 from vaultops.workers.registry import Registry
 
 FAKE_WORKER = str(REPO / "fixtures" / "bin" / "fake-worker")
-WAIT = 30.0  # generous: the machine is shared
-
-
-def wait_for(what: Callable[[], Any], timeout: float = WAIT, said: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = what()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {said or what}")
-        time.sleep(0.02)
-
-
 def gone(pid: int) -> bool:
     """No such process, or only its zombie (whoever inherited it has not reaped it yet)."""
     try:
