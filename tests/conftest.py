@@ -1,11 +1,12 @@
 import os
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-sys.path.insert(0, str(Path(__file__).parent))
+from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.worker_helpers import make  # noqa: F401  (the fixture: a vault whose workers die with the test)
 
 settings.register_profile(
     "default", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -25,4 +26,8 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-from worker_helpers import make  # noqa: E402, F401  (the fixture: a vault whose workers die with the test)
+@pytest.fixture
+def api() -> Iterator[FakeAnthropic]:
+    """The scripted fake Anthropic API, serving for the test; ``api.start()`` gives its base URL."""
+    with FakeAnthropic() as fake:
+        yield fake
