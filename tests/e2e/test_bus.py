@@ -1,4 +1,4 @@
-"""The bus (DESIGN §10): at-least-once delivery with explicit ack, on real state.db files and through the
+"""The bus: at-least-once delivery with explicit ack, on real state.db files and through the
 real command line."""
 
 from __future__ import annotations

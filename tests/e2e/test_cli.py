@@ -1,4 +1,4 @@
-"""The command line's contract (DESIGN §11), each command run as a real process."""
+"""The command line's contract (README, Commands), each command run as a real process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Long-lived workers (DESIGN §10, issue 7 parts 4 and 5), with real child processes.
+"""Long-lived workers (docs/architecture.md), with real child processes.
 
 The worker is ``fixtures/bin/fake-worker``: it prints its arguments as lines, then echoes its stdin.  Every
 test's vault is torn down by killing whatever worker groups it still has, so no process outlives a test.
@@ -230,7 +230,7 @@ def test_other_refusals(make: Callable[..., Path], tmp_path: Path) -> None:
     assert "already running" in one_line_error(spawn(vault, "x"))
     assert "put the command after --" in one_line_error(cli(vault, "spawn", "y", "--dir", str(vault), "cat"))
     assert cli(vault, "terminate", "x").returncode == 0
-    proc = cli(vault, "spawn", "y", "--dir", str(vault), "--prompt", "look")  # DESIGN §10's form
+    proc = cli(vault, "spawn", "y", "--dir", str(vault), "--prompt", "look")  # the README's form
     assert proc.returncode == 0, proc.stderr
     assert listed(vault)["y"]["command"][0] == str(FAKE_AGENT), "the profile [routing] gives code work"
     with (vault / ".vaultops" / "local.toml").open("a") as fh:

@@ -346,3 +346,17 @@ def test_a_note_saved_long_ago_is_past_settling_whatever_the_first_sighting_says
     assert kinds(agenda_for(note, facts, CONFIG)) == {"REQ-5": "builtin"}
     assert agenda_for(note, replace(facts, mtime=WALL - 2), CONFIG).settling[0].seconds == 5.0
     assert timedelta(seconds=agenda_for(note, replace(facts, mtime=WALL - 2), CONFIG).next_settle or 0)
+
+
+def test_the_budget_a_request_is_judged_by_is_the_one_after_its_own_second_opinion_was_paid_for() -> None:
+    config = Config.model_validate({**CONFIG.model_dump(), "classify": {"triage": "claude"}})
+    note = inbox(RESEARCH)
+    routine = TriageOpinion.model_validate(
+        {"type": "research", "complexity": "heavy", "safety_class": "routine", "blocked_classes": [],
+         "reasons": ["a summary"]}
+    )  # fmt: skip
+    opinions = {Target("REQ-2"): SecondOpinion("claude", routine)}
+    before = facts_for(note, opinions=opinions, budget=Budget(1.0, 0.5))
+    assert kinds(agenda_for(note, before, config)) == {"REQ-2": "profile"}
+    spent = replace(before, budget_after={Target("REQ-2"): Budget(1.0, 1.0)})
+    assert kinds(agenda_for(note, spent, config)) == {"REQ-2": "wait"}

@@ -1,4 +1,4 @@
-"""The approval policy (DESIGN §6) as pure logic: the labelled corpus of tool calls, properties that joining
+"""The approval policy as pure logic: the labelled corpus of tool calls, properties that joining
 or wrapping a dangerous command never makes it safer, the tag parser, worker requests, and the [policy]
 config section."""
 

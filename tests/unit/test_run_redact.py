@@ -188,10 +188,11 @@ def test_large_text_is_fast() -> None:
 
     chunk = "line 3f786850e387550fdab836ed7e6dc881de23001b /usr/lib/x.py token_count=5 ok\n"
     text = chunk * 60_000 + "API_KEY=zzz\n"  # ~5 MB
-    start = time.monotonic()
+    # this process's CPU time, which a machine whose cores are busy with other work does not inflate
+    start = time.process_time()
     out = redact(text)
     assert out.endswith("API_KEY=[REDACTED:secret]\n")
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
 
 
 # --- properties ------------------------------------------------------------------------------------

@@ -88,6 +88,8 @@ class Facts:
         default_factory=dict
     )  # request id -> why its workdir is refused
     opinions: Mapping[Target, SecondOpinion | None] = field(default_factory=dict)  # model triage, as asked
+    # the budget as it stood once each request's second opinion was paid for: asking the model costs too
+    budget_after: Mapping[Target, Budget] = field(default_factory=dict)
     fresh: bool = True  # the view of the remote is fresh (or there is none): takeovers may be judged
     busy_files: tuple[tuple[str, ...], ...] = ()  # files: of plan jobs running or taken in this pass
     workers: tuple[LiveWorker, ...] = ()  # live workers
@@ -235,10 +237,11 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
             and handling.kind not in ("builtin", "cancel")
         ):
             continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
-        if handling.kind == "profile" and facts.budget.exhausted:
+        budget = facts.budget_after.get(target, facts.budget)
+        if handling.kind == "profile" and budget.exhausted:
             if handling.approved:
                 continue  # a status line now would close the approval: it runs once the budget allows
-            handling = Handling("wait", handling.decision, facts.budget.waiting_reason())
+            handling = Handling("wait", handling.decision, budget.waiting_reason())
         if (
             handling.kind in ("error", "wait")
             and request.statuses

@@ -1,7 +1,7 @@
 """Claude Code under the gate: the job's ``--settings`` with vaultops's PreToolUse hook on every tool,
 put on the command line of every Claude Code process vaultops starts.
 
-Found by experiment with the real CLI (``tests/test_gate_claude.py`` keeps each one true):
+Found by experiment with the real CLI (``tests/e2e/test_gate_claude.py`` keeps each one true):
 
 - a project's ``.claude/settings.json`` with ``"disableAllHooks": true`` switches off hooks given with
   ``--settings`` too, and its ``env`` reaches the hook's process; so a gated job loads the user's settings

@@ -68,11 +68,13 @@ def agenda(ctx: Context, note: ParsedNote, facts: Facts) -> Agenda:
     first = agenda_for(note, facts, ctx.config)
     if not first.asks:
         return first
-    spent = facts.budget.exhausted
     index = index_by_id(note.requests)
     opinions = dict(facts.opinions)
-    for target in first.asks:
+    budgets = dict(facts.budget_after)
+    for target in first.asks:  # one at a time: each answer's cost counts before the next is asked
         request = target.find(index)
         assert request is not None
+        spent = ctx.budget().exhausted
         opinions[target] = triage.for_request(ctx.vault, ctx.state, note.rel, request, budget_spent=spent)
-    return agenda_for(note, replace(facts, opinions=opinions), ctx.config)
+        budgets[target] = ctx.budget()
+    return agenda_for(note, replace(facts, opinions=opinions, budget_after=budgets), ctx.config)
