@@ -1,16 +1,17 @@
 """A note cut into pieces that parse on their own, so that an unchanged piece need not be parsed again.
 
-A piece runs from a line that starts a top-level heading of level 1 or 2 (``# …`` or ``## …``) to the line
-before the next one.  After such a heading nothing is open (no list, quote, code or HTML block), so the
-outline and the request blocks of a piece do not depend on what stands above it; and request blocks end
-at those headings, so no block spans two pieces.  Two things are checked, not assumed:
+A piece runs from a line that starts a top-level heading of level 1 or 2 (``# …`` or ``## …``; ``cut``
+says which of them) to the line before the next one.  After such a heading nothing is open (no list,
+quote, code or HTML block), so the outline and the request blocks of a piece do not depend on what stands
+above it; and request blocks end at those headings, so no block spans two pieces.  Two things are
+checked, not assumed:
 
 * that a line which looks like such a heading is one: the line before it may leave a fenced code block or
   an HTML block open.  Each piece is parsed together with the line after it, and if that line turns out
   not to be a heading, the rest of the note is parsed as one piece (no guessing, and never quadratic);
 * that the result can be moved: a piece's lines are numbered from 0 and moved to where the piece stands.
-  A piece with bytes that are not UTF-8 names its line numbers in a problem, so it is not moved (``movable``
-  is False) and its parse is not kept.
+  A piece with bytes that are not UTF-8 names their line numbers in a problem, so it is parsed where it
+  stands (``movable`` is False) and its parse is not kept.
 
 The first piece holds the frontmatter and the lines before the first heading.  A piece's ``key`` is a
 hash of its bytes, of the line after it, and of whether it is the first, which is all its parse depends
@@ -23,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import zlib
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, replace
 
@@ -33,7 +35,10 @@ from vaultops.scan.requests import block_requests, mark_duplicates
 from vaultops.scan.text import BOM, NoteText, decode, has_undecodable, split_lines
 
 FORMAT = "pieces-1"  # part of every key: a change to what a piece's parse holds must change this
-_START = re.compile(rb"^#{1,2}(?=[ \t\r\n]|\Z)", re.MULTILINE)  # ATX levels 1-2 at column 0 (a candidate)
+# A line break, then an ATX heading of level 1 or 2 at column 0: a line that may be such a heading (the
+# pattern starts with a literal, which the regex engine searches for quickly)
+_START = re.compile(rb"\n(#{1,2}(?:[ \t][^\r\n]*)?)(?=[\r\n]|\Z)")
+SPREAD = 32
 _BOM = BOM.encode()
 
 
@@ -62,9 +67,13 @@ class PieceParse:
     frontmatter_error: str | None = None
 
 
-def cut(raw: bytes) -> list[Piece]:
-    """The pieces a note would be cut into if each line that looks like a heading were one."""
-    starts = [m.start() for m in _START.finditer(raw) if m.start()]
+def cut(raw: bytes, spread: int = 0) -> list[Piece]:
+    """The pieces a note would be cut into if each line that looks like a heading were one.  Not every
+    such line starts a piece: only those whose hash is 0 modulo ``SPREAD``, so that a piece holds some 30
+    requests and an edit changes one piece (a choice by content, not by count, so lines added above do not
+    move the other pieces' bounds)."""
+    spread = spread or SPREAD
+    starts = [m.start(1) for m in _START.finditer(raw) if not zlib.crc32(m.group(1)) % spread]
     bounds = [0, *starts, len(raw)]
     view = memoryview(raw)
     return [_piece(raw, view, a, b) for a, b in itertools.pairwise(bounds)]
@@ -76,20 +85,24 @@ def rest(raw: bytes, piece: Piece) -> Piece:
 
 
 def _piece(raw: bytes, view: memoryview, start: int, end: int) -> Piece:
-    h = hashlib.blake2b(view[start:end], digest_size=16)
+    after = end
     if end < len(raw):
         nl = raw.find(b"\n", end)
-        h.update(view[end : len(raw) if nl < 0 else nl + 1])
-    h.update(b"\0first" if start == 0 else b"\0")
-    return Piece(start, end, start == 0, f"{FORMAT}:{h.hexdigest()}")
+        after = len(raw) if nl < 0 else nl + 1
+    # the lengths first, so that a piece and its next line never hash like a longer piece with no next
+    h = hashlib.sha256(b"%d %d %d\n" % (start == 0, end - start, after - end))  # sha256: hashlib's quickest
+    h.update(view[start:end])
+    h.update(view[end:after])
+    return Piece(start, end, start == 0, f"{FORMAT}:{h.hexdigest()[:32]}")
 
 
-def walk(raw: bytes, step: Callable[[Piece, int], tuple[int, bool]]) -> None:
+def walk(raw: bytes, step: Callable[[Piece, int], tuple[int, bool]], spread: int = 0) -> None:
     """Call ``step(piece, line)`` for each piece in order, ``line`` being its first line in the note.  It
     returns the piece's number of lines and whether the piece joins the next one cleanly; when it does
-    not, ``step`` must have kept nothing of it, and is called once more for the rest of the note."""
+    not, ``step`` must have kept nothing of it, and is called once more for the rest of the note.
+    ``spread``: see ``cut`` (the tests cut at every heading)."""
     line = 0
-    for piece in cut(raw):
+    for piece in cut(raw, spread):
         n, joins = step(piece, line)
         if not joins:
             step(rest(raw, piece), line)
@@ -177,7 +190,7 @@ def cached_parse(entry: object, piece: Piece, file: str, full: bool) -> PiecePar
 
 
 def parse_note_cached(
-    rel: str, raw: bytes, cache: MutableMapping[str, object], *, full: bool = True
+    rel: str, raw: bytes, cache: MutableMapping[str, object], *, full: bool = True, spread: int = 0
 ) -> ParsedNote:
     """``parse_note(rel, raw, full=full)``, with each piece's parse taken from ``cache`` when it is there
     (an entry that is not exactly one for this piece is ignored), and put there when it had to be made.
@@ -200,7 +213,7 @@ def parse_note_cached(
             found.extend(moved(r, by) for r in parse.requests)
         return parse.n_lines, parse.joins
 
-    walk(raw, step)
+    walk(raw, step, spread)
     head = first[0]
     text = NoteText.from_bytes(raw)
     requests = mark_duplicates(found)
