@@ -238,6 +238,16 @@ def worker_rows(vault: Vault) -> list[dict[str, Any]]:
     silence, ``lost`` when the process is gone); none without a state.db, which status does not create."""
     if not (vault.state_dir / "state.db").exists():
         return []
+    state = _state(vault)
+    if state is None:
+        return []
+    try:  # no worker has ever run here (the usual case): no need to load the workers' code
+        if state.db.execute("SELECT 1 FROM workers LIMIT 1").fetchone() is None:
+            return []
+    except sqlite3.Error:
+        return []
+    finally:
+        state.close()
     from vaultops.workers.control import list_workers
 
     try:
