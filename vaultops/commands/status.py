@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import sqlite3
 import time
-from typing import Any
+from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 from vaultops import __version__
 from vaultops.base.errors import VaultopsError
 from vaultops.model import Request, State
 from vaultops.scan.note import ParsedNote, content_hash
-from vaultops.store.notes import NoteWriter, read_raw
+from vaultops.scan.pieces import Piece, PieceParse, moved, parse_piece, walk
+from vaultops.scan.requests import mark_duplicates
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
+if TYPE_CHECKING:
+    from vaultops.store.notes import NoteWriter
 
-def _kind_and_safety(request: Request, vault: Vault) -> tuple[str | None, str | None]:
+
+def _kind_and_safety(
+    request: Request, vault: Vault, known: dict[str, Any] | None = None
+) -> tuple[str | None, str | None]:
+    """``known``: the classifier's answers kept from earlier runs, by a hash of what it was asked."""
     if request.outcomes:
         last = request.outcomes[-1]
         return last.type or None, last.safety_class or None
@@ -28,39 +37,58 @@ def _kind_and_safety(request: Request, vault: Vault) -> tuple[str | None, str | 
         return explicit, safety
     if request.text is None or request.problems:
         return explicit, None
+    asked = hashlib.blake2b(
+        f"{explicit}\0{request.text}".encode("utf-8", "surrogateescape"), digest_size=16
+    ).hexdigest()
+    if known is not None:
+        answer = known.get(asked)
+        if type(answer) is tuple and len(answer) == 2 and all(a is None or type(a) is str for a in answer):
+            return answer
     from vaultops.decide.route import decide_text  # only open requests need the classifier
 
     decision = decide_text(request.text, explicit, vault.config)
+    if known is not None:
+        known[asked] = (decision.type, decision.safety_class)
     return decision.type, decision.safety_class
 
 
+def _row(r: Request, vault: Vault, known: dict[str, Any] | None = None) -> list[Any]:
+    kind, safety = _kind_and_safety(r, vault, known)
+    lock = r.lock
+    return [r.id, r.state.value, kind, safety, f"{lock.agent}@{lock.host}" if lock else None, r.updated]
+
+
+_COLUMNS = ("id", "state", "type", "safety_class", "locked_by", "updated")
+
+
+def _said(r: Request) -> list[tuple[int, str]]:
+    """(line, problem) for each problem worth a warning: those of requests that would run."""
+    return [(r.start, p) for p in r.problems] if r.state in (State.OPEN, State.ERROR) else []
+
+
 def _rows_of(note: ParsedNote, vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
-    warnings: list[str] = []
-    rows: list[dict[str, Any]] = []
-    for r in note.requests:
-        kind, safety = _kind_and_safety(r, vault)
-        lock = r.lock
-        rows.append(
-            {
-                "id": r.id,
-                "file": r.file,
-                "state": r.state.value,
-                "type": kind,
-                "safety_class": safety,
-                "locked_by": f"{lock.agent}@{lock.host}" if lock else None,
-                "updated": r.updated,
-            }
-        )
-        for problem in r.problems:
-            if r.state in (State.OPEN, State.ERROR):
-                warnings.append(f"{r.file}:{r.start + 1}: {problem}")
+    rows = [_as_row(note.rel, _row(r, vault)) for r in note.requests]
+    warnings = [f"{note.rel}:{line + 1}: {p}" for r in note.requests for line, p in _said(r)]
     return rows, warnings
+
+
+def _as_row(rel: str, values: list[Any]) -> dict[str, Any]:
+    ident, state, kind, safety, locked_by, updated = values
+    return {
+        "id": ident,
+        "file": rel,
+        "state": state,
+        "type": kind,
+        "safety_class": safety,
+        "locked_by": locked_by,
+        "updated": updated,
+    }
 
 
 def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows for every request: the inbox's, then one per plan note of the queue folder."""
-    writer = NoteWriter(vault)
     state = _state(vault)
+    writer: list[NoteWriter] = []  # made when a plan note must be parsed
     rows: list[dict[str, Any]] = []
     warnings: list[str] = []
     try:
@@ -74,18 +102,32 @@ def request_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     return rows, warnings
 
 
+def _read(vault: Vault, rel: str) -> bytes | None:
+    path = vault.resolve(rel)
+    if not path.exists():
+        return None
+    max_bytes = int(vault.config.inbox.max_mb * 1_000_000)
+    if path.stat().st_size > max_bytes:
+        from vaultops.store.notes import read_raw  # it says why, in the words every command uses
+
+        return read_raw(path, max_bytes=max_bytes, rel=rel)
+    return path.read_bytes()
+
+
 def _note_rows(
-    vault: Vault, rel: str, writer: NoteWriter, state: StateDB | None
+    vault: Vault, rel: str, writer: list[NoteWriter], state: StateDB | None
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """One note's rows.  They depend only on the note's bytes, so they are kept in state.db under the
-    note's content hash: asking again about an unchanged note does not parse it again."""
+    """One note's rows.  They depend only on the note's bytes, so they are kept in state.db: a plan note's
+    under its content hash, other notes' per piece (``vaultops.scan.pieces``), so that after an edit only
+    the pieces that changed are parsed again."""
     try:
-        path = vault.resolve(rel)
-        if not path.exists():
-            return [], [f"{rel}: no inbox yet; run `vaultops init`"] if rel == vault.inbox_rel else []
-        raw = read_raw(path, max_bytes=writer.max_bytes, rel=rel)
+        raw = _read(vault, rel)
     except VaultopsError as exc:
         return [], [exc.message]
+    if raw is None:
+        return [], [f"{rel}: no inbox yet; run `vaultops init`"] if rel == vault.inbox_rel else []
+    if not vault.is_plan_note(rel):
+        return _piece_rows(vault, rel, raw)
     key = f"status-rows:{__version__}:{rel}"
     digest = content_hash(raw)
     if state is not None:
@@ -94,10 +136,100 @@ def _note_rows(
             doc = json.loads(cached)
             if doc.get("hash") == digest:
                 return doc["rows"], doc["warnings"]
-    rows, warnings = _rows_of(writer.parse(rel, raw, full=True), vault)
+    if not writer:
+        from vaultops.store.notes import NoteWriter  # it knows how to read a plan note
+
+        writer.append(NoteWriter(vault))
+    rows, warnings = _rows_of(writer[0].parse(rel, raw, full=True), vault)
     if state is not None:
         with contextlib.suppress(sqlite3.Error):
             state.set(key, json.dumps({"hash": digest, "rows": rows, "warnings": warnings}))
+    return rows, warnings
+
+
+# A piece's rows as kept: [its key, lines, rows, warnings ((line, problem))], line numbers counted from the
+# piece's first line, in one file per note (vaultops.store.kept).
+Kept = list[Any]
+_KEYS = frozenset(("id", "file", "state", "type", "safety_class", "locked_by", "updated"))
+
+
+def _usable(entry: object, key: str, rel: str) -> Kept | None:
+    """A kept piece if it has the shape of one; anything else is parsed again.  (The file's hash already
+    rules out damage; this rules out a file some other version of vaultops wrote.)"""
+    if not (type(entry) is list and len(entry) == 4 and entry[0] == key):
+        return None
+    n, rows, said = entry[1], entry[2], entry[3]
+    if not (type(n) is int and n >= 0):
+        return None
+    if not (type(rows) is list and type(said) is list):
+        return None
+    if not all(
+        type(v) is dict and v.keys() == _KEYS and type(v["id"]) is str and v["file"] == rel for v in rows
+    ):
+        return None
+    if not all(type(w) is tuple and len(w) == 2 and type(w[0]) is int and type(w[1]) is str for w in said):
+        return None
+    return entry
+
+
+def _part(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    part = doc.get(name)
+    return part if type(part) is dict else {}
+
+
+def _piece_rows(
+    vault: Vault, rel: str, raw: bytes, spread: int = 0
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A note's rows, each piece's from the kept ones when the piece is unchanged.  A piece whose ids are
+    also used elsewhere in the note is parsed again (its rows depend on the rest of the note)."""
+    from vaultops.store import kept as keep
+
+    where = keep.path_for(vault.state_dir, f"status-{__version__}", rel)
+    doc = keep.load(where)
+    kept, known = _part(doc, "pieces"), dict(_part(doc, "classes"))
+    if len(known) > 10_000:  # answers for texts long gone
+        known = {}
+    now: dict[str, Kept] = {}
+    # (piece, its first line, its kept rows or its parse)
+    got: list[tuple[Piece, int, Kept | PieceParse]] = []
+
+    def step(piece: Piece, line: int) -> tuple[int, bool]:
+        entry = _usable(kept.get(piece.key), piece.key, rel)
+        if entry is not None:
+            got.append((piece, line, entry))
+            now[piece.key] = entry
+            return entry[1], True
+        parse = parse_piece(raw, piece, rel, line, full=True)
+        if parse.joins:
+            got.append((piece, line, parse))
+        return parse.n_lines, parse.joins
+
+    walk(raw, step, spread)
+    ids = [
+        i
+        for _, _, one in got
+        for i in ([r.id for r in one.requests] if isinstance(one, PieceParse) else [v["id"] for v in one[2]])
+    ]
+    counts = Counter(ids) if len(set(ids)) < len(ids) else None
+    rows: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for piece, line, one in got:
+        if not isinstance(one, PieceParse):
+            if counts is None or all(counts[v["id"]] == 1 for v in one[2]):
+                rows += one[2]
+                warnings += [f"{rel}:{line + at + 1}: {p}" for at, p in one[3]]
+                continue
+            one = parse_piece(raw, piece, rel, line, full=True)
+        by = line if one.movable else 0
+        done = mark_duplicates([moved(r, by) for r in one.requests], counts)
+        rows += [_as_row(rel, _row(r, vault, known)) for r in done]
+        warnings += [f"{rel}:{at + 1}: {p}" for r in done for at, p in _said(r)]
+        if one.movable and one.key not in now:
+            # kept without the duplicate problems: those depend on the rest of the note
+            alone = [_as_row(rel, _row(r, vault, known)) for r in one.requests]
+            now[piece.key] = [piece.key, one.n_lines, alone, [w for r in one.requests for w in _said(r)]]
+    if now != kept or known != _part(doc, "classes"):
+        keep.save(where, {"pieces": now, "classes": known})
     return rows, warnings
 
 
@@ -106,6 +238,16 @@ def worker_rows(vault: Vault) -> list[dict[str, Any]]:
     silence, ``lost`` when the process is gone); none without a state.db, which status does not create."""
     if not (vault.state_dir / "state.db").exists():
         return []
+    state = _state(vault)
+    if state is None:
+        return []
+    try:  # no worker has ever run here (the usual case): no need to load the workers' code
+        if state.db.execute("SELECT 1 FROM workers LIMIT 1").fetchone() is None:
+            return []
+    except sqlite3.Error:
+        return []
+    finally:
+        state.close()
     from vaultops.workers.control import list_workers
 
     try:

@@ -15,18 +15,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-import frontmatter
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from vaultops import lines as fmt
 from vaultops.base.durations import parse_duration
 from vaultops.base.names import name_from, name_problem
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.requests import whole_note_request
-from vaultops.scan.schedule import Schedule, ScheduleError, parse_schedule
 from vaultops.vault import inside_any
+
+if TYPE_CHECKING:  # croniter is imported only when a plan note with a schedule is read
+    from vaultops.scan.schedule import Schedule
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
@@ -50,6 +49,9 @@ class Plan:
 
 def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
     """A plan note's settings and prompt.  ``tz``: any aware time in the vault's zone (for ``once``)."""
+    import frontmatter  # PyYAML: only a plan note being read needs it
+    import yaml
+
     try:
         post = frontmatter.loads(text)
     except yaml.YAMLError as exc:
@@ -81,6 +83,8 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
     tasks = _strings(meta.get("tasks"), "tasks", rel, problems)
     schedule = None
     if (raw := text_of("schedule")) is not None:
+        from vaultops.scan.schedule import ScheduleError, parse_schedule
+
         try:
             schedule = parse_schedule(raw, tz)
         except ScheduleError as exc:

@@ -67,17 +67,26 @@ def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Hea
 def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
     """The requests in a note.  With ``full=False`` a request that will not run as it stands (finished, or
     escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs."""
+    return mark_duplicates(block_requests(lines, outline, file, full=full))
+
+
+def block_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
+    """Each block's request on its own: everything but the check for ids used twice in the note, which
+    ``mark_duplicates`` adds (``vaultops.scan.pieces`` parses a note's blocks separately)."""
     items = sorted(outline.items)
-    requests = [
+    return [
         _misshapen(_parse_block(lines, items, file, h, end, subs, full), h)
         for h, end, subs in _blocks(outline, len(lines))
     ]
-    counts = Counter(r.id for r in requests)
-    if all(c == 1 for c in counts.values()):
+
+
+def mark_duplicates(requests: list[Request], counts: Counter[str] | None = None) -> list[Request]:
+    """The requests, those whose id the note uses more than once with a problem saying so.  ``counts``:
+    how often each id occurs in the whole note, when ``requests`` are only some of its requests."""
+    if counts is None:
+        counts = Counter(r.id for r in requests)
+    if all(counts[r.id] == 1 for r in requests):
         return requests
-    firsts: dict[str, int] = {}
-    for r in requests:
-        firsts.setdefault(r.id, r.start)
     out = []
     for r in requests:
         if counts[r.id] > 1:
