@@ -10,7 +10,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -467,11 +466,10 @@ def test_a_request_still_being_typed_is_not_taken(tmp_path: Path) -> None:
     typing = "## REQ-typing\n- type: env-check\nIs git inst"
     inbox = "# Inbox\n\n## REQ-good\n- type: env-check\n- ready: yes\nIs git installed?\n\n" + typing
     inbox_path(vault).write_text(inbox)  # just written: settle (3 s in the template) has not passed
-    started = time.monotonic()
     proc = vaultops("--vault", str(vault), "tick", "--no-wait")
-    took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr
-    assert took < 2.5, "--no-wait waited for the settling request"
+    # A tick that waited for the settling request would then have taken it: its state below says it did
+    # not, with no clock to read (a loaded machine once made a timing check here fail).
     assert re.search(r"^waiting: REQ-typing \(settling, [0-9.]+ s to go\)$", proc.stdout, re.M), proc.stdout
     assert "REQ-good: done" in proc.stdout
     after = inbox_path(vault).read_text()

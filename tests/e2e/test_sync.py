@@ -288,12 +288,14 @@ def test_sync_conflict_copies_are_never_taken_as_requests(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_a_daemon_paused_past_its_lease_is_taken_over_and_its_result_recorded_as_late(tmp_path: Path) -> None:
-    # a short lease: a 2 s timeout, one 0.1 s rate-limit wait, 0.5 s margin: 2 * 2 + 0.1 + 0.5 = 4.6 s
+    # a short lease: a 5 s timeout, one 0.1 s rate-limit wait, 0.5 s margin: 2 * 5 + 0.1 + 0.5 = 10.6 s.  The
+    # timeout leaves the 1.5 s agent room to start on a loaded machine: one that timed out would be tried
+    # again by machine 0's dispatcher, a second run that this test would rightly count.
     extra = (
         "[retry]\nrate_limit_delays = [0.1]\n\n[git]\nlease_margin = 0.5\n\n"
         "[daemon]\nfetch = 0.3\nreconcile = 1\n"
     )
-    fleet = Fleet(tmp_path, 2, inbox_of(1), extra=extra, timeout=2)
+    fleet = Fleet(tmp_path, 2, inbox_of(1), extra=extra, timeout=5)
     env = {**os.environ, **fleet.env, "FAKE_AGENT_SLEEP": "1.5"}
     first = subprocess.Popen(
         [sys.executable, "-m", "vaultops", "--vault", str(fleet.clones[0]), "run"],
