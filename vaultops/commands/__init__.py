@@ -1,0 +1,37 @@
+"""The commands of the CLI as library calls: one module per command, each function a ``Report``.
+
+Each module is imported when first used (PEP 562), so that ``vaultops.cli`` can name them all at its top
+and a command pays only for its own: ``vaultops hook`` never imports the pipeline, ``vaultops bus`` never
+the config.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vaultops.commands import (
+        bus,
+        classify,
+        doctor,
+        hook,
+        output,
+        overview,
+        scaffold,
+        service,
+        submit,
+        tick,
+        worker,
+    )
+
+__all__ = [
+    "bus", "classify", "doctor", "hook", "output", "overview", "scaffold", "service", "submit", "tick",
+    "worker",
+]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return import_module(f"{__name__}.{name}")  # importing it also sets it on this package

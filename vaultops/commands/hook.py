@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from vaultops.gate.answer import HookAnswer, refusal
 from vaultops.gate.answer import answer as answer_event
-from vaultops.gate.answer import refusal
 from vaultops.gate.job import job_from_environ
 
 DEADLINE = 5.0  # seconds; Claude Code's own timeout (30 s as wired by `init --claude`) lets the call through
@@ -57,8 +57,10 @@ def _watchdog(event_name: list[str]) -> None:
     signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
-def main(vault_arg: str | None) -> int:
-    """``vaultops hook``: read the event, print the decision.  Never raises, never exits 1."""
+def answer(vault: Path | None) -> HookAnswer:
+    """``vaultops hook``: read the event on stdin, decide.  Never raises: whatever happens, the answer
+    denies (or blocks with exit 2), never lets the call through by exiting 1.  ``vault`` None: no vault is
+    known, so the default table holds and nothing is recorded."""
     event_name = [""]
     try:
         _watchdog(event_name)
@@ -66,14 +68,6 @@ def main(vault_arg: str | None) -> int:
         with contextlib.suppress(ValueError, AttributeError):
             peek = json.loads(raw)
             event_name[0] = peek.get("hook_event_name", "") if isinstance(peek, dict) else ""
-        vault_text = vault_arg or os.environ.get("VAULTOPS_VAULT")
-        vault = Path(vault_text).expanduser() if vault_text else None
-        result = answer_event(raw, job_from_environ(os.environ, vault))
+        return answer_event(raw, job_from_environ(os.environ, vault))
     except BaseException as exc:  # the hook must answer, whatever happened
-        result = refusal(event_name[0], f"internal error {exc!r}")
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.write(result.stdout)
-        sys.stdout.flush()
-        sys.stderr.write(result.stderr)
-        sys.stderr.flush()
-    return result.exit_code
+        return refusal(event_name[0], f"internal error {exc!r}")
