@@ -30,6 +30,9 @@ def _vault(args: argparse.Namespace) -> Vault:
     return Vault.open(args.vault)
 
 
+SPAWN_OPTIONS = ("dir", "files", "persona", "notify", "parent", "stream_json", "prompt", "profile")
+
+
 def _text(arg: str) -> str:
     return sys.stdin.read() if arg == "-" else arg
 
@@ -89,11 +92,7 @@ def cmd_worker(args: argparse.Namespace) -> Report:
     worker, vault, action = commands.worker, _vault(args), args.worker_command
     if action == "spawn":
         args, command = _spawn_arguments(args)
-        return worker.spawn(
-            vault, args.name, command, dir=args.dir, files=args.files, persona=args.persona,
-            notify=args.notify, parent=args.parent, stream_json=args.stream_json, prompt=args.prompt,
-            profile=args.profile,
-        )  # fmt: skip
+        return worker.spawn(vault, args.name, command, **{key: getattr(args, key) for key in SPAWN_OPTIONS})
     if action == "list":
         return worker.list_workers(vault)
     if action == "inject":

@@ -37,24 +37,9 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def spawn(
-    vault: Vault,
-    name: str,
-    command: Sequence[str],
-    *,
-    dir: str | None = None,
-    files: Sequence[str] = (),
-    persona: str | None = None,
-    notify: Sequence[str] = (),
-    parent: str = "person",
-    stream_json: bool = False,
-    prompt: str | None = None,
-    profile: str | None = None,
-) -> Report:
-    worker = control.spawn(
-        vault, name, list(command), dir=dir, files=list(files), persona=persona, notify=list(notify),
-        parent=parent, stream_json=stream_json, prompt=prompt, profile=profile,
-    )  # fmt: skip
+def spawn(vault: Vault, name: str, command: Sequence[str], **options: Any) -> Report:
+    """Start worker ``name`` (``vaultops.workers.control.spawn``, which takes the same options)."""
+    worker = control.spawn(vault, name, command, **options)
     doc = {"name": worker.name, "state": worker.state, "pid": worker.pid, "dir": worker.dir}
     return Report([f"worker {worker.name} {worker.state} (pid {worker.pid}) in {worker.dir}"], doc)
 
