@@ -39,14 +39,16 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where), name)
-    globals()[name] = value  # asked once: later lookups find it without coming here
-    return value
+# mypy sees the names imported above, and calls any other name a typo; Python asks this for them
+if not TYPE_CHECKING:
 
+    def __getattr__(name: str) -> object:
+        where = _LAZY.get(name)
+        if where is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(import_module(where), name)
+        globals()[name] = value  # asked once: later lookups find it without coming here
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

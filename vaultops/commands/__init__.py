@@ -31,7 +31,10 @@ __all__ = [
 ]  # fmt: skip
 
 
-def __getattr__(name: str) -> object:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return import_module(f"{__name__}.{name}")  # importing it also sets it on this package
+# mypy sees the names imported above, and calls any other name a typo; Python asks this for them
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        if name not in __all__:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return import_module(f"{__name__}.{name}")  # importing it also sets it on this package
