@@ -5,8 +5,9 @@
 Each figure is the median wall time of N fresh processes (interleaved, so that a busy moment of the machine
 falls on every command alike), beside a baseline measured in the same run, a bare ``python -c pass``:
 
-- ``vaultops hook``: the policy gate's hook as ``init --claude`` wires it, one PreToolUse event on stdin
-  (Claude Code pays this before every tool call; the goal is p50 <= 50 ms);
+- ``vaultops hook``: the policy gate's hook as ``init --claude`` wires it (``sh -c`` of that command, as
+  Claude Code runs it), one PreToolUse event on stdin; Claude Code pays this before every tool call, and
+  the goal is p50 <= 50 ms.  Also as the console script, ``vaultops --vault V hook``;
 - ``vaultops --help``: the parser alone;
 - ``vaultops status``: a small vault (the template's inbox), its rows cached after the first run;
 - ``import vaultops``: the package alone (what a library user pays before the first call).
@@ -24,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from vaultops.commands.hook import hook_command
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -58,7 +61,8 @@ def main() -> int:
         program = vaultops_argv()
         cases = {
             "baseline: python -c pass": [sys.executable, "-c", "pass"],
-            "vaultops hook": [*program, "--vault", str(vault), "hook"],
+            "vaultops hook (as wired)": ["sh", "-c", hook_command(vault)],
+            "vaultops --vault V hook": [*program, "--vault", str(vault), "hook"],
             "vaultops --help": [*program, "--help"],
             "vaultops status": [*program, "--vault", str(vault), "status"],
             "python -c 'import vaultops'": [sys.executable, "-c", "import vaultops"],
@@ -74,7 +78,7 @@ def main() -> int:
     for name in cases:
         p50 = statistics.median(times[name])
         print(f"{name:<32} {p50:8.1f} {p50 / base:7.2f}")
-    print(f"({shlex.join(cases['vaultops hook'][:1])} …; goal for the hook: p50 <= 50 ms)")
+    print(f"({shlex.join(program)} …; goal for the hook: p50 <= 50 ms)")
     return 0
 
 

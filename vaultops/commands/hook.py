@@ -24,16 +24,22 @@ from vaultops.gate.job import job_from_environ
 DEADLINE = 5.0  # seconds; Claude Code's own timeout (30 s as wired by `init --claude`) lets the call through
 
 
-def hook_command(vault: Path | None, argv0: str | None = None) -> str:
-    """The shell command for ``.claude/settings.json``: this very vaultops (absolute), ``hook``, the vault.
+# The hook's program: Python without site (``-I -S``), as the gate's thin client runs, given the folder that
+# holds the vaultops package.  Site's start-up (every .pth file of every installed package) is a good part
+# of a call's cost, and the hook needs nothing but the standard library and vaultops: a test holds it so.
+_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from vaultops.cli import main; sys.exit(main())"
+PACKAGE_FOLDER = Path(__file__).resolve().parents[2]
 
-    ``|| exit 2`` turns any other failure (vaultops missing, a crash before it could answer) into Claude
+
+def hook_command(vault: Path | None, argv0: str | None = None) -> str:
+    """The shell command for ``.claude/settings.json``: this very Python (absolute), this vaultops,
+    ``hook``, the vault.  ``argv0`` is no longer used (the command does not depend on how vaultops was
+    started); it is accepted for callers that still pass it.
+
+    ``|| exit 2`` turns any other failure (Python missing, a crash before it could answer) into Claude
     Code's blocking exit code: a hook that exits 1 would let the call through."""
-    argv0 = argv0 if argv0 is not None else sys.argv[0]
-    if argv0 and os.path.basename(argv0) == "vaultops" and os.access(argv0, os.X_OK):
-        program = [os.path.abspath(argv0)]
-    else:
-        program = [os.path.abspath(sys.executable), "-m", "vaultops"]
+    del argv0
+    program = [os.path.abspath(sys.executable), "-I", "-S", "-c", _BOOT, str(PACKAGE_FOLDER)]
     if vault is not None:
         program += ["--vault", str(vault.resolve())]
     return shlex.join([*program, "hook"]) + " || exit 2"
