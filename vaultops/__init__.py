@@ -15,8 +15,9 @@ or pydantic.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+import sys
+
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
 
 __version__ = "0.1.0"
 
@@ -46,7 +47,8 @@ if not TYPE_CHECKING:
         where = _LAZY.get(name)
         if where is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(import_module(where), name)
+        __import__(where)  # not importlib.import_module: importing importlib costs the hook's start-up
+        value = getattr(sys.modules[where], name)
         globals()[name] = value  # asked once: later lookups find it without coming here
         return value
 

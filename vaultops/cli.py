@@ -7,9 +7,7 @@ import contextlib
 import json
 import os
 import sys
-import traceback
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from vaultops import commands
 from vaultops.base import layout
@@ -17,6 +15,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.commands.output import Report
 from vaultops.vault import Vault
 
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
 if TYPE_CHECKING:  # the gate's module imports the whole policy: only `vaultops hook` loads it
     from vaultops.gate.answer import HookAnswer
 
@@ -175,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_worker_parser(sub: Any) -> None:
+def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``worker`` subcommand and its actions, under the top-level parser's subparsers."""
     p = sub.add_parser("worker", help="long-lived worker sessions: spawn, list, inject, terminate, logs")
     actions = p.add_subparsers(dest="worker_command", required=True, metavar="ACTION")
@@ -307,7 +306,7 @@ def _failed(exc: BaseException) -> int:
         return 0
     # the last line of defence: one sentence, and the trace for a bug report
     print(f"vaultops: internal error: {exc!r}; please report it with the trace below", file=sys.stderr)
-    traceback.print_exception(exc)
+    sys.__excepthook__(type(exc), exc, exc.__traceback__)  # the trace, as an uncaught error prints it
     return 70
 
 

@@ -26,11 +26,11 @@ from pydantic import (
 
 from vaultops.base.argv import check_template
 from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.config_files import config_layers
 from vaultops.base.errors import ConfigError
 from vaultops.base.layout import CONFIG_FILE as CONFIG_FILE  # re-exported: where the rest of vaultops looks
-from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE, config_layers
+from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE
 from vaultops.base.layout import LOCAL_FILE as LOCAL_FILE
-from vaultops.policy.table import check_overrides
 
 ENV_PREFIX = "VAULTOPS_"
 TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
@@ -239,6 +239,10 @@ class Config(_Section):
     @field_validator("policy")
     @classmethod
     def _policy_actions(cls, value: dict[str, str]) -> dict[str, str]:
+        # here, not at the top: the table imports difflib (for its suggestions), a cost every command that
+        # reads its config would pay, though only a config with a [policy] table needs it
+        from vaultops.policy.table import check_overrides
+
         problems = check_overrides(value)[1]
         if problems:
             raise ValueError(problems[0])

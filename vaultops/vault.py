@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import socket
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from vaultops.base.errors import UnsafePath
 from vaultops.base.layout import STATE_DIR as STATE_DIR  # re-exported: where the rest of vaultops looks
 from vaultops.base.layout import vault_root
 
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
 if TYPE_CHECKING:
     from vaultops.config import Config
 
@@ -99,7 +98,7 @@ class Vault:
 
     @property
     def host(self) -> str:
-        return self.config.agent.host or socket.gethostname().split(".")[0] or "localhost"
+        return self.config.agent.host or os.uname().nodename.split(".")[0] or "localhost"
 
     @property
     def allowed_roots(self) -> list[Path]:

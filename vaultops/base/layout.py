@@ -1,20 +1,16 @@
-"""Where a vault and its files are, found without its configuration: the standard library only.
+"""Where a vault and its files are, found without its configuration: a few modules of the standard library.
 
-The one way every command finds its vault (``--vault``, else ``$VAULTOPS_VAULT``, else the current folder),
-the fixed paths inside it, and the one reader of its config files' TOML.  ``vaultops.config`` validates what
-this reads; the policy gate's hook reads just the ``[policy]`` tables through it, and so never pays for
-importing pydantic.
+The one way every command finds its vault (``--vault``, else ``$VAULTOPS_VAULT``, else the current folder)
+and the fixed paths inside it.  Reading the config files is ``vaultops.base.config_files``.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from vaultops.base.errors import ConfigError, VaultError
+from vaultops.base.errors import VaultError
 
 VAULT_ENV = "VAULTOPS_VAULT"
 DOT_DIR = ".vaultops"
@@ -25,15 +21,6 @@ LOCAL_FILE = ".vaultops/local.toml"
 CONFIG_FILES = (CONFIG_FILE, LOCAL_FILE)  # shared, then local over it
 DEFAULT_INBOX = "_System/COO-Inbox.md"
 DEFAULT_QUEUE = "executor-queue"
-
-
-class UnreadableConfig(ConfigError):
-    """A config file that exists but cannot be read as TOML; ``why`` says what is wrong with it."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"{path}: {why}")
-        self.path = path
-        self.why = why
 
 
 PathArg = str | os.PathLike[str] | None
@@ -67,32 +54,3 @@ def require_dot_dir(root: Path) -> Path:
             f"{root}: not a vaultops vault (no .vaultops folder); pass --vault DIR or run `vaultops init`"
         )
     return root
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """One config file's tables; {} when it does not exist."""
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise UnreadableConfig(path, f"not valid TOML ({exc}); fix the syntax") from None
-    except OSError as exc:
-        raise UnreadableConfig(path, f"cannot be read ({exc.strerror})") from None
-
-
-def config_layers(root: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Each config file of the vault with its tables: config.toml, then local.toml (which wins)."""
-    return [(root / name, read_toml(root / name)) for name in CONFIG_FILES]
-
-
-def policy_tables(root: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Each config file's ``[policy]`` table, in the order they apply, as written (not yet checked)."""
-    tables: list[tuple[Path, dict[str, Any]]] = []
-    for path, data in config_layers(root):
-        section = data.get("policy", {})
-        if not isinstance(section, dict):
-            raise ConfigError(f"{path}: [policy] must be a table of action = verdict")
-        tables.append((path, section))
-    return tables

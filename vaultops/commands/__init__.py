@@ -7,8 +7,9 @@ the config.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+import sys
+
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
 
 if TYPE_CHECKING:
     from vaultops.commands import (
@@ -37,4 +38,5 @@ if not TYPE_CHECKING:
     def __getattr__(name: str) -> object:
         if name not in __all__:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return import_module(f"{__name__}.{name}")  # importing it also sets it on this package
+        __import__(f"{__name__}.{name}")  # which also sets it on this package
+        return sys.modules[f"{__name__}.{name}"]

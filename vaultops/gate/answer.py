@@ -11,7 +11,7 @@ fails closed on its own:
 - input that is not an event it answers (not JSON, another event): exit 2 with the reason on stderr, which
   blocks whatever the event was.
 
-The config's ``[policy]`` tables are read by the config files' one reader (``vaultops.base.layout``) and
+The config's ``[policy]`` tables are read by the config files' one reader (``vaultops.base.config_files``) and
 checked by the same function ``vaultops.config`` uses, so answering needs no pydantic.
 """
 
@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultops.base.config_files import UnreadableConfig, policy_tables
 from vaultops.base.errors import ConfigError
-from vaultops.base.layout import UnreadableConfig, policy_tables
 from vaultops.base.redact import redact
 from vaultops.gate.job import GateJob
 from vaultops.policy.decide import decide_call
