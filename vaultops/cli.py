@@ -102,75 +102,117 @@ def cmd_worker(args: argparse.Namespace) -> Report:
     return worker.logs(vault, args.name, args.lines, raw=args.raw)
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = (
+    "init",
+    "submit",
+    "tick",
+    "run",
+    "status",
+    "classify",
+    "hook",
+    "doctor",
+    "service",
+    "bus",
+    "worker",
+)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; ``only``: of that one alone (a hook, run before every tool call of
+    every agent, need not build the other ten, which would be a good part of its start-up)."""
+
+    def want(name: str) -> bool:
+        return only is None or only == name
+
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
     )
     parser.add_argument("--vault", help="the vault folder (default: $VAULTOPS_VAULT or the current folder)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("init", help="scaffold a vault (idempotent)")
-    p.add_argument("dir", nargs="?", help="the vault folder")
-    p.add_argument(
-        "--claude", metavar="DIR", help="wire `vaultops hook` into DIR/.claude/settings.json (Claude Code)"
-    )
-    p.set_defaults(func=cmd_init)
+    if want("init"):
+        p = sub.add_parser("init", help="scaffold a vault (idempotent)")
+        p.add_argument("dir", nargs="?", help="the vault folder")
+        p.add_argument(
+            "--claude",
+            metavar="DIR",
+            help="wire `vaultops hook` into DIR/.claude/settings.json (Claude Code)",
+        )
+        p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("submit", help="append a new request to the inbox")
-    p.add_argument("text", help="what you want done (- reads stdin)")
-    p.add_argument("--type", help="the request's type")
-    p.add_argument("--id", help="the request's id (REQ-…)")
-    p.set_defaults(func=cmd_submit)
+    if want("submit"):
+        p = sub.add_parser("submit", help="append a new request to the inbox")
+        p.add_argument("text", help="what you want done (- reads stdin)")
+        p.add_argument("--type", help="the request's type")
+        p.add_argument("--id", help="the request's id (REQ-…)")
+        p.set_defaults(func=cmd_submit)
 
-    p = sub.add_parser("tick", help="one full pass: scan, claim, run, record, commit")
-    p.add_argument("--no-wait", action="store_true", help="do not wait for requests that are still settling")
-    p.set_defaults(func=cmd_tick)
+    if want("tick"):
+        p = sub.add_parser("tick", help="one full pass: scan, claim, run, record, commit")
+        p.add_argument(
+            "--no-wait", action="store_true", help="do not wait for requests that are still settling"
+        )
+        p.set_defaults(func=cmd_tick)
 
-    p = sub.add_parser("run", help="the daemon: watch the vault and act within a second (SIGTERM stops it)")
-    p.set_defaults(func=cmd_run)
+    if want("run"):
+        p = sub.add_parser(
+            "run", help="the daemon: watch the vault and act within a second (SIGTERM stops it)"
+        )
+        p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_status)
+    if want("status"):
+        p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
+        p.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("classify", help="the decision for a text, without running anything")
-    p.add_argument("text", help="the request text (- reads stdin)")
-    p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_classify)
+    if want("classify"):
+        p = sub.add_parser("classify", help="the decision for a text, without running anything")
+        p.add_argument("text", help="the request text (- reads stdin)")
+        p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
+        p.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_classify)
 
-    p = sub.add_parser("hook", help="Claude Code hook: read a PreToolUse event on stdin, print the decision")
-    p.set_defaults(func=cmd_hook)
+    if want("hook"):
+        p = sub.add_parser(
+            "hook", help="Claude Code hook: read a PreToolUse event on stdin, print the decision"
+        )
+        p.set_defaults(func=cmd_hook)
 
-    p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
-    p.set_defaults(func=cmd_doctor)
+    if want("doctor"):
+        p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
+        p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
-    p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do with the service")
-    p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
-    p.set_defaults(func=cmd_service)
+    if want("service"):
+        p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
+        p.add_argument(
+            "action", choices=["install", "uninstall", "status"], help="what to do with the service"
+        )
+        p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
+        p.set_defaults(func=cmd_service)
 
-    p = sub.add_parser("bus", help="messages between the orchestrator and workers (send, inbox, log)")
-    bus_sub = p.add_subparsers(dest="bus_command", required=True, metavar="ACTION")
-    whom = "who you are (default: $VAULTOPS_WORKER in a worker, else person)"
-    b = bus_sub.add_parser("send", help="send a message")
-    b.add_argument("to", help="the recipient's name")
-    b.add_argument("text", help="the message (- reads stdin)")
-    b.add_argument("--priority", default="normal", help="low, normal, high or urgent (default: normal)")
-    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    b = bus_sub.add_parser("inbox", help="your new messages (unacked ones come back after 5 minutes)")
-    b.add_argument("--ack", type=int, action="append", metavar="ID", help="ack message ID (repeatable)")
-    b.add_argument("--limit", type=int, default=50, help="at most this many messages (default: 50)")
-    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    b = bus_sub.add_parser("log", help="every message, newest first, with deliveries and acks")
-    b.add_argument("name", nargs="?", help="only the messages this name sent or received")
-    b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_bus)
+    if want("bus"):
+        p = sub.add_parser("bus", help="messages between the orchestrator and workers (send, inbox, log)")
+        bus_sub = p.add_subparsers(dest="bus_command", required=True, metavar="ACTION")
+        whom = "who you are (default: $VAULTOPS_WORKER in a worker, else person)"
+        b = bus_sub.add_parser("send", help="send a message")
+        b.add_argument("to", help="the recipient's name")
+        b.add_argument("text", help="the message (- reads stdin)")
+        b.add_argument("--priority", default="normal", help="low, normal, high or urgent (default: normal)")
+        b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        b = bus_sub.add_parser("inbox", help="your new messages (unacked ones come back after 5 minutes)")
+        b.add_argument("--ack", type=int, action="append", metavar="ID", help="ack message ID (repeatable)")
+        b.add_argument("--limit", type=int, default=50, help="at most this many messages (default: 50)")
+        b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        b = bus_sub.add_parser("log", help="every message, newest first, with deliveries and acks")
+        b.add_argument("name", nargs="?", help="only the messages this name sent or received")
+        b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_bus)
 
-    _add_worker_parser(sub)
+    if want("worker"):
+        _add_worker_parser(sub)
     return parser
 
 
@@ -310,9 +352,18 @@ def _failed(exc: BaseException) -> int:
     return 70
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names after the global options, if it is one of COMMANDS."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("--vault"):
+        i += 1 if "=" in argv[i] else 2
+    return argv[i] if i < len(argv) and argv[i] in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_output()
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command_of(argv)).parse_args(argv)
     try:
         return _show(args.func(args), getattr(args, "json", False))
     except (Exception, KeyboardInterrupt) as exc:

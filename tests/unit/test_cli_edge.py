@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -65,3 +66,22 @@ def test_the_config_is_read_when_first_asked_for(tmp_path: Path) -> None:
         vault.config  # noqa: B018
     (tmp_path / ".vaultops" / "config.toml").write_text("[inbox]\nsettle = 1\n")
     assert Vault.open(tmp_path).config.inbox.settle == 1
+
+
+def _choices(parser: argparse.ArgumentParser) -> list[str]:
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_the_parser_of_one_command_is_that_of_all_cut_down() -> None:
+    assert _choices(cli.build_parser()) == list(cli.COMMANDS)
+    assert _choices(cli.build_parser("hook")) == ["hook"]
+    assert cli._command_of(["--vault", "v", "hook"]) == "hook" == cli._command_of(["--vault=v", "hook"])
+    assert cli._command_of(["tikc"]) is None and cli._command_of(["--help"]) is None
+
+
+def test_a_mistyped_command_still_lists_them_all(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["tikc"])
+    err = capsys.readouterr().err
+    assert "invalid choice: 'tikc'" in err and "'worker'" in err
