@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from vaultops import commands
 from vaultops.base import layout
@@ -124,6 +124,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     def want(name: str) -> bool:
         return only is None or only == name
 
+    def bare(name: str, func: Callable[[argparse.Namespace], object], help: str) -> None:
+        """A command without arguments of its own."""
+        if want(name):
+            sub.add_parser(name, help=help).set_defaults(func=func)
+
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
     )
@@ -154,11 +159,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
         p.set_defaults(func=cmd_tick)
 
-    if want("run"):
-        p = sub.add_parser(
-            "run", help="the daemon: watch the vault and act within a second (SIGTERM stops it)"
-        )
-        p.set_defaults(func=cmd_run)
+    bare("run", cmd_run, "the daemon: watch the vault and act within a second (SIGTERM stops it)")
 
     if want("status"):
         p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
@@ -172,15 +173,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print one JSON document")
         p.set_defaults(func=cmd_classify)
 
-    if want("hook"):
-        p = sub.add_parser(
-            "hook", help="Claude Code hook: read a PreToolUse event on stdin, print the decision"
-        )
-        p.set_defaults(func=cmd_hook)
-
-    if want("doctor"):
-        p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
-        p.set_defaults(func=cmd_doctor)
+    bare("hook", cmd_hook, "Claude Code hook: read a PreToolUse event on stdin, print the decision")
+    bare("doctor", cmd_doctor, "check the vault, git and executors; say what to fix")
 
     if want("service"):
         p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
