@@ -7,252 +7,294 @@ import contextlib
 import json
 import os
 import sys
-import traceback
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
+from vaultops import commands
+from vaultops.base import layout
 from vaultops.base.errors import VaultopsError
+from vaultops.commands.output import Report
+from vaultops.vault import Vault
+
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
+if TYPE_CHECKING:  # the gate's module imports the whole policy: only `vaultops hook` loads it
+    from vaultops.gate.answer import HookAnswer
 
 # vaultops loads no pydantic plugins; skipping their discovery saves a scan of every installed package.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
-def _vault(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from vaultops.vault import Vault
-
+def _vault(args: argparse.Namespace) -> Vault:
+    """The vault: --vault, else $VAULTOPS_VAULT, else the current folder (``vaultops.base.layout``).
+    Its configuration is read only if the command asks for a setting."""
     return Vault.open(args.vault)
 
 
-def cmd_init(args: argparse.Namespace) -> int:
-    from vaultops.commands.scaffold import init_vault
-
-    named = args.dir or args.vault
-    done: list[str] = []
-    if args.claude is None or named:  # `init --claude DIR` alone wires the hook and scaffolds no vault
-        done = init_vault(Path(named or ".").expanduser())
-    if args.claude is not None:
-        from vaultops.commands.hook import hook_command
-        from vaultops.commands.scaffold import wire_claude_hook
-
-        project = Path(args.claude).expanduser()
-        if not project.is_dir():
-            raise VaultopsError(f"{project}: no such folder; pass the working directory Claude Code runs in")
-        vault_text = named or os.environ.get("VAULTOPS_VAULT")
-        vault = Path(vault_text).expanduser() if vault_text else None
-        done += wire_claude_hook(project, hook_command(vault))
-    for line in done or ["nothing to do: everything is already set up"]:
-        print(line)
-    return 0
+SPAWN_OPTIONS = ("dir", "files", "persona", "notify", "parent", "stream_json", "prompt", "profile")
 
 
-def cmd_hook(args: argparse.Namespace) -> int:
-    from vaultops.commands.hook import main as hook_main
-
-    return hook_main(args.vault)
+def _text(arg: str) -> str:
+    return sys.stdin.read() if arg == "-" else arg
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    from vaultops.commands.submit import submit
-    from vaultops.decide.classify import TYPES
-
-    if args.type and args.type not in TYPES:
-        raise VaultopsError(f"unknown type {args.type!r}; use one of: {', '.join(TYPES)}")
-    text = sys.stdin.read() if args.text == "-" else args.text
-    ident = submit(_vault(args), text, args.type, args.id)
-    print(ident)
-    return 0
+def cmd_init(args: argparse.Namespace) -> Report:
+    return commands.scaffold.init(args.dir or args.vault, args.claude)
 
 
-def cmd_tick(args: argparse.Namespace) -> int:
-    from vaultops.pipeline.tick import tick
+def cmd_hook(args: argparse.Namespace) -> HookAnswer:
+    return commands.hook.answer(layout.named_vault(args.vault))
 
-    report = tick(_vault(args), wait_settle=not args.no_wait)
-    for rid, state, detail in report.outcomes:
-        print(f"{rid}: {state}" + (f" — {detail}" if detail else ""))
-    for line in report.settling:
-        print(f"waiting: {line}")
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if report.commit:
-        print(f"committed {report.commit[:10]}")
-    if not report.outcomes and not report.settling:
-        print("nothing to do")
-    return 0
+
+def cmd_submit(args: argparse.Namespace) -> Report:
+    return commands.submit.submit_request(_vault(args), _text(args.text), args.type, args.id)
+
+
+def cmd_tick(args: argparse.Namespace) -> Report:
+    return commands.tick.tick(_vault(args), wait_settle=not args.no_wait)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # here, not at the top: the daemon is a layer beside the commands (so vaultops.commands cannot offer
+    # it lazily) and importing it loads the whole pipeline, which no other command's start-up should pay
     from vaultops.watch.daemon import run_daemon
 
     return run_daemon(_vault(args))
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    from vaultops.commands.status import (
-        format_profiles,
-        format_table,
-        profile_rows,
-        request_rows,
-        worker_rows,
-    )
-
-    vault = _vault(args)
-    rows, warnings = request_rows(vault)
-    profiles = profile_rows(vault)
-    workers = worker_rows(vault)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if args.json:
-        doc = {"requests": rows, "profiles": profiles, "workers": workers}
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    else:
-        print(format_table(rows))
-        if profiles:
-            print()
-            print(format_profiles(profiles))
-        if workers:
-            from vaultops.commands.worker import format_table as format_workers
-
-            print()
-            print(format_workers(workers))
-    return 0
+def cmd_status(args: argparse.Namespace) -> Report:
+    return commands.overview.status(_vault(args))
 
 
-def cmd_classify(args: argparse.Namespace) -> int:
-    from vaultops.commands.classify import readable, report
-    from vaultops.config import Config
-
-    text = sys.stdin.read() if args.text == "-" else args.text
-    try:
-        vault = _vault(args)
-        config = vault.config
-    except VaultopsError:
-        vault, config = None, Config()
-    doc = report(text, args.type, config, vault)
-    if args.json:
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    else:
-        print("\n".join(readable(doc)))
-    return 0
+def cmd_classify(args: argparse.Namespace) -> Report:
+    return commands.classify.explain(_text(args.text), args.type, args.vault)
 
 
-def cmd_doctor(args: argparse.Namespace) -> int:
-    import os
-
-    from vaultops.commands.doctor import check
-
-    problems, fine = check(Path(args.vault or os.environ.get("VAULTOPS_VAULT") or ".").expanduser())
-    for line in fine:
-        print(f"ok: {line}")
-    for line in problems:
-        print(f"problem: {line}")
-    return 1 if problems else 0
+def cmd_doctor(args: argparse.Namespace) -> Report:
+    return commands.doctor.doctor(layout.vault_folder(args.vault))
 
 
-def cmd_service(args: argparse.Namespace) -> int:
-    from vaultops.service import install
-
-    vault = Path(args.vault or os.environ.get("VAULTOPS_VAULT") or ".")
-    if args.action == "status":
-        state, lines = install.service_status(vault)
-        print("\n".join(lines))
-        return 0 if state == "active" else 3  # as `systemctl is-active` and LSB: 3 is "not running"
-    act = install.install if args.action == "install" else install.uninstall
-    print("\n".join(act(vault, dry_run=args.dry_run)))
-    return 0
+def cmd_service(args: argparse.Namespace) -> Report:
+    return commands.service.service(layout.vault_folder(args.vault), args.action, dry_run=args.dry_run)
 
 
-def cmd_bus(args: argparse.Namespace) -> int:
-    from vaultops.commands import bus
-
-    vault = bus.vault_root(args.vault, os.environ)  # not _vault(): the bus needs no configuration
-    if args.bus_command == "send":
-        text = sys.stdin.read() if args.text == "-" else args.text
-        doc, lines = bus.send(vault, os.environ, args.to, text, args.priority, args.as_name)
-    elif args.bus_command == "inbox" and args.ack:
-        doc, lines = bus.ack(vault, os.environ, args.as_name, args.ack)
-    elif args.bus_command == "inbox":
-        doc, lines = bus.inbox(vault, os.environ, args.as_name, args.limit)
-    else:
-        doc, lines = bus.log(vault, args.name, args.limit)
-    if args.json:
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    else:
-        print("\n".join(lines))
-    return 0
+def cmd_bus(args: argparse.Namespace) -> Report:
+    bus, root, action = commands.bus, _vault(args).root, args.bus_command
+    if action == "send":
+        return bus.send(root, os.environ, args.to, _text(args.text), args.priority, args.as_name)
+    if action == "inbox" and args.ack:
+        return bus.ack(root, os.environ, args.as_name, args.ack)
+    if action == "inbox":
+        return bus.inbox(root, os.environ, args.as_name, args.limit)
+    return bus.log(root, args.name, args.limit)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def cmd_worker(args: argparse.Namespace) -> Report:
+    worker, vault, action = commands.worker, _vault(args), args.worker_command
+    if action == "spawn":
+        args, command = _spawn_arguments(args)
+        return worker.spawn(vault, args.name, command, **{key: getattr(args, key) for key in SPAWN_OPTIONS})
+    if action == "list":
+        return worker.list_workers(vault)
+    if action == "inject":
+        text = sys.stdin.read().rstrip("\n") if args.text == "-" else args.text
+        return worker.inject(vault, args.name, text, stream_json=args.stream_json)
+    if action == "terminate":
+        return worker.terminate(vault, args.name, args.grace)
+    return worker.logs(vault, args.name, args.lines, raw=args.raw)
+
+
+COMMANDS = (
+    "init",
+    "submit",
+    "tick",
+    "run",
+    "status",
+    "classify",
+    "hook",
+    "doctor",
+    "service",
+    "bus",
+    "worker",
+)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; ``only``: of that one alone (a hook, run before every tool call of
+    every agent, need not build the other ten, which would be a good part of its start-up)."""
+
+    def want(name: str) -> bool:
+        return only is None or only == name
+
+    def bare(name: str, func: Callable[[argparse.Namespace], object], help: str) -> None:
+        """A command without arguments of its own."""
+        if want(name):
+            sub.add_parser(name, help=help).set_defaults(func=func)
+
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
     )
     parser.add_argument("--vault", help="the vault folder (default: $VAULTOPS_VAULT or the current folder)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("init", help="scaffold a vault (idempotent)")
-    p.add_argument("dir", nargs="?", help="the vault folder")
-    p.add_argument(
-        "--claude", metavar="DIR", help="wire `vaultops hook` into DIR/.claude/settings.json (Claude Code)"
-    )
-    p.set_defaults(func=cmd_init)
+    if want("init"):
+        p = sub.add_parser("init", help="scaffold a vault (idempotent)")
+        p.add_argument("dir", nargs="?", help="the vault folder")
+        p.add_argument(
+            "--claude",
+            metavar="DIR",
+            help="wire `vaultops hook` into DIR/.claude/settings.json (Claude Code)",
+        )
+        p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("submit", help="append a new request to the inbox")
-    p.add_argument("text", help="what you want done (- reads stdin)")
-    p.add_argument("--type", help="the request's type")
-    p.add_argument("--id", help="the request's id (REQ-…)")
-    p.set_defaults(func=cmd_submit)
+    if want("submit"):
+        p = sub.add_parser("submit", help="append a new request to the inbox")
+        p.add_argument("text", help="what you want done (- reads stdin)")
+        p.add_argument("--type", help="the request's type")
+        p.add_argument("--id", help="the request's id (REQ-…)")
+        p.set_defaults(func=cmd_submit)
 
-    p = sub.add_parser("tick", help="one full pass: scan, claim, run, record, commit")
-    p.add_argument("--no-wait", action="store_true", help="do not wait for requests that are still settling")
-    p.set_defaults(func=cmd_tick)
+    if want("tick"):
+        p = sub.add_parser("tick", help="one full pass: scan, claim, run, record, commit")
+        p.add_argument(
+            "--no-wait", action="store_true", help="do not wait for requests that are still settling"
+        )
+        p.set_defaults(func=cmd_tick)
 
-    p = sub.add_parser("run", help="the daemon: watch the vault and act within a second (SIGTERM stops it)")
-    p.set_defaults(func=cmd_run)
+    bare("run", cmd_run, "the daemon: watch the vault and act within a second (SIGTERM stops it)")
 
-    p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_status)
+    if want("status"):
+        p = sub.add_parser("status", help="every request: id, file, state, type, safety class, lock, update")
+        p.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("classify", help="the decision for a text, without running anything")
-    p.add_argument("text", help="the request text (- reads stdin)")
-    p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_classify)
+    if want("classify"):
+        p = sub.add_parser("classify", help="the decision for a text, without running anything")
+        p.add_argument("text", help="the request text (- reads stdin)")
+        p.add_argument("--type", help="an explicit type, as a `- type:` line would give")
+        p.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_classify)
 
-    p = sub.add_parser("hook", help="Claude Code hook: read a PreToolUse event on stdin, print the decision")
-    p.set_defaults(func=cmd_hook)
+    bare("hook", cmd_hook, "Claude Code hook: read a PreToolUse event on stdin, print the decision")
+    bare("doctor", cmd_doctor, "check the vault, git and executors; say what to fix")
 
-    p = sub.add_parser("doctor", help="check the vault, git and executors; say what to fix")
-    p.set_defaults(func=cmd_doctor)
+    if want("service"):
+        p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
+        p.add_argument(
+            "action", choices=["install", "uninstall", "status"], help="what to do with the service"
+        )
+        p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
+        p.set_defaults(func=cmd_service)
 
-    p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")
-    p.add_argument("action", choices=["install", "uninstall", "status"], help="what to do with the service")
-    p.add_argument("--dry-run", action="store_true", help="print the file and commands; change nothing")
-    p.set_defaults(func=cmd_service)
+    if want("bus"):
+        p = sub.add_parser("bus", help="messages between the orchestrator and workers (send, inbox, log)")
+        bus_sub = p.add_subparsers(dest="bus_command", required=True, metavar="ACTION")
+        whom = "who you are (default: $VAULTOPS_WORKER in a worker, else person)"
+        b = bus_sub.add_parser("send", help="send a message")
+        b.add_argument("to", help="the recipient's name")
+        b.add_argument("text", help="the message (- reads stdin)")
+        b.add_argument("--priority", default="normal", help="low, normal, high or urgent (default: normal)")
+        b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        b = bus_sub.add_parser("inbox", help="your new messages (unacked ones come back after 5 minutes)")
+        b.add_argument("--ack", type=int, action="append", metavar="ID", help="ack message ID (repeatable)")
+        b.add_argument("--limit", type=int, default=50, help="at most this many messages (default: 50)")
+        b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        b = bus_sub.add_parser("log", help="every message, newest first, with deliveries and acks")
+        b.add_argument("name", nargs="?", help="only the messages this name sent or received")
+        b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
+        b.add_argument("--json", action="store_true", help="print one JSON document")
+        p.set_defaults(func=cmd_bus)
 
-    p = sub.add_parser("bus", help="messages between the orchestrator and workers (send, inbox, log)")
-    bus_sub = p.add_subparsers(dest="bus_command", required=True, metavar="ACTION")
-    whom = "who you are (default: $VAULTOPS_WORKER in a worker, else person)"
-    b = bus_sub.add_parser("send", help="send a message")
-    b.add_argument("to", help="the recipient's name")
-    b.add_argument("text", help="the message (- reads stdin)")
-    b.add_argument("--priority", default="normal", help="low, normal, high or urgent (default: normal)")
-    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    b = bus_sub.add_parser("inbox", help="your new messages (unacked ones come back after 5 minutes)")
-    b.add_argument("--ack", type=int, action="append", metavar="ID", help="ack message ID (repeatable)")
-    b.add_argument("--limit", type=int, default=50, help="at most this many messages (default: 50)")
-    b.add_argument("--as", dest="as_name", metavar="NAME", help=whom)
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    b = bus_sub.add_parser("log", help="every message, newest first, with deliveries and acks")
-    b.add_argument("name", nargs="?", help="only the messages this name sent or received")
-    b.add_argument("--limit", type=int, default=100, help="at most this many messages (default: 100)")
-    b.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_bus)
-
-    from vaultops.commands.worker import add_worker_parser  # argparse only: the parser stays cheap
-
-    add_worker_parser(sub)
+    if want("worker"):
+        _add_worker_parser(sub)
     return parser
+
+
+def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``worker`` subcommand and its actions, under the top-level parser's subparsers."""
+    p = sub.add_parser("worker", help="long-lived worker sessions: spawn, list, inject, terminate, logs")
+    actions = p.add_subparsers(dest="worker_command", required=True, metavar="ACTION")
+
+    s = actions.add_parser(
+        "spawn",
+        help="start a worker: vaultops worker spawn NAME [options] -- COMMAND …",
+        usage="vaultops worker spawn NAME [--dir DIR] [--files GLOB …] [--persona NAME] [--notify URL …] "
+        "[--parent NAME] [--stream-json] -- COMMAND …",
+    )
+    s.add_argument("name", help="the worker's name (its folder, its bus inbox)")
+    _spawn_options(s)
+    # everything after the name, options included: argparse cannot tell a command's own options from ours
+    # once a positional has started, so _spawn_arguments() splits it at ``--`` and reads the part before it
+    s.add_argument("rest", nargs=argparse.REMAINDER, help="[options] -- COMMAND …")
+
+    s = actions.add_parser("list", help="every worker: name, state, pid, parent, age, dir, latest commit")
+    s.add_argument("--json", action="store_true", help="print one JSON document")
+
+    s = actions.add_parser("inject", help="write a line to a worker's stdin")
+    s.add_argument("name")
+    s.add_argument("text", help="what to write (- reads stdin)")
+    s.add_argument(
+        "--stream-json",
+        action="store_true",
+        default=None,
+        help="wrap it as a Claude Code stream-json user message (default: as the worker was spawned)",
+    )
+
+    s = actions.add_parser("terminate", help="TERM to the worker's process group, then KILL")
+    s.add_argument("name")
+    s.add_argument("--grace", type=float, help="seconds between TERM and KILL (default: [workers] grace)")
+
+    s = actions.add_parser("logs", help="the end of a worker's log")
+    s.add_argument("name")
+    s.add_argument("--lines", type=int, default=50, help="how many lines (default: 50)")
+    s.add_argument("--raw", action="store_true", help="Claude Code's stream-json events as they were printed")
+    p.set_defaults(func=cmd_worker)
+
+
+def _spawn_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--dir", help="where it runs (default: the current folder); inside [limits] allowed_roots")
+    s.add_argument(
+        "--files", nargs="+", action="extend", default=[], metavar="GLOB", help="the files it owns"
+    )
+    s.add_argument("--persona", help="the name its messages go out under")
+    s.add_argument(
+        "--notify", nargs="+", action="extend", default=[], metavar="URL", help="its own notifiers"
+    )
+    s.add_argument("--parent", default="person", help="who spawned it (default: person)")
+    s.add_argument(
+        "--stream-json",
+        action="store_true",
+        help="its stdin takes Claude Code stream-json (claude --input-format stream-json)",
+    )
+    s.add_argument("--prompt", help="its first message (on stdin, or {prompt} in a profile's command)")
+    s.add_argument("--profile", help="take the command from [profiles.NAME] instead of after --")
+    s.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _spawn_arguments(args: argparse.Namespace) -> tuple[argparse.Namespace, list[str]]:
+    """The spawn options (given before or after NAME) and the command after ``--``."""
+    rest = list(args.rest)
+    if "--" in rest:
+        cut = rest.index("--")
+        before, command = rest[:cut], rest[cut + 1 :]
+    elif rest[:1] and rest[0].startswith("-"):
+        before, command = rest, []  # options only: a --profile worker, or no command (spawn says so)
+    else:
+        before, command = [], rest
+    later = argparse.ArgumentParser(prog="vaultops worker spawn NAME", add_help=False)
+    _spawn_options(later)
+    late, extra = later.parse_known_args(before)
+    if extra:
+        raise VaultopsError(
+            f"{' '.join(extra)}: not a spawn option; put the command after --, "
+            "e.g. `vaultops worker spawn NAME --dir DIR -- claude …`"
+        )
+    merged = argparse.Namespace(**vars(args))
+    for key, value in vars(late).items():
+        if value != later.get_default(key):
+            current = getattr(merged, key)
+            setattr(merged, key, current + value if isinstance(value, list) else value)
+    return merged, command
 
 
 def _tolerant_output() -> None:
@@ -266,23 +308,60 @@ def _tolerant_output() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    _tolerant_output()
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except VaultopsError as exc:
+def _show(result: Report | HookAnswer | int, as_json: bool) -> int:
+    """The one output step: a report's lines (or its JSON document) on stdout, its warnings on stderr;
+    the hook's answer exactly as Claude Code reads it; the exit code."""
+    if isinstance(result, int):
+        return result
+    if not isinstance(result, Report):
+        with contextlib.suppress(OSError, ValueError):  # the hook exits with its code, whatever happens
+            sys.stdout.write(result.stdout)
+            sys.stdout.flush()
+            sys.stderr.write(result.stderr)
+            sys.stderr.flush()
+        return result.exit_code
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if as_json and result.doc is not None:
+        sys.stdout.write(json.dumps(result.doc, ensure_ascii=False) + "\n")
+    elif result.lines:
+        print("\n".join(result.lines))
+    return result.exit_code
+
+
+def _failed(exc: BaseException) -> int:
+    """The one error mapping: vaultops's errors (``vaultops.base.errors``) are one sentence on stderr and
+    their exit code (1; 2 for a config, a vault or a path; 75 for a busy vault); anything else is a bug."""
+    if isinstance(exc, VaultopsError):
         print(f"vaultops: {exc.message}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         return 130
-    except BrokenPipeError:  # `vaultops status | head`: the reader has all it wanted
+    if isinstance(exc, BrokenPipeError):  # `vaultops status | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as exc:  # the last line of defence: one sentence, and the trace for a bug report
-        print(f"vaultops: internal error: {exc!r}; please report it with the trace below", file=sys.stderr)
-        traceback.print_exc()
-        return 70
+    # the last line of defence: one sentence, and the trace for a bug report
+    print(f"vaultops: internal error: {exc!r}; please report it with the trace below", file=sys.stderr)
+    sys.__excepthook__(type(exc), exc, exc.__traceback__)  # the trace, as an uncaught error prints it
+    return 70
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names after the global options, if it is one of COMMANDS."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("--vault"):
+        i += 1 if "=" in argv[i] else 2
+    return argv[i] if i < len(argv) and argv[i] in COMMANDS else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command_of(argv)).parse_args(argv)
+    try:
+        return _show(args.func(args), getattr(args, "json", False))
+    except (Exception, KeyboardInterrupt) as exc:
+        return _failed(exc)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -25,11 +24,14 @@ from pydantic import (
     model_validator,
 )
 
+from vaultops.base.argv import check_template
 from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.config_files import config_layers
 from vaultops.base.errors import ConfigError
+from vaultops.base.layout import CONFIG_FILE as CONFIG_FILE  # re-exported: where the rest of vaultops looks
+from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE
+from vaultops.base.layout import LOCAL_FILE as LOCAL_FILE
 
-CONFIG_FILE = ".vaultops/config.toml"
-LOCAL_FILE = ".vaultops/local.toml"
 ENV_PREFIX = "VAULTOPS_"
 TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
 # vaultops's own secrets: the agents it starts get none of them (their notices go through vaultops)
@@ -52,13 +54,13 @@ class AgentConfig(_Section):
 
 
 class InboxConfig(_Section):
-    path: str = "_System/COO-Inbox.md"
+    path: str = DEFAULT_INBOX
     settle: float = Field(3.0, ge=0)
     max_mb: float = Field(20.0, gt=0)
 
 
 class QueueConfig(_Section):
-    folder: str = "executor-queue"
+    folder: str = DEFAULT_QUEUE
 
 
 class LimitsConfig(_Section):
@@ -237,6 +239,8 @@ class Config(_Section):
     @field_validator("policy")
     @classmethod
     def _policy_actions(cls, value: dict[str, str]) -> dict[str, str]:
+        # here, not at the top: the table imports difflib (for its suggestions), a cost every command that
+        # reads its config would pay, though only a config with a [policy] table needs it
         from vaultops.policy.table import check_overrides
 
         problems = check_overrides(value)[1]
@@ -247,8 +251,6 @@ class Config(_Section):
     @field_validator("profiles")
     @classmethod
     def _profile_names(cls, value: dict[str, ProfileConfig]) -> dict[str, ProfileConfig]:
-        from vaultops.base.argv import check_template
-
         for name, profile in value.items():
             problems = check_template(profile.command)
             if problems:
@@ -290,18 +292,6 @@ _SECTIONS = frozenset(
         "workers", "classify",
     }
 )
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, str], str]]:
@@ -396,10 +386,7 @@ def _message(err: Mapping[str, Any]) -> str:
 
 def load_config(vault: Path, environ: Mapping[str, str] | None = None) -> Config:
     environ = os.environ if environ is None else environ
-    shared_path = vault / CONFIG_FILE
-    local_path = vault / LOCAL_FILE
-    shared = _read_toml(shared_path)
-    local = _read_toml(local_path)
+    (shared_path, shared), (local_path, local) = config_layers(vault)
     env, env_origin = _env_layer(environ)
     merged = _merge(_merge(shared, local), env)
     try:

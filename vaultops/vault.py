@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import socket
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from vaultops.base.errors import UnsafePath, VaultError
-from vaultops.config import Config, load_config
+from vaultops.base.errors import UnsafePath
+from vaultops.base.layout import STATE_DIR, vault_root
 
-STATE_DIR = ".vaultops/state"
+TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
+if TYPE_CHECKING:
+    from vaultops.config import Config
+
 # Never notes, wherever they stand (docs/architecture.md, "Vault layout").  Directory names match any
 # path component.
 IGNORED_DIRS = frozenset({".obsidian", ".trash", ".git", ".vaultops", ".stfolder"})
@@ -34,19 +36,37 @@ def is_ignored(rel: str, config_dir: str = ".obsidian") -> bool:
     return any(fnmatch.fnmatch(name, pattern) for pattern in IGNORED_NAMES)
 
 
-@dataclass(frozen=True)
 class Vault:
-    root: Path
-    config: Config
+    """A vault folder.  Its configuration is read (and validated) when first asked for: finding the vault and
+    its paths costs no pydantic, so the commands that never read a setting (the bus, the hook) do not pay
+    for it.  ``config`` given: that one, as tests and ``doctor`` build it."""
+
+    def __init__(self, root: Path, config: Config | None = None) -> None:
+        self.root = root
+        if config is not None:
+            self.__dict__["config"] = config  # what the cached property would have stored
+
+    def __repr__(self) -> str:
+        return f"Vault({str(self.root)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vault) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> Vault:
-        raw = path if path is not None else os.environ.get("VAULTOPS_VAULT") or "."
-        root = Path(raw).expanduser()
-        if not root.is_dir():
-            raise VaultError(f"{root}: no such vault folder; pass --vault DIR or run `vaultops init {root}`")
-        root = root.resolve()
-        return cls(root, load_config(root))
+        """The vault ``--vault`` (else ``$VAULTOPS_VAULT``, else the current folder) names; it must exist."""
+        return cls(vault_root(path))
+
+    @cached_property
+    def config(self) -> Config:
+        # here, not at the top: the config module imports pydantic, which most of a hook's or a bus
+        # command's start-up would be spent on; a command that reads a setting pays for it then
+        from vaultops.config import load_config
+
+        return load_config(self.root)
 
     # --- where things are ---------------------------------------------------------------------
 
@@ -78,7 +98,7 @@ class Vault:
 
     @property
     def host(self) -> str:
-        return self.config.agent.host or socket.gethostname().split(".")[0] or "localhost"
+        return self.config.agent.host or os.uname().nodename.split(".")[0] or "localhost"
 
     @property
     def allowed_roots(self) -> list[Path]:

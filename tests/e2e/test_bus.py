@@ -461,8 +461,8 @@ def test_no_message_is_lost_or_misdelivered_in_any_interleaving(ops: list[tuple[
 
 
 def test_the_cli_finds_state_db_where_the_rest_of_vaultops_keeps_it(tmp_path: Path) -> None:
+    from vaultops.base.layout import STATE_DIR
     from vaultops.commands.bus import STATE_DB
-    from vaultops.vault import STATE_DIR
 
     assert Path(STATE_DIR) / "state.db" == STATE_DB
     vault = make_vault(tmp_path / "v", fake_profiles=False)

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from vaultops.base.layout import STATE_DIR
 from vaultops.gate.answer import HookAnswer
 from vaultops.gate.answer import answer as answer_event
 from vaultops.gate.job import job_from_environ
-from vaultops.store.asked import ESCALATIONS, STATE_DIR, grant, record_escalation, redacted, waiting
+from vaultops.store.asked import ESCALATIONS, grant, record_escalation, redacted, waiting
 
 TOKEN = "ghp_" + "A" * 36  # an obviously fake GitHub token
 ENV = {"VAULTOPS_REQUEST": "REQ-tok"}

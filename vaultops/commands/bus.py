@@ -1,7 +1,8 @@
 """``vaultops bus send|inbox|log``: the glue between the command line and ``vaultops.bus``.
 
-Each function takes plain values and returns (the JSON document, the human lines), so the CLI only picks
-one of the two to print.
+Each function takes the vault folder and plain values and returns a ``Report`` (the JSON document and the
+human lines), so the CLI only picks one of the two to print.  None reads the configuration: a worker may run
+these in a loop.
 """
 
 from __future__ import annotations
@@ -11,34 +12,20 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from vaultops.base.errors import VaultError, VaultopsError
+from vaultops.base.errors import VaultopsError
+from vaultops.base.layout import STATE_DB as STATE_DB  # re-exported: where the bus's CLI looks
+from vaultops.base.layout import require_dot_dir
 from vaultops.bus import Bus, BusError, Message, whoami
+from vaultops.commands.output import Report
 from vaultops.store.state import StateDB
-
-Output = tuple[dict[str, Any], list[str]]
-
-
-# As vaultops.vault.STATE_DIR (a test holds them equal): importing it would load the configuration and
-# pydantic, half the run time of a bus command, which a worker may run in a loop and never needs.
-STATE_DB = Path(".vaultops/state/state.db")
-
-
-def vault_root(vault: str | None, environ: Mapping[str, str]) -> Path:
-    """The vault folder, found as every command finds it; a folder without ``.vaultops/`` is refused
-    rather than given a state.db of its own."""
-    root = Path(vault or environ.get("VAULTOPS_VAULT") or ".").expanduser()
-    if not (root / ".vaultops").is_dir():
-        raise VaultError(
-            f"{root}: not a vaultops vault (no .vaultops folder); pass --vault DIR or run `vaultops init`"
-        )
-    return root
 
 
 @contextmanager
 def open_bus(root: Path, clock: Callable[[], float] | None = None) -> Iterator[Bus]:
-    path = root / STATE_DB
+    """The bus in the vault's state.db; a folder without ``.vaultops/`` is refused rather than given a
+    state.db of its own."""
+    path = require_dot_dir(root) / STATE_DB
     try:
         state = StateDB(path)
     except (OSError, sqlite3.Error) as exc:
@@ -61,14 +48,14 @@ def _indent(text: str) -> list[str]:
 
 def send(
     root: Path, environ: Mapping[str, str], to: str, text: str, priority: str, as_name: str | None
-) -> Output:
+) -> Report:
     sender = whoami(environ, as_name)
     with open_bus(root) as bus:
         message = bus.send(sender, to, text, priority)
-    return {"message": message.as_json()}, [f"sent #{message.id} to {to} ({priority})"]
+    return Report([f"sent #{message.id} to {to} ({priority})"], {"message": message.as_json()})
 
 
-def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: int) -> Output:
+def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: int) -> Report:
     name = whoami(environ, as_name)
     with open_bus(root) as bus:
         messages = bus.inbox(name, limit)
@@ -83,10 +70,10 @@ def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: in
         )
     else:
         lines.append(f"no new messages for {name}")
-    return {"name": name, "messages": [m.as_json() for m in messages]}, lines
+    return Report(lines, {"name": name, "messages": [m.as_json() for m in messages]})
 
 
-def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Output:
+def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Report:
     """Ack every id; an id already acked by ``name`` is fine (acking is idempotent), one that is not
     ``name``'s or does not exist is an error, after the others are acked."""
     name = whoami(environ, as_name)
@@ -110,10 +97,10 @@ def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[i
     if problems:
         raise BusError("; ".join(problems))
     lines = [f"acked #{i}" for i in acked] + [f"#{i} was already acked" for i in already]
-    return {"name": name, "acked": acked, "already_acked": already}, lines
+    return Report(lines, {"name": name, "acked": acked, "already_acked": already})
 
 
-def log(root: Path, name: str | None, limit: int) -> Output:
+def log(root: Path, name: str | None, limit: int) -> Report:
     with open_bus(root) as bus:
         messages = bus.log(name, limit)
     lines: list[str] = []
@@ -122,4 +109,4 @@ def log(root: Path, name: str | None, limit: int) -> Output:
         acked = f"acked {_when(m.acked_at)}" if m.acked_at is not None else "not acked"
         lines.append(f"#{m.id} {sent} {m.sender} -> {m.to} {m.priority}, delivered {m.deliveries}x, {acked}")
         lines += _indent(m.text)
-    return {"messages": [m.as_json() for m in messages]}, lines or ["no messages"]
+    return Report(lines or ["no messages"], {"messages": [m.as_json() for m in messages]})

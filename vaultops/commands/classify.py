@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultops.base.errors import VaultopsError
+from vaultops.commands.output import Report
 from vaultops.config import Config
 from vaultops.decide.classify import Classification, classify
 from vaultops.decide.route import decide_text
 from vaultops.decide.triage import SecondOpinion
+from vaultops.run import triage
+from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
 
@@ -16,9 +20,6 @@ def second_opinion(vault: Vault | None, text: str, explicit_type: str | None) ->
     """Triage's opinion (cached in the vault's state.db), when the vault configures it."""
     if vault is None or not vault.config.classify.triage:
         return None
-    from vaultops.run import triage
-    from vaultops.store.state import StateDB
-
     state = StateDB(vault.state_dir / "state.db")
     try:
         return triage.ask(vault, state, text, explicit_type)
@@ -73,3 +74,16 @@ def readable(doc: dict[str, Any]) -> list[str]:
     ]
     lines += [f"reason: {r}" for r in doc["reasons"]]
     return lines
+
+
+def explain(text: str, explicit_type: str | None, vault: str | None = None) -> Report:
+    """``vaultops classify``: the decision for ``text`` in the vault ``vault`` names (its config and its
+    triage); without a vault that can be read, by the default config and the rules alone."""
+    found: Vault | None
+    try:
+        found = Vault.open(vault)
+        config = found.config
+    except VaultopsError:
+        found, config = None, Config()
+    doc = report(text, explicit_type, config, found)
+    return Report(readable(doc), doc)

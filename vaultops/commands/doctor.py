@@ -22,6 +22,7 @@ from pathlib import Path
 from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.base.redact import redact
+from vaultops.commands.output import Report
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.notify.check import apprise_refuses, telegram_findings
 from vaultops.record import daily
@@ -60,6 +61,13 @@ def check(root: Path) -> tuple[list[str], list[str]]:
     for each in checks:
         findings += each(vault)
     return [line for ok, line in findings if not ok], [line for ok, line in findings if ok]
+
+
+def doctor(root: Path) -> Report:
+    """``vaultops doctor``: a line per check, ``ok:`` or ``problem:`` with the fix; exit 1 on a problem."""
+    problems, fine = check(root)
+    lines = [f"ok: {line}" for line in fine] + [f"problem: {line}" for line in problems]
+    return Report(lines, exit_code=1 if problems else 0)
 
 
 def _inbox(vault: Vault) -> Iterator[Finding]:

@@ -17,23 +17,29 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from vaultops.gate.answer import HookAnswer, refusal
 from vaultops.gate.answer import answer as answer_event
-from vaultops.gate.answer import refusal
 from vaultops.gate.job import job_from_environ
 
 DEADLINE = 5.0  # seconds; Claude Code's own timeout (30 s as wired by `init --claude`) lets the call through
 
 
-def hook_command(vault: Path | None, argv0: str | None = None) -> str:
-    """The shell command for ``.claude/settings.json``: this very vaultops (absolute), ``hook``, the vault.
+# The hook's program: Python without site (``-I -S``), as the gate's thin client runs, given the folder that
+# holds the vaultops package.  Site's start-up (every .pth file of every installed package) is a good part
+# of a call's cost, and the hook needs nothing but the standard library and vaultops: a test holds it so.
+_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from vaultops.cli import main; sys.exit(main())"
+PACKAGE_FOLDER = Path(__file__).resolve().parents[2]
 
-    ``|| exit 2`` turns any other failure (vaultops missing, a crash before it could answer) into Claude
+
+def hook_command(vault: Path | None, argv0: str | None = None) -> str:
+    """The shell command for ``.claude/settings.json``: this very Python (absolute), this vaultops,
+    ``hook``, the vault.  ``argv0`` is no longer used (the command does not depend on how vaultops was
+    started); it is accepted for callers that still pass it.
+
+    ``|| exit 2`` turns any other failure (Python missing, a crash before it could answer) into Claude
     Code's blocking exit code: a hook that exits 1 would let the call through."""
-    argv0 = argv0 if argv0 is not None else sys.argv[0]
-    if argv0 and os.path.basename(argv0) == "vaultops" and os.access(argv0, os.X_OK):
-        program = [os.path.abspath(argv0)]
-    else:
-        program = [os.path.abspath(sys.executable), "-m", "vaultops"]
+    del argv0
+    program = [os.path.abspath(sys.executable), "-I", "-S", "-c", _BOOT, str(PACKAGE_FOLDER)]
     if vault is not None:
         program += ["--vault", str(vault.resolve())]
     return shlex.join([*program, "hook"]) + " || exit 2"
@@ -57,8 +63,10 @@ def _watchdog(event_name: list[str]) -> None:
     signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
-def main(vault_arg: str | None) -> int:
-    """``vaultops hook``: read the event, print the decision.  Never raises, never exits 1."""
+def answer(vault: Path | None) -> HookAnswer:
+    """``vaultops hook``: read the event on stdin, decide.  Never raises: whatever happens, the answer
+    denies (or blocks with exit 2), never lets the call through by exiting 1.  ``vault`` None: no vault is
+    known, so the default table holds and nothing is recorded."""
     event_name = [""]
     try:
         _watchdog(event_name)
@@ -66,14 +74,6 @@ def main(vault_arg: str | None) -> int:
         with contextlib.suppress(ValueError, AttributeError):
             peek = json.loads(raw)
             event_name[0] = peek.get("hook_event_name", "") if isinstance(peek, dict) else ""
-        vault_text = vault_arg or os.environ.get("VAULTOPS_VAULT")
-        vault = Path(vault_text).expanduser() if vault_text else None
-        result = answer_event(raw, job_from_environ(os.environ, vault))
+        return answer_event(raw, job_from_environ(os.environ, vault))
     except BaseException as exc:  # the hook must answer, whatever happened
-        result = refusal(event_name[0], f"internal error {exc!r}")
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.write(result.stdout)
-        sys.stdout.flush()
-        sys.stderr.write(result.stderr)
-        sys.stderr.flush()
-    return result.exit_code
+        return refusal(event_name[0], f"internal error {exc!r}")

@@ -11,8 +11,10 @@ from typing import Any
 
 from vaultops.base.confine import confine, make_dirs, write_text
 from vaultops.base.errors import VaultopsError
+from vaultops.base.layout import CONFIG_FILE, DEFAULT_INBOX, DEFAULT_QUEUE, named_vault, vault_folder
+from vaultops.commands.hook import hook_command
 from vaultops.commands.init_commit import commit_init, dirty_before
-from vaultops.config import CONFIG_FILE
+from vaultops.commands.output import Report
 from vaultops.gate.claude import hook_entry
 from vaultops.sync.git import Git, GitError
 
@@ -116,7 +118,22 @@ def _write_new(root: Path, rel: str, text: str) -> bool:
     return True
 
 
-def init_vault(root: Path, inbox: str = "_System/COO-Inbox.md", queue: str = "executor-queue") -> list[str]:
+def init(vault: str | None = None, claude: str | None = None) -> Report:
+    """``vaultops init [DIR] [--claude PROJECT]``: scaffold the vault (DIR, else ``$VAULTOPS_VAULT``, else
+    the current folder), and with ``claude`` wire ``vaultops hook`` for that vault into PROJECT's Claude
+    Code settings.  ``--claude`` without a vault named on the command line scaffolds nothing."""
+    done: list[str] = []
+    if claude is None or vault:
+        done = init_vault(vault_folder(vault))
+    if claude is not None:
+        project = Path(claude).expanduser()
+        if not project.is_dir():
+            raise VaultopsError(f"{project}: no such folder; pass the working directory Claude Code runs in")
+        done += wire_claude_hook(project, hook_command(named_vault(vault)))
+    return Report(done or ["nothing to do: everything is already set up"])
+
+
+def init_vault(root: Path, inbox: str = DEFAULT_INBOX, queue: str = DEFAULT_QUEUE) -> list[str]:
     """Create what is missing, and commit what it wrote when the folder is a git repository (in a commit
     of its own: see init_commit); returns a line per thing done."""
     done: list[str] = []

@@ -7,6 +7,8 @@ from datetime import datetime
 
 from vaultops import lines as fmt
 from vaultops.base.errors import VaultopsError
+from vaultops.commands.output import Report
+from vaultops.decide.classify import TYPES
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.requests import FIELDS
 from vaultops.store.notes import NoteWriter
@@ -64,6 +66,10 @@ def check_block(ident: str, block: list[str]) -> None:
 def submit(
     vault: Vault, text: str, type_: str | None = None, ident: str | None = None, now: datetime | None = None
 ) -> str:
+    """Append a request block to the inbox; returns its id (``ident``, else one made from the time and
+    the text)."""
+    if type_ and type_ not in TYPES:
+        raise VaultopsError(f"unknown type {type_!r}; use one of: {', '.join(TYPES)}")
     if not text.strip():
         raise VaultopsError("the request has no text; say what you want done")
     writer = NoteWriter(vault)
@@ -92,3 +98,9 @@ def submit(
 
     writer.apply(vault.inbox_rel, plan, create=True)
     return chosen["id"]
+
+
+def submit_request(vault: Vault, text: str, type_: str | None = None, ident: str | None = None) -> Report:
+    """``vaultops submit``: the new request's id, as a line."""
+    new_id = submit(vault, text, type_, ident)
+    return Report([new_id], {"id": new_id})

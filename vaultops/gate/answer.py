@@ -11,21 +11,22 @@ fails closed on its own:
 - input that is not an event it answers (not JSON, another event): exit 2 with the reason on stderr, which
   blocks whatever the event was.
 
-The config's ``[policy]`` section is read with ``tomllib`` and checked by the same function
-``vaultops.config`` uses, so answering needs no pydantic.
+The config's ``[policy]`` tables are read by the config files' one reader (``vaultops.base.config_files``) and
+checked by the same function ``vaultops.config`` uses, so answering needs no pydantic.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultops.base.config_files import UnreadableConfig, policy_tables
+from vaultops.base.errors import ConfigError
 from vaultops.base.redact import redact
 from vaultops.gate.job import GateJob
 from vaultops.policy.decide import decide_call
@@ -35,7 +36,6 @@ from vaultops.policy.tools import ToolCall
 from vaultops.store.asked import consume_allowance, fingerprint, record_escalation
 
 EVENTS = ("PreToolUse", "PermissionRequest")
-CONFIG_FILES = (".vaultops/config.toml", ".vaultops/local.toml")  # as vaultops.config, shared then local
 PREFIX = "vaultops policy"
 
 
@@ -156,19 +156,14 @@ def load_table(vault: Path | None) -> PolicyTable:
         return PolicyTable()
     if not vault.is_dir():
         raise GateError(f"the vault {vault} does not exist, so its policy cannot be read")
+    try:
+        tables = policy_tables(vault)
+    except UnreadableConfig as exc:
+        raise GateError(f"{exc.path} cannot be read ({exc.why})") from None
+    except ConfigError as exc:
+        raise GateError(exc.message) from None
     merged: dict[str, Any] = {}
-    for name in CONFIG_FILES:
-        path = vault / name
-        try:
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
-        except FileNotFoundError:
-            continue
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise GateError(f"{path} cannot be read ({exc})") from None
-        section = data.get("policy", {})
-        if not isinstance(section, dict):
-            raise GateError(f"{path}: [policy] must be a table of action = verdict")
+    for path, section in tables:
         overrides, problems = check_overrides(section)
         if problems:
             raise GateError(f"{path}: {problems[0]}")

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from vaultops.base.confine import make_dirs, write_bytes, write_text
+from vaultops.base.layout import STATE_DIR
 from vaultops.base.redact import redact_fields
 
-STATE_DIR = ".vaultops/state"  # as vaultops.vault.STATE_DIR, not imported: that module loads pydantic
 ESCALATIONS = "escalations.jsonl"
 ALLOWANCES = "allow"  # <state>/allow/<request>-<fingerprint>: the person approved exactly this call, once
 

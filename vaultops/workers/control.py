@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vaultops.base.claude_argv import gate_problem, is_claude
 from vaultops.base.confine import make_dirs, open_fd
@@ -35,11 +35,9 @@ from vaultops.decide.files import files_overlap
 from vaultops.gate.job import GateJob, gate_spec
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
+from vaultops.vault import Vault, inside_any
 from vaultops.workers.logs import tail
 from vaultops.workers.registry import LIVE, Registry, Worker, is_live, observed_state, process_alive
-
-if TYPE_CHECKING:
-    from vaultops.vault import Vault
 
 SPAWN_WAIT = 15.0  # seconds spawn waits for the worker to be running
 INJECT_WAIT = 10.0  # seconds inject waits for a worker that is not reading its stdin
@@ -113,7 +111,6 @@ def spawn(
     gate's escalations land.  A Claude Code worker runs behind the gate (``vaultops.gate``), hosted by its
     supervisor for as long as it lives; one that cannot be gated does not start."""
     from vaultops.config import agent_environ  # the config (pydantic): only spawn needs it
-    from vaultops.vault import inside_any
 
     environ = os.environ if environ is None else environ
     if environ.get(WORKER_VAR):
