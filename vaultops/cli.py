@@ -61,7 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> Report:
-    return commands.overview.status(_vault(args))
+    return commands.overview.status(_vault(args), as_json=args.json)
 
 
 def cmd_classify(args: argparse.Namespace) -> Report:

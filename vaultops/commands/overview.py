@@ -3,19 +3,30 @@ report: a table each, or one JSON document."""
 
 from __future__ import annotations
 
-from vaultops.commands import worker
 from vaultops.commands.output import Report
-from vaultops.commands.status import format_profiles, format_table, profile_rows, request_rows, worker_rows
+from vaultops.commands.status import (
+    format_profiles,
+    format_table,
+    format_workers,
+    profile_rows,
+    request_rows,
+    worker_rows,
+)
 from vaultops.vault import Vault
 
 
-def status(vault: Vault) -> Report:
+def status(vault: Vault, *, as_json: bool = False) -> Report:
+    """The report ``vaultops status`` prints.  ``as_json``: only the document (the tables of a 10,000-request
+    inbox cost a good part of a cold status, and ``--json`` prints none of them)."""
     rows, warnings = request_rows(vault)
     profiles = profile_rows(vault)
     workers = worker_rows(vault)
+    doc = {"requests": rows, "profiles": profiles, "workers": workers}
+    if as_json:
+        return Report([], doc, warnings)
     lines = [format_table(rows)]
     if profiles:
         lines += ["", format_profiles(profiles)]
     if workers:
-        lines += ["", worker.format_table(workers)]
-    return Report(lines, {"requests": rows, "profiles": profiles, "workers": workers}, warnings)
+        lines += ["", format_workers(workers)]
+    return Report(lines, doc, warnings)

@@ -319,3 +319,28 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         return "no requests"
     cols = ("id", "state", "type", "safety_class", "locked_by", "updated")
     return _table(cols, [[str(row.get(c) or "-") for c in cols] for row in rows])
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f}m"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f}h"
+    return f"{seconds / 86400:.0f}d"
+
+
+def format_workers(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no workers"
+    head = ("NAME", "STATE", "PID", "PARENT", "AGE", "DIR", "COMMIT")
+    body = []
+    for r in rows:
+        state = r["state"] + (f" ({r['exit_code']})" if r["exit_code"] is not None else "")
+        pid = "" if r["pid"] is None else str(r["pid"])
+        body.append((r["name"], state, pid, r["parent"], _age(r["age"]), r["dir"], r["commit"] or ""))
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]
+    )

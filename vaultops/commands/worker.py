@@ -8,33 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from vaultops.commands.output import Report
+from vaultops.commands.status import format_workers
 from vaultops.vault import Vault
 from vaultops.workers import control
-
-
-def _age(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f}s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f}m"
-    if seconds < 172800:
-        return f"{seconds / 3600:.0f}h"
-    return f"{seconds / 86400:.0f}d"
-
-
-def format_table(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return "no workers"
-    head = ("NAME", "STATE", "PID", "PARENT", "AGE", "DIR", "COMMIT")
-    body = []
-    for r in rows:
-        state = r["state"] + (f" ({r['exit_code']})" if r["exit_code"] is not None else "")
-        pid = "" if r["pid"] is None else str(r["pid"])
-        body.append((r["name"], state, pid, r["parent"], _age(r["age"]), r["dir"], r["commit"] or ""))
-    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]
-    )
 
 
 def spawn(vault: Vault, name: str, command: Sequence[str], **options: Any) -> Report:
@@ -46,7 +22,7 @@ def spawn(vault: Vault, name: str, command: Sequence[str], **options: Any) -> Re
 
 def list_workers(vault: Vault) -> Report:
     rows = control.list_workers(vault, time.time())
-    return Report([format_table(rows)], {"workers": rows})
+    return Report([format_workers(rows)], {"workers": rows})
 
 
 def inject(vault: Vault, name: str, text: str, *, stream_json: bool | None = None) -> Report:
