@@ -16,7 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FAKE_AGENT = HERE.parent / "fixtures" / "bin" / "fake-agent"
 PROFILES = "".join(
-    f'[profiles.{n}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "text"\nhealth = []\n\n'
+    f'[profiles.{n}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "text"\nhealth = []\ngate = "none"\n\n'
     for n in ("worker-code", "worker-research")
 )
 

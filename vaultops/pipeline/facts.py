@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from vaultops.decide.gate import Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
+from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
 from vaultops.decide.startable import retry_asked
 from vaultops.model import index_by_id
 from vaultops.pipeline.context import Context
@@ -36,7 +36,13 @@ def gather(
         mtime = ctx.vault.resolve(note.rel).stat().st_mtime
     except FileNotFoundError:  # rewritten by git's checkout since it was read: as good as just saved
         mtime = wall
-    locks = [r.lock.claim for r in note.requests if r.lock is not None]
+    # the gate asks whose claim a lock is only of requests held now, and state.db knows only this host's
+    me = (ctx.vault.host, ctx.vault.agent)
+    locks = [
+        r.lock.claim
+        for r in note.requests
+        if r.state in HELD and r.lock is not None and (r.lock.host, r.lock.agent) == me
+    ]
     now = ctx.clock()
     base = Facts(now=now, wall=wall, mtime=mtime, clone=ctx.clone(*locks), budget=ctx.budget())
     seen = {
@@ -47,7 +53,8 @@ def gather(
     }
     heavy = {}
     problems = {}
-    for _, r in candidates(note):
+    starters = candidates(note)
+    for _, r in starters:
         if r.lock is None and not retry_asked(r):
             ran = ctx.state.last_heavy_run(note.rel, r.id)
             if ran is not None:
@@ -56,7 +63,8 @@ def gather(
             problems[r.id] = why
     # a takeover needs a fresh view of the remote: judged from a stale one, it could run work twice
     fresh = not ctx.publisher.shared or ctx.publisher.through_remote
-    workers = tuple(LiveWorker(w.name, w.files) for w in Registry(ctx.state).live())
+    live = Registry(ctx.state).live() if starters else []  # only a request that may start needs them
+    workers = tuple(LiveWorker(w.name, w.files) for w in live)
     return replace(
         base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, fresh=fresh,
         busy_files=tuple(busy_files), workers=workers, starting=tuple(starting), slots=slots,
