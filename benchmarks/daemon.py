@@ -16,7 +16,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FAKE_AGENT = HERE.parent / "fixtures" / "bin" / "fake-agent"
 PROFILES = "".join(
-    f'[profiles.{n}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "text"\nhealth = []\ngate = "none"\n\n'
+    f'[profiles.{n}]\ncommand = ["{FAKE_AGENT}", "{{prompt}}"]\noutput = "text"\nhealth = []\n'
+    'gate = "none"\n\n'  # a fake agent: nothing to gate, said knowingly
     for n in ("worker-code", "worker-research")
 )
 
