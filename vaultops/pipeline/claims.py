@@ -106,7 +106,7 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if kind == "builtin" and not claim_light:
             light.append((p, job))
             continue
-        lease = (job.budget or job_budget(ctx.config, (), None)) + ctx.config.git.lease_margin
+        lease = job.budget + ctx.config.git.lease_margin if job.budget else light_lease(ctx.config)
         claim = render.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
         if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
             claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]
@@ -117,7 +117,7 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         lines = render.lock_and_start(
             ctx.vault.agent, ctx.vault.host, job.claim, result.started, light_lease(ctx.config)
         )
-        lines += result_lines(ctx, p.request, p, result)
+        lines += result_lines(ctx, p.request, p.handling.decision, result)
         expect = frozenset({p.request.state})
         batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
         batch.effects.append((p.target, Done(Claimed(p, job, ()), result)))

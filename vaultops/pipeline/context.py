@@ -73,12 +73,16 @@ class Context:
 
     def mine(self, lock: Lock) -> bool:
         """A claim made by this clone."""
-        return self.clone(lock.claim).made(lock)
+        return self.clone(lock).made(lock)
 
-    def clone(self, *claims: str) -> Clone:
-        """This clone, knowing which of ``claims`` it made."""
-        known = frozenset(c for c in claims if self.state.knows_claim(c))
-        return Clone(self.vault.host, self.vault.agent, self.publisher.shared, known)
+    def clone(self, *locks: Lock) -> Clone:
+        """This clone, knowing which of ``locks`` it made: state.db is asked only of this host's and agent's
+        (it records no other)."""
+        me = (self.vault.host, self.vault.agent)
+        known = frozenset(
+            lk.claim for lk in locks if (lk.host, lk.agent) == me and self.state.knows_claim(lk.claim)
+        )
+        return Clone(*me, self.publisher.shared, known)
 
     def budget(self) -> Budget:
         spent = self.state.cost_since(day_start(self.clock()))

@@ -36,13 +36,8 @@ def gather(
         mtime = ctx.vault.resolve(note.rel).stat().st_mtime
     except FileNotFoundError:  # rewritten by git's checkout since it was read: as good as just saved
         mtime = wall
-    # the gate asks whose claim a lock is only of requests held now, and state.db knows only this host's
-    me = (ctx.vault.host, ctx.vault.agent)
-    locks = [
-        r.lock.claim
-        for r in note.requests
-        if r.state in HELD and r.lock is not None and (r.lock.host, r.lock.agent) == me
-    ]
+    # the gate asks whose claim a lock is only of requests held now
+    locks = [r.lock for r in note.requests if r.state in HELD and r.lock is not None]
     now = ctx.clock()
     base = Facts(now=now, wall=wall, mtime=mtime, clone=ctx.clone(*locks), budget=ctx.budget())
     seen = {
@@ -79,10 +74,11 @@ def agenda(ctx: Context, note: ParsedNote, facts: Facts) -> Agenda:
     index = index_by_id(note.requests)
     opinions = dict(facts.opinions)
     budgets = dict(facts.budget_after)
+    budget = facts.budget
     for target in first.asks:  # one at a time: each answer's cost counts before the next is asked
         request = target.find(index)
         assert request is not None
-        spent = ctx.budget().exhausted
+        spent = budget.exhausted
         opinions[target] = triage.for_request(ctx.vault, ctx.state, note.rel, request, budget_spent=spent)
-        budgets[target] = ctx.budget()
+        budget = budgets[target] = ctx.budget()
     return agenda_for(note, replace(facts, opinions=opinions, budget_after=budgets), ctx.config)

@@ -17,6 +17,7 @@ from datetime import datetime
 from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.model import Request, State, Target, targets_of
 from vaultops.pipeline.context import Context
+from vaultops.pipeline.results import result_lines
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
@@ -245,15 +246,10 @@ def _reported_landed(ctx: Context, news: Reported, registry: Registry, daily: Da
 def _result_lines(
     ctx: Context, request: Request, worker: Worker, said: News, started: datetime, now: datetime
 ) -> list[str]:
-    decision = decision_of(request, ctx.config)
     duration = (now - started).total_seconds()
     route = f"worker {worker.name}"
     result = RunResult(said.state, route, started, duration, said.output, said.reason, worker.exit_code)
-    return render.result_block(
-        result, agent=ctx.vault.agent, type_=decision.type, complexity=decision.complexity,
-        safety=decision.safety_class, max_lines=ctx.config.record.max_lines,
-        heading="Run" if "schedule" in request.fields else "Result",
-    )  # fmt: skip
+    return result_lines(ctx, request, decision_of(request, ctx.config), result)
 
 
 def _budget(ctx: Context, request: Request) -> float:

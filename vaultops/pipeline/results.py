@@ -14,7 +14,7 @@ from datetime import datetime
 
 from vaultops.base import faults
 from vaultops.decide.gate import AgendaItem
-from vaultops.model import Request, State
+from vaultops.model import Decision, Request, State
 from vaultops.pipeline.context import Context
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
@@ -92,8 +92,8 @@ def _taken_over(ctx: Context, taken: TakenOver) -> None:
     ctx.state.event("takeover", request.file, request.id, claim=old)
 
 
-def result_lines(ctx: Context, request: Request, item: AgendaItem, result: RunResult) -> list[str]:
-    d = item.handling.decision
+def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult) -> list[str]:
+    """The result block under ``request`` (a ``### Run`` block for a scheduled plan note)."""
     return render.result_block(
         result, agent=ctx.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
         max_lines=ctx.config.record.max_lines, heading="Run" if "schedule" in request.fields else "Result",
@@ -128,7 +128,7 @@ def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
             lines = render.status_only(result.state, result.started, result.reason)
             ctx.report.said(job.request_id, result.state.value, result.reason)
         else:
-            lines = result_lines(ctx, item.request, item, result)
+            lines = result_lines(ctx, item.request, item.handling.decision, result)
             finished(ctx, d, daily)
         running = frozenset({State.RUNNING})
         seen = item.request.text_hash
