@@ -11,10 +11,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
@@ -27,6 +28,7 @@ from pydantic import (
 from vaultops.base.argv import check_template
 from vaultops.base.claude_argv import gate_problem, is_claude
 from vaultops.base.config_files import config_layers
+from vaultops.base.durations import parse_duration
 from vaultops.base.errors import ConfigError
 from vaultops.base.layout import CONFIG_FILE as CONFIG_FILE  # re-exported: where the rest of vaultops looks
 from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE
@@ -34,8 +36,9 @@ from vaultops.base.layout import LOCAL_FILE as LOCAL_FILE
 
 ENV_PREFIX = "VAULTOPS_"
 TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
+ZULIP_KEY_ENV = "VAULTOPS_ZULIP_API_KEY"  # the Zulip bot's API key, when it is not in local.toml
 # vaultops's own secrets: the agents it starts get none of them (their notices go through vaultops)
-_OWN_SECRETS = (TELEGRAM_TOKEN_ENV, "VAULTOPS_NOTIFY_")
+_OWN_SECRETS = (TELEGRAM_TOKEN_ENV, ZULIP_KEY_ENV, "VAULTOPS_NOTIFY_")
 
 
 def agent_environ(environ: Mapping[str, str]) -> dict[str, str]:
@@ -122,13 +125,30 @@ class ProfileConfig(_Section):
         return None
 
 
+def _seconds(value: object) -> object:
+    """A duration as the person writes it (``4h``, ``30m``, ``1d``, or a number of seconds)."""
+    if isinstance(value, str):
+        seconds = parse_duration(value)
+        if seconds is None:
+            raise ValueError(f"{value!r} is not a duration; write seconds, or 30m, 4h, 1d")
+        return seconds
+    return value
+
+
+Seconds = Annotated[float, BeforeValidator(_seconds), Field(ge=0)]
+
+
 class TelegramConfig(_Section):
-    """``[notify.telegram]``: escalations sent by a bot, and ``approve``/``deny`` replies read back."""
+    """``[notify.telegram]``: escalations sent by a bot, with buttons, and the person's presses and
+    ``approve``/``deny`` replies read back."""
 
     # A secret: local.toml or VAULTOPS_TELEGRAM_TOKEN, never the committed config.toml.  SecretStr keeps it
     # out of reprs and error messages.
     token: SecretStr = SecretStr("")
     chat_ids: tuple[int, ...] = ()  # where notices go, and the only chats whose replies count
+    # Telegram user ids whose presses and replies count.  Empty: in a private chat its person, and in a
+    # group nobody's press (anyone in a group can press a button)
+    users: tuple[int, ...] = ()
     api_base: str = Field("https://api.telegram.org", pattern=r"^https?://[^\s/]+(/\S*)?$")
     poll_timeout: float = Field(25.0, ge=0, le=50)  # seconds getUpdates waits for a reply (Telegram: ≤ 50)
 
@@ -136,10 +156,53 @@ class TelegramConfig(_Section):
     def enabled(self) -> bool:
         return bool(self.token.get_secret_value() or self.chat_ids)
 
+    @property
+    def listening(self) -> bool:
+        """It can read answers: a token, and chats to trust."""
+        return bool(self.token.get_secret_value() and self.chat_ids)
+
+
+class ZulipConfig(_Section):
+    """``[notify.zulip]``: notices to a stream's topic (a topic per worker persona), the person
+    @-mentioned on escalations, and answers read back from the stream."""
+
+    site: str = Field("", pattern=r"^(https?://[^\s/]+(/\S*)?)?$")  # https://example.zulipchat.com
+    email: str = ""  # the bot's address, as Zulip's "Bots" settings show it
+    # A secret, like the Telegram token: local.toml or VAULTOPS_ZULIP_API_KEY
+    api_key: SecretStr = SecretStr("")
+    stream: str = ""
+    topic: str = Field("vaultops", min_length=1, max_length=60)
+    mention: str = ""  # the person's Zulip name, @-mentioned when something waits for them
+    senders: tuple[str, ...] = ()  # the addresses whose answers count; empty: none count
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.site or self.email or self.api_key.get_secret_value() or self.stream)
+
+    @property
+    def listening(self) -> bool:
+        return bool(self.enabled and self.api_key.get_secret_value() and self.senders)
+
+
+_CLOCK = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")
+
 
 class NotifyConfig(_Section):
     urls: tuple[str, ...] = ()
+    fallback: tuple[str, ...] = ()  # apprise URLs that get the messages a failing channel could not take
+    answer_within: Seconds = 86400.0  # a button pressed on a message older than this does nothing
+    remind: Seconds = 14400.0  # an escalation still open this long is reminded, once (0: never)
+    digest: str = ""  # "08:00": each day at this local time, a list of what waits and what failed
+    failing_after: int = Field(3, ge=1)  # failed tries in a row before a channel is failing
     telegram: TelegramConfig = TelegramConfig()
+    zulip: ZulipConfig = ZulipConfig()
+
+    @field_validator("digest")
+    @classmethod
+    def _clock_time(cls, value: str) -> str:
+        if value and not _CLOCK.fullmatch(value.strip()):
+            raise ValueError(f"{value!r} is not a time of day; write it as 08:00, or leave it empty")
+        return value.strip()
 
 
 class GitConfig(_Section):
@@ -294,6 +357,9 @@ _SECTIONS = frozenset(
 )
 
 
+_SECRET_VARS = {TELEGRAM_TOKEN_ENV: ("telegram", "token"), ZULIP_KEY_ENV: ("zulip", "api_key")}
+
+
 def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, str], str]]:
     """Settings from ``VAULTOPS_<SECTION>_<KEY>`` variables, and which variable set each one."""
     layer: dict[str, Any] = {}
@@ -301,9 +367,10 @@ def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[s
     for var, raw in environ.items():
         if not var.startswith(ENV_PREFIX):
             continue
-        if var == TELEGRAM_TOKEN_ENV:  # named as secrets usually are, not VAULTOPS_<SECTION>_<KEY>
+        if var in _SECRET_VARS:  # named as secrets usually are, not VAULTOPS_<SECTION>_<KEY>
             if raw:
-                layer.setdefault("notify", {}).setdefault("telegram", {})["token"] = raw  # any text is valid
+                channel, key = _SECRET_VARS[var]
+                layer.setdefault("notify", {}).setdefault(channel, {})[key] = raw  # any text is valid
             continue
         rest = var[len(ENV_PREFIX) :].lower()
         section, _, key = rest.partition("_")
@@ -315,7 +382,7 @@ def _env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[s
                 value = json.loads(raw)
             except json.JSONDecodeError:
                 value = raw
-        elif key in ("allowed_roots", "urls"):
+        elif key in ("allowed_roots", "urls", "fallback"):
             value = [p for p in raw.split(",") if p]
         layer.setdefault(section, {})[key] = value
         origin[(section, key)] = var

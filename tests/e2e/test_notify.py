@@ -489,7 +489,7 @@ def test_telegram_settings_come_from_local_toml_or_the_environment(tmp_path: Pat
             "[notify.telegram]\ntokn = 'x'\n",
             "",
             "config.toml: [notify.telegram] tokn is not a known setting (known here: token, chat_ids, "
-            "api_base, poll_timeout)",
+            "users, api_base, poll_timeout)",
         ),
         ("", "[notify.telegram]\nchat_ids = 42\n", "local.toml: [notify.telegram] chat_ids "),
         ("[notify.telegram]\npoll_timeout = 90\n", "", "config.toml: [notify.telegram] poll_timeout "),

@@ -8,8 +8,9 @@ machine for a chat service.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 from vaultops.base.redact import redact
@@ -20,15 +21,43 @@ REASON_LIMIT = 120
 ELLIPSIS = "…"
 
 
+SHORTENED = "Shortened: open the note to read all of it; it can be approved only there."
+
+
+def binding(file: str, request_id: str, text_hash: str, escalated_at: str) -> str:
+    """What an answer in a message is bound to: the request, the text it asked when the message was
+    sent, and the escalation the message was about.  Any of them changed: the message is out of date."""
+    joined = "\0".join((file, request_id, text_hash, escalated_at)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """What an escalation asks, for a channel that can take the answer in the message itself (Telegram's
+    buttons) or must get the person's attention (Zulip's @mention)."""
+
+    request_id: str
+    binding: str  # see ``binding``
+    link: str  # obsidian://… to open the request
+    whole: bool  # the message shows all that was asked, unshortened and unredacted: only then can it approve
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
     key: str
     title: str
     body: str
+    ask: Ask | None = None  # an escalation (or its reminder): the person is asked something
+    topic: str = ""  # where a channel has topics (Zulip): a worker persona's own; "": the channel's
 
     def redacted(self, secrets: Sequence[str] = ()) -> Notice:
-        """The notice as it may leave the machine: title and body redacted (the key names an occasion)."""
-        return Notice(self.key, redact(self.title, secrets), redact(self.body, secrets))
+        """The notice as it may leave the machine: title and body redacted (the key names an occasion).
+        A redaction that changed anything means the message no longer shows all that was asked."""
+        title, body = redact(self.title, secrets), redact(self.body, secrets)
+        ask = self.ask
+        if ask is not None and ask.whole and (title, body) != (self.title, self.body):
+            ask = replace(ask, whole=False)
+        return Notice(self.key, title, body, ask, self.topic)
 
 
 def shorten(text: str, limit: int = ASKED_LIMIT) -> str:
@@ -69,6 +98,22 @@ def obsidian_link(vault_name: str, rel: str) -> str:
     return f"obsidian://open?vault={vault_q}&file={file_q}"
 
 
+class _Shown:
+    """Text as a message shows it (one line, redacted, shortened), remembering whether any of it was cut
+    or hidden."""
+
+    def __init__(self) -> None:
+        self.whole = True
+
+    def __call__(self, text: str, limit: int) -> str:
+        line = one_line(text)
+        safe = redact(line)
+        shown = shorten(safe, limit)
+        # an ellipsis may be a cut made before (a long command in the reason): not whole either
+        self.whole = self.whole and shown == line and ELLIPSIS not in line
+        return shown
+
+
 def escalation_notice(
     *,
     vault_name: str,
@@ -80,26 +125,37 @@ def escalation_notice(
     reasons: Sequence[str],
     proposed: str,
     occasion: str = "",
+    bound: str = "",
+    reminder: str = "",
 ) -> Notice:
     """The message for a request that waits for the person (escalated, interrupted, …).
 
     One per request and state.  ``occasion`` (e.g. the status line's time) tells two escalations of one
     request apart: without it, a request escalated again after an approval would never be told again.
+    ``bound``: the request's ``binding``, for an escalation that can be answered in the message.
+    ``reminder``: how long it has waited, for the one reminder of an escalation still open.
     """
-    why = "; ".join(shorten(one_line(redact(r)), REASON_LIMIT) for r in reasons if r.strip())
+    show = _Shown()
+    why = "; ".join(show(r, REASON_LIMIT) for r in reasons if r.strip())
+    link = obsidian_link(vault_name, rel)
     lines = [
-        f"{request_id} is {state}.",
-        f"Asked: {shorten(one_line(redact(asked)))}",
+        f"{request_id} is {state}" + (f", and has waited {reminder} for you." if reminder else "."),
+        f"Asked: {show(asked, ASKED_LIMIT)}",
         f"Class: {safety_class}" + (f" — {why}" if why else ""),
-        f"Proposed: {shorten(one_line(redact(proposed)), PROPOSED_LIMIT)}",
+        f"Proposed: {show(proposed, PROPOSED_LIMIT)}",
         f"Answer under the request in the note (- decision: approve, or - decision: deny — why), or reply "
-        f'"approve {request_id}" or "deny {request_id} <why>" to the Telegram bot.',
-        obsidian_link(vault_name, rel),
+        f'"approve {request_id}" or "deny {request_id} <why>" in chat.',
+        link,
     ]
+    if not show.whole:
+        lines.insert(4, SHORTENED)
+    key = f"{rel}#{request_id}#{state}" + (f"#{occasion}" if occasion else "")
+    key += "#reminder" if reminder else ""
     return Notice(
-        key=f"{rel}#{request_id}#{state}" + (f"#{occasion}" if occasion else ""),
-        title=f"{vault_name}: {request_id} {state} ({safety_class})",
+        key=key,
+        title=f"{vault_name}: {request_id} {state} ({safety_class})" + (" — reminder" if reminder else ""),
         body="\n".join(lines),
+        ask=Ask(request_id, bound, link, show.whole) if bound else None,
     )
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from vaultops.base.redact import redact
-from vaultops.notify.message import Notice
+from vaultops.notify.message import Ask, Notice
 from vaultops.store.state import StateDB
 
 RETRY_BASE = 10.0  # seconds before the first retry; doubled after each further failure
@@ -45,13 +45,30 @@ def _text(value: str) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-_COLUMNS = "key, title, body, queued, sent, attempts, retry_at, last_error, reached"
+_COLUMNS = "key, title, body, queued, sent, attempts, retry_at, last_error, reached, extra"
+
+
+def _extra(notice: Notice) -> str:
+    fields: dict[str, Any] = {"topic": notice.topic} if notice.topic else {}
+    if notice.ask is not None:
+        fields["ask"] = asdict(notice.ask)
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def _notice(key: str, title: str, body: str, extra: str) -> Notice:
+    try:
+        fields = json.loads(extra or "{}")
+        ask = Ask(**fields["ask"]) if isinstance(fields.get("ask"), dict) else None
+    except (ValueError, TypeError):  # a row some other version wrote: the message, without its buttons
+        fields, ask = {}, None
+    topic = fields.get("topic") if isinstance(fields, dict) else ""
+    return Notice(key=key, title=title, body=body, ask=ask, topic=topic if isinstance(topic, str) else "")
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:
-    key, title, body, queued, sent, attempts, retry_at, last_error, reached = row
+    key, title, body, queued, sent, attempts, retry_at, last_error, reached, extra = row
     return Entry(
-        notice=Notice(key=key, title=title, body=body),
+        notice=_notice(key, title, body, extra),
         queued=float(queued),
         sent=None if sent is None else float(sent),
         attempts=int(attempts),
@@ -76,8 +93,9 @@ class Outbox:
         at = time.time() if now is None else now
         notice = notice.redacted()  # kept in state.db, then sent: never with a secret in it
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO outbox (key, title, body, queued, sender) VALUES (?, ?, ?, ?, ?)",
-            (_text(notice.key), _text(notice.title), _text(notice.body), at, self.sender),
+            "INSERT OR IGNORE INTO outbox (key, title, body, queued, sender, extra)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (*map(_text, (notice.key, notice.title, notice.body)), at, self.sender, _text(_extra(notice))),
         )
         return cur.rowcount == 1
 

@@ -1,5 +1,8 @@
-"""The person's chat replies: ``approve REQ-…`` and ``deny REQ-… reason`` (``PLAN-…`` for a plan note).
-Pure: text in, verdict out.
+"""The person's answers from chat: ``approve REQ-…`` and ``deny REQ-… reason`` (``PLAN-…`` for a plan note),
+typed in Telegram or Zulip, or a Telegram button pressed.  Pure: text in, verdict out.
+
+``approve REQ-… for this request`` (or ``approve for this request REQ-…``) widens an approval from one
+tool call to the same call for the rest of that request's job; nothing wider exists.
 
 Phones capitalise the first word and Telegram groups send ``/approve@some_bot``, so the verb is read
 case-insensitively, with an optional slash and bot name.  The id follows the inbox grammar
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Verdict = Literal["approve", "deny"]
+Scope = Literal["once", "request"]  # an approval lets a call through once, or for the rest of the job
+SCOPE_WORDS = {"once": "once", "request": "for this request"}
 
 _COMMAND = re.compile(
     r"\A\s*/?(?P<verb>approve|deny)(?:@[A-Za-z0-9_]+)?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
@@ -23,6 +28,9 @@ _COMMAND = re.compile(
 _ID = re.compile(r"(?<![A-Za-z0-9._-])(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
 _ID_AT_START = re.compile(r"(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
 _COMMENT_LEAD = " \t\n:,—–-"
+_SCOPE = re.compile(
+    r"\A[\s:,—–-]*(?:(?P<once>once)|(?P<request>for\s+(?:this|the\s+whole)\s+request))(?![\w-])", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +38,44 @@ class Parsed:
     request_id: str
     verdict: Verdict
     comment: str
+    scope: Scope = "once"
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A button pressed under one of the bot's messages, and what the message was when it was sent: the
+    press counts only while the request is as it was then (``binding``), the message is young enough, and
+    (to approve) the message showed everything it asked about."""
+
+    binding: str
+    sent: int  # when the message was sent (Unix time)
+    whole: bool  # it showed all that was asked, unshortened: only such a message can approve
+    callback_id: str  # to answer the press with a toast
+    chat_id: int
+    message_id: int  # to edit the message with the outcome
+    text: str  # the message's text as shown
+
+
+@dataclass(frozen=True, slots=True)
+class ChatAnswer:
+    """An answer from chat, for a request: typed (``press`` None) or a button (``press`` set)."""
+
+    request_id: str
+    verdict: Verdict
+    comment: str
+    who: str  # the sender's name (with the group's title in a group chat): it signs the line in the note
+    via: str  # "Telegram", "Zulip": said in the note
+    date: int  # when it was written (Unix time): an answer from before an escalation must not count
+    scope: Scope = "once"
+    press: Press | None = None
+
+
+def take_scope(verdict: Verdict, rest: str) -> tuple[Scope, str]:
+    """The scope an approval names at the start of ``rest``, and what follows it."""
+    m = _SCOPE.match(rest)
+    if verdict != "approve" or m is None:
+        return "once", rest
+    return ("request" if m["request"] else "once"), rest[m.end() :].lstrip(" \t\n:,.!")
 
 
 def _normal_id(raw: str) -> str:
@@ -44,7 +90,7 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
     if m is None:
         return None
     verdict: Verdict = "approve" if m["verb"].lower() == "approve" else "deny"
-    rest = m["rest"]
+    scope, rest = take_scope(verdict, m["rest"])
     explicit = _ID_AT_START.match(rest)
     if explicit is not None:
         ident = _normal_id(explicit.group())
@@ -57,4 +103,7 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
         comment = rest
     if not ident.split("-", 1)[1]:
         return None
-    return Parsed(request_id=ident, verdict=verdict, comment=" ".join(comment.split()).lstrip(_COMMENT_LEAD))
+    if scope == "once":
+        scope, comment = take_scope(verdict, comment)
+    comment = " ".join(comment.split()).lstrip(_COMMENT_LEAD)
+    return Parsed(request_id=ident, verdict=verdict, comment=comment, scope=scope)

@@ -80,7 +80,8 @@ CREATE TABLE IF NOT EXISTS outbox (
     retry_at REAL NOT NULL DEFAULT 0,
     last_error TEXT,
     reached TEXT NOT NULL DEFAULT '[]',
-    sender TEXT NOT NULL DEFAULT ''  -- '': the vault's notifiers; 'worker:NAME': that worker's persona
+    sender TEXT NOT NULL DEFAULT '',  -- '': the vault's notifiers; 'worker:NAME': that worker's persona
+    extra TEXT NOT NULL DEFAULT '{}'  -- the notice's ask and topic (vaultops.notify.message), as JSON
 );
 -- Messages between the orchestrator and workers (vaultops.bus): kept after they are acked, so that
 -- ``bus log`` shows the whole conversation.  ``recipient``, not ``to``: TO is an SQL keyword.
@@ -147,6 +148,7 @@ _ADDED_COLUMNS = (
     ("workers", "claim", "TEXT"),
     ("workers", "reports_after", "INTEGER NOT NULL DEFAULT 0"),
     ("outbox", "sender", "TEXT NOT NULL DEFAULT ''"),
+    ("outbox", "extra", "TEXT NOT NULL DEFAULT '{}'"),
     ("own_lines", "seen", "TEXT"),
     ("own_lines", "consumed", "REAL"),
 )
