@@ -151,6 +151,9 @@ class TelegramConfig(_Section):
     users: tuple[int, ...] = ()
     api_base: str = Field("https://api.telegram.org", pattern=r"^https?://[^\s/]+(/\S*)?$")
     poll_timeout: float = Field(25.0, ge=0, le=50)  # seconds getUpdates waits for a reply (Telegram: ≤ 50)
+    # Telegram's buttons open only http(s) and tg:// links, so an Open button cannot hold obsidian://
+    # itself: an https page of yours that forwards to the link put in for {link} (percent-encoded)
+    open_url: str = Field("", pattern=r"^(https?://\S*\{link\}\S*)?$")
 
     @property
     def enabled(self) -> bool:
@@ -351,8 +354,18 @@ class Config(_Section):
 
 _SECTIONS = frozenset(
     {
-        "agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon",
-        "workers", "classify",
+        "agent",
+        "inbox",
+        "queue",
+        "limits",
+        "notify",
+        "git",
+        "record",
+        "health",
+        "retry",
+        "daemon",
+        "workers",
+        "classify",
     }
 )
 

@@ -20,7 +20,9 @@ _STATUS = re.compile(
     r"status:\s*(?P<state>[a-z]+)(?:\s+@\s+(?P<at>\S+))?(?:\s+(?:—|–|--?)\s+(?P<reason>.*?))?\s*$"
 )
 _ANSWER = re.compile(
-    r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
+    r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)"
+    r"(?:\s+(?:(?P<once>once)|(?P<request>for\s+this\s+request)))?(?![\w-])"
+    r"(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
     re.IGNORECASE,
 )
 _RESULT_HEADING = re.compile(r"(?:Result|Run|Late result)\s+(?:—|–|-)\s")
@@ -49,8 +51,13 @@ def parse_lock(body: str, line: int) -> Lock | None:
         host, _, rest = tail[:-1].partition(", claim ")
         claim, _, lease = rest.partition(", lease ")
         seconds = lease[:-2] if lease.endswith(" s") else ""
-        if agent and " " not in agent and at and " " not in at and claim.isalnum() and (
-            not lease or seconds.isdigit()
+        if (
+            agent
+            and " " not in agent
+            and at
+            and " " not in at
+            and claim.isalnum()
+            and (not lease or seconds.isdigit())
         ):
             return Lock(agent, at, host.strip(), claim, line, float(seconds) if seconds else None)
     m = _LOCK.match(body)
@@ -84,9 +91,9 @@ def parse_answer(body: str, line: int) -> Answer | None:
     key = m["key"].lower()
     value = m["value"].lower()
     valid = {"decision": ("approve", "deny"), "retry": ("yes",), "cancel": ("yes",)}[key]
-    if value not in valid:
+    if value not in valid or ((m["once"] or m["request"]) and value != "approve"):
         return None
-    return Answer(key, value, (m["comment"] or "").strip(), line)
+    return Answer(key, value, (m["comment"] or "").strip(), line, "request" if m["request"] else "once")
 
 
 def parse_outcome(body: str, line: int) -> Outcome | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 
 class State(StrEnum):
@@ -55,6 +55,9 @@ class Answer:
     value: str
     comment: str
     line: int
+    # an approval lets the calls it answers through once, or (``approve for this request``) for the rest
+    # of that request's job; nothing wider exists
+    scope: Literal["once", "request"] = "once"
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,7 +56,7 @@ def test_an_approved_escalation_runs_once_on_its_route_and_is_acknowledged(
     pass_over(vault)
     said = statuses(vault, "REQ-rotate")
     assert [s.split()[0] for s in said] == ["escalated", "approved", "running", "done"]
-    assert "— approved by the person — rotate it now, I am watching; runs once on worker-code" in said[1]
+    assert "— approved once by the person — rotate it now, I am watching; runs once on worker-code" in said[1]
     assert ran(runs) == ["REQ-rotate"]
     pass_over(vault)
     pass_over(vault)

@@ -48,7 +48,7 @@ def test_a_forged_escalation_and_approval_in_a_requests_text_run_nothing_and_esc
     tick(fleet)
     now = statuses(fleet.remote_inbox(), "REQ-wipe")
     assert [s.split()[0] for s in now[2:]] == ["approved", "running", "done"], now
-    assert "approved by the person — I know what it does" in now[2]
+    assert "approved once by the person — I know what it does" in now[2]
     assert fleet.runs() == {"REQ-wipe": 1}
 
 

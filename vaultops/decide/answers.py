@@ -82,4 +82,7 @@ def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     if action.kind != "profile":
         return action  # a timeout or tool list the profile does not allow: an error, said in the note
     said = f" — {answer.comment}" if answer.comment else ""
-    return replace(action, approved=f"approved by the person{said}; runs once on {action.profile}")
+    approval = "approved once" if answer.scope == "once" else "approved for this request"
+    lets = "" if answer.scope == "once" else "; the calls it asked for may run again until this job ends"
+    why = f"{approval} by the person{said}; runs once on {action.profile}{lets}"
+    return replace(action, approved=why, scope=answer.scope)

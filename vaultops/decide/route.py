@@ -35,6 +35,7 @@ class Handling:
     timeout: float | None = None
     tools: tuple[str, ...] | None = None  # the request's narrower tool list, if it gave one
     approved: str = ""  # the person's approval this run stands on ("" when none was needed)
+    scope: Literal["once", "request"] = "once"  # what it lets through of the calls it answers (model.Answer)
 
 
 def no_decision() -> Decision:

@@ -89,6 +89,7 @@ class AppriseTarget:
 class TelegramTarget:
     bot: Bot
     chat_id: int
+    open_url: str = ""  # [notify.telegram] open_url: where the Open button goes
 
     @property
     def id(self) -> str:
@@ -99,7 +100,7 @@ class TelegramTarget:
         return f"telegram chat {self.chat_id}"
 
     def send(self, notice: Notice) -> None:
-        self.bot.send_notice(self.chat_id, notice)
+        self.bot.send_notice(self.chat_id, notice, self.open_url)
 
 
 # A URL part that looks generated (a webhook or bot token): redacted wherever it shows up in an error.
@@ -125,7 +126,7 @@ def targets(urls: Sequence[str], telegram: TelegramConfig | None = None) -> list
     token = telegram.token.get_secret_value() if telegram is not None else ""
     if telegram is not None and token:
         bot = Bot(token, telegram.api_base)
-        found += [TelegramTarget(bot, chat) for chat in telegram.chat_ids]
+        found += [TelegramTarget(bot, chat, telegram.open_url) for chat in telegram.chat_ids]
     return found
 
 

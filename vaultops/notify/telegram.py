@@ -1,4 +1,5 @@
-"""Telegram: a bot that sends the person's notices and reads their ``approve``/``deny`` replies back.
+"""Telegram: a bot that sends the person's notices, with buttons under an escalation, and reads their
+presses and ``approve``/``deny`` replies back.
 
 Only the standard library speaks HTTP here, with a timeout on every call, against a configurable API base.
 
@@ -10,30 +11,45 @@ that asks and the bot that listens the same, so a reply to a notice can leave th
 ``tgram://`` in ``[notify] urls`` still works, for a bot that only tells.
 
 Replies are read with ``getUpdates`` and an offset kept in state.db (per bot), so each is returned once,
-across passes and restarts.  Only chats listed in ``chat_ids`` count; anything else is logged and dropped.
-Nothing here writes into notes: the pipeline turns a ``Reply`` into the person's decision.
+across passes and restarts.  Only chats listed in ``chat_ids`` count (and, with ``users``, only those
+people); anything else is logged and dropped.  Nothing here writes into notes: the pipeline turns a
+``ChatAnswer`` into the person's decision.
+
+An escalation's buttons carry ``vo1:<verb>:<binding>:<shown>`` (at most 64 bytes, as Telegram allows):
+the request as it was when the message was sent (``message.binding``) and a hash of the text the
+message showed.  Everything else a press needs comes with it from Telegram (the message, its date,
+its buttons, who pressed), so any machine that reads the press can judge it, and a modified client that
+sends made-up data gains nothing: the text must match its hash, and an approval must be a button the
+message really has.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import quote
 
 from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
 from vaultops.notify.logs import Log
-from vaultops.notify.message import Notice, one_line
-from vaultops.notify.replies import Verdict, parse_reply
+from vaultops.notify.message import ELLIPSIS, SHORTENED, Ask, Notice, one_line
+from vaultops.notify.replies import ChatAnswer, Press, Verdict, parse_reply
 from vaultops.store.state import StateDB
 
 DEFAULT_API = "https://api.telegram.org"
 HTTP_TIMEOUT = 10.0  # seconds for a call, on top of the long poll's own wait
 MAX_TEXT = 4096  # Telegram refuses longer messages
 _OFFSET_KEY = "telegram.offset."  # + the bot's id: another bot's updates start from their own offset
+CALLBACK = "vo1"
+_VERBS: dict[str, Verdict] = {"a": "approve", "d": "deny"}
+_NO_LINK_BUTTONS: set[str] = set()  # API bases that refused an obsidian:// button: asked once per process
+_ID_LINE = re.compile(r"(?m)^(?P<id>(?:REQ|PLAN)-[A-Za-z0-9._-]+) is ")
 
 
 class TelegramError(Exception):
@@ -41,21 +57,48 @@ class TelegramError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
-    request_id: str
-    verdict: Verdict
-    comment: str
-    who: str  # the sender's name, with the group's title in a group chat
-    chat_id: int
-    update_id: int
-    message_id: int  # to answer in the thread
-    date: int  # when it was written (Unix time): an answer from before an escalation must not count
+class Refused:
+    """A press that counts for nothing, and why (said to the one who pressed)."""
+
+    press: Press
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    replies: list[Reply]
+    replies: list[ChatAnswer]
     next_offset: int | None  # to ``ack`` once the replies are safe; None when nothing new came
+    refused: list[Refused] = field(default_factory=list)
+
+
+def shown_digest(text: str) -> str:
+    """A hash of the text a message shows, its whitespace as Telegram may have tidied it."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def keyboard(ask: Ask, text: str, open_url: str = "", link_button: bool = True) -> dict[str, Any]:
+    """The buttons under an escalation: Approve once (only when the message shows everything it asks
+    about), Deny, and Open (the request in Obsidian)."""
+    shown = shown_digest(text)
+    row = []
+    if ask.whole and SHORTENED not in text:
+        row.append({"text": "Approve once", "callback_data": f"{CALLBACK}:a:{ask.binding}:{shown}"})
+    row.append({"text": "Deny", "callback_data": f"{CALLBACK}:d:{ask.binding}:{shown}"})
+    rows = [row]
+    if open_url:
+        url = open_url.replace("{link}", quote(ask.link, safe=""))
+        rows.append([{"text": "Open in Obsidian", "url": url}])
+    elif link_button:
+        rows.append([{"text": "Open in Obsidian", "url": ask.link}])
+    return {"inline_keyboard": rows}
+
+
+def message_text(notice: Notice) -> str:
+    """The notice as one Telegram message: cut to Telegram's limit, and said to be cut."""
+    text = f"{notice.title}\n\n{notice.body}"
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[: MAX_TEXT - len(SHORTENED) - 2] + ELLIPSIS + "\n" + SHORTENED
 
 
 class Bot:
@@ -98,16 +141,48 @@ class Bot:
             raise TelegramError(self._redact(f"{method}: {said or 'the answer was not ok'}"))
         return payload.get("result")
 
-    def send(self, chat_id: int, text: str) -> int:
+    def send(self, chat_id: int, text: str, markup: Mapping[str, Any] | None = None) -> int:
         """Send ``text`` as plain text (no markup to escape); the message's id."""
         if len(text) > MAX_TEXT:
             text = text[: MAX_TEXT - 1] + "…"
-        params = {"chat_id": chat_id, "text": text, "disable_web_page_preview": True}
+        params: dict[str, Any] = {"chat_id": chat_id, "text": text, "disable_web_page_preview": True}
+        if markup is not None:
+            params["reply_markup"] = markup
         result = self.call("sendMessage", params)
         return int(result.get("message_id", 0)) if isinstance(result, dict) else 0
 
-    def send_notice(self, chat_id: int, notice: Notice) -> int:
-        return self.send(chat_id, f"{notice.title}\n\n{notice.body}")
+    def send_notice(self, chat_id: int, notice: Notice, open_url: str = "") -> int:
+        text = message_text(notice)
+        if notice.ask is None:
+            return self.send(chat_id, text)
+        links = self.api_base not in _NO_LINK_BUTTONS
+        try:
+            return self.send(chat_id, text, keyboard(notice.ask, text, open_url, links))
+        except TelegramError as exc:
+            # Telegram refuses a whole message whose button holds a link of a scheme it does not open
+            # (obsidian://): sent again without that button, the link still in the text
+            if open_url or not links or not _refused_link(str(exc)):
+                raise
+            _NO_LINK_BUTTONS.add(self.api_base)
+            return self.send(chat_id, text, keyboard(notice.ask, text, link_button=False))
+
+    def answer_press(self, press: Press, toast: str) -> None:
+        """The short message the person sees where they pressed (Telegram allows 200 characters)."""
+        params = {"callback_query_id": press.callback_id, "text": toast[:200], "show_alert": len(toast) > 60}
+        self.call("answerCallbackQuery", params)
+
+    def settle_message(self, press: Press, outcome: str) -> None:
+        """The message, its buttons gone, saying what was decided and by whom."""
+        text = f"{press.text}\n\n{outcome}"
+        if len(text) > MAX_TEXT:
+            text = press.text[: MAX_TEXT - len(outcome) - 3] + ELLIPSIS + "\n\n" + outcome
+        params = {"chat_id": press.chat_id, "message_id": press.message_id, "text": text}
+        self.call("editMessageText", {**params, "disable_web_page_preview": True})
+
+
+def _refused_link(error: str) -> bool:
+    low = error.lower()
+    return "button_url_invalid" in low or ("url" in low and ("protocol" in low or "invalid" in low))
 
 
 def _description(body: bytes) -> str:
@@ -150,6 +225,7 @@ class Telegram:
         token = config.token.get_secret_value()
         self.bot = bot if bot is not None else Bot(token, config.api_base)
         self.chat_ids = frozenset(config.chat_ids)
+        self.users = frozenset(config.users)
         self.poll_timeout = config.poll_timeout
         self.state = state
         self.log = log
@@ -171,24 +247,32 @@ class Telegram:
         acks after writing them down (at least once).  Waits up to ``timeout`` seconds (default
         ``poll_timeout``) for something to arrive.  TelegramError when the Bot API cannot be read."""
         wait = self.poll_timeout if timeout is None else timeout
-        params: dict[str, Any] = {"timeout": int(wait), "allowed_updates": ["message"]}
+        params: dict[str, Any] = {"timeout": int(wait), "allowed_updates": ["message", "callback_query"]}
         if self.offset is not None:
             params["offset"] = self.offset
         updates = self.bot.call("getUpdates", params, timeout=wait + self.bot.timeout)
         if not isinstance(updates, list):
             raise TelegramError("getUpdates: the answer was not a list of updates")
-        replies: list[Reply] = []
+        replies: list[ChatAnswer] = []
+        refused: list[Refused] = []
         next_offset: int | None = None
         for update in updates:
             if not isinstance(update, dict) or not isinstance(update.get("update_id"), int):
                 continue
             next_offset = max(next_offset or 0, update["update_id"] + 1)
+            if isinstance(update.get("callback_query"), dict):
+                pressed = self._press(update["callback_query"])
+                if isinstance(pressed, Refused):
+                    refused.append(pressed)
+                elif pressed is not None:
+                    replies.append(pressed)
+                continue
             reply = self._reply(update)
             if reply is not None:
                 replies.append(reply)
-        return Batch(replies, next_offset)
+        return Batch(replies, next_offset, refused)
 
-    def poll(self, timeout: float | None = None) -> list[Reply]:
+    def poll(self, timeout: float | None = None) -> list[ChatAnswer]:
         """New replies, each returned once (acknowledged at once, so a crash before they are written down
         loses them: the person sees no acknowledgement and answers again).  Errors are logged, not raised:
         a chat service that is down must not stop a pass."""
@@ -200,28 +284,100 @@ class Telegram:
         self.ack(batch.next_offset)
         return batch.replies
 
-    def _reply(self, update: Mapping[str, Any]) -> Reply | None:
+    def _reply(self, update: Mapping[str, Any]) -> ChatAnswer | None:
         message = update.get("message")
         if not isinstance(message, dict):
-            return None  # edits, joins, callbacks: not answers
+            return None  # edits, joins: not answers
         chat_id = _obj(message.get("chat")).get("id")
         who = _who(message)
         if not isinstance(chat_id, int) or chat_id not in self.chat_ids:
             # The id is logged so that a person setting up can copy it into chat_ids.
             self.log.info("telegram-ignored", chat_id=chat_id, who=who, why="chat not in chat_ids")
             return None
+        user = _obj(message.get("from")).get("id")
+        if self.users and user not in self.users:
+            self.log.info("telegram-ignored", chat_id=chat_id, who=f"{who} (user {user})", why="not in users")
+            return None
         replied_to = _str(_obj(message.get("reply_to_message")).get("text"))
         parsed = parse_reply(_str(message.get("text")), replied_to)
         if parsed is None:
             self.log.info("telegram-ignored", chat_id=chat_id, who=who, why="not approve/deny REQ-…")
             return None
-        return Reply(
+        return ChatAnswer(
             request_id=parsed.request_id,
             verdict=parsed.verdict,
             comment=parsed.comment,
             who=who,
-            chat_id=chat_id,
-            update_id=int(update["update_id"]),
-            message_id=_int(message.get("message_id")),
+            via="Telegram",
             date=_int(message.get("date")),
+            scope=parsed.scope,
         )
+
+    def may_press(self, chat: Mapping[str, Any], user: object) -> bool:
+        """Anyone in a group can press a button: a press counts from a listed chat, by a listed user, or
+        (no ``users`` listed) in a private chat by its own person."""
+        chat_id = chat.get("id")
+        if not isinstance(chat_id, int) or chat_id not in self.chat_ids:
+            return False
+        if self.users:
+            return user in self.users
+        return chat.get("type") == "private" and user == chat_id
+
+    def _press(self, query: Mapping[str, Any]) -> ChatAnswer | Refused | None:
+        message = _obj(query.get("message"))
+        chat = _obj(message.get("chat"))
+        data = _str(query.get("data")).split(":")
+        text = _str(message.get("text"))
+        user = _obj(query.get("from"))
+        press = Press(
+            binding=data[2] if len(data) == 4 else "",
+            sent=_int(message.get("date")),
+            whole=False,
+            callback_id=_str(query.get("id")),
+            chat_id=_int(chat.get("id")),
+            message_id=_int(message.get("message_id")),
+            text=text,
+        )
+        if not press.callback_id:
+            return None
+        who = _who({"from": user, "chat": chat})
+        if not self.may_press(chat, user.get("id")):
+            self.log.info(
+                "telegram-ignored", chat_id=chat.get("id"), who=f"{who} (user {user.get('id')})",
+                why="a press by someone not in users (or chat not in chat_ids)",
+            )  # fmt: skip
+            return Refused(press, "You are not one of the people whose answers count here.")
+        if len(data) != 4 or data[0] != CALLBACK or data[1] not in _VERBS:
+            return Refused(press, "This button is not one of vaultops's.")
+        if not text or not press.sent:
+            return Refused(press, "This message is too old to answer from here: answer in the note.")
+        if shown_digest(text) != data[3]:
+            # settled since (``settle_message`` added a paragraph): judged as sent, so it says "decided"
+            text = text.rsplit("\n\n", 1)[0]
+            if shown_digest(text) != data[3]:
+                return Refused(press, "This message is not the one its buttons were made for: use the note.")
+            press = replace(press, text=text)
+        found = _ID_LINE.search(text)
+        if found is None:
+            return Refused(press, "This message names no request: answer in the note.")
+        verdict = _VERBS[data[1]]
+        offered = _callbacks(message.get("reply_markup"))
+        whole = SHORTENED not in text and (offered is None or ":".join(data) in offered)
+        if verdict == "approve" and not whole:
+            return Refused(press, "This message did not show everything, so it cannot approve: see the note.")
+        press = replace(press, whole=whole)
+        return ChatAnswer(found["id"], verdict, "", who, "Telegram button", 0, press=press)
+
+
+def _callbacks(markup: object) -> set[str] | None:
+    """The callback data of a message's buttons, as Telegram sent the message; None when not sent."""
+    rows = _obj(markup).get("inline_keyboard")
+    if not isinstance(rows, list):
+        return None
+    return {
+        _str(button.get("callback_data"))
+        for row in rows
+        if isinstance(row, list)
+        for button in row
+        if isinstance(button, dict)
+    }

@@ -1,40 +1,51 @@
-"""Answers from chat into the notes: each Telegram reply becomes a ``- decision:`` line under its request
-(in the inbox, or in the plan note a ``PLAN-…`` id names), committed (and pushed) before anything is
-claimed; the bot is told they were read only once they are all in the notes."""
+"""Answers from chat into the notes: each answer (typed in Telegram or Zulip, or a Telegram button)
+becomes a ``- decision:`` line under its request (in the inbox, or in the plan note a ``PLAN-…`` id
+names), committed (and pushed) before anything is claimed.  The channels are told the answers were read
+only once they are all in the notes, and only then is each press answered where it was made."""
 
 from __future__ import annotations
 
 from vaultops.model import PassOutcome
-from vaultops.notify.telegram import Reply
+from vaultops.notify.replies import ChatAnswer
+from vaultops.notify.telegram import Batch
 from vaultops.pipeline.context import Context
-from vaultops.pipeline.tell import reply_inserts
+from vaultops.pipeline.heard import PressHeard, hear
 from vaultops.scan.plan import plan_id
 
 
-def take_replies(ctx: Context) -> None:
-    replies, offset = ctx.teller.replies()
-    plans = {plan_id(rel): rel for rel in ctx.vault.plan_notes()} if replies else {}
-    by_note: dict[str, list[Reply]] = {}
-    for reply in replies:
-        by_note.setdefault(plans.get(reply.request_id, ctx.inbox), []).append(reply)
+def take_replies(ctx: Context, waiting: Batch | None = None) -> None:
+    """``waiting``: Telegram updates the daemon's listener has read already."""
+    listened = ctx.teller.listen(waiting)
+    answers = listened.answers
+    plans = {plan_id(rel): rel for rel in ctx.vault.plan_notes()} if answers else {}
+    by_note: dict[str, list[ChatAnswer]] = {}
+    for answer in answers:
+        by_note.setdefault(plans.get(answer.request_id, ctx.inbox), []).append(answer)
     whole = True
     answered: list[PassOutcome] = []
     written: list[str] = []
+    presses: list[PressHeard] = []
+    landed: set[int] = set()
     for rel, group in by_note.items():
-        note = ctx.read(rel)
+        note = ctx.read(rel, full=True)
         if note is None:
             whole = False
             continue
-        inserts, refused = reply_inserts(note, group)
-        ctx.report.warnings.extend(refused)
-        _, applied = ctx.write(rel, inserts)
-        if len(applied.landed) + len(applied.dropped) < len(inserts):
-            whole = False  # the note could not be written: the replies are read again next time
+        heard = hear(note, group, ctx.clock(), ctx.config.notify.answer_within)
+        ctx.report.warnings.extend(heard.said)
+        presses += heard.presses
+        _, applied = ctx.write(rel, heard.inserts)
+        if len(applied.landed) + len(applied.dropped) < len(heard.inserts):
+            whole = False  # the note could not be written: the answers are read again next time
             continue
-        answered += [PassOutcome(i.target.request_id, "answered", "via Telegram") for i in applied.landed]
+        landed |= {id(i) for i in applied.landed}
+        answered += [PassOutcome(i.target.request_id, "answered", "from chat") for i in applied.landed]
         written += [rel] if applied.landed else []
     if answered and ctx.publisher.git.is_repo():
         ctx.publisher.commit(written, answered, ctx.report.warnings)
         ctx.report.written = [w for w in ctx.report.written if w not in written]
-    if whole and offset is not None:
-        ctx.teller.acknowledge(offset)
+    if not whole:
+        return  # read again next time, and each press answered then
+    for ack in listened.acks:
+        ack()
+    ctx.teller.tell_presses(presses, landed, listened.refused)

@@ -67,7 +67,8 @@ def job_for(ctx: Context, p: AgendaItem) -> Job:
         file=request.file, request_id=request.id, title=request.title, text=request.text or "",
         type=handling.decision.type, claim=new_claim(), handler=handling.profile, timeout=handling.timeout,
         route=handling.decision.route, tools=handling.tools, earlier=_earlier(request),
-        budget=budget_of(ctx, p), approved=bool(handling.approved), workdir=request.fields.get("workdir", ""),
+        budget=budget_of(ctx, p), approved=bool(handling.approved), lasting=handling.scope == "request",
+        workdir=request.fields.get("workdir", ""),
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
         done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
     )  # fmt: skip

@@ -90,11 +90,11 @@ class Context:
 
     # --- notes --------------------------------------------------------------------------------
 
-    def read(self, rel: str) -> ParsedNote | None:
+    def read(self, rel: str, *, full: bool = False) -> ParsedNote | None:
         """The note as its answers stand (forged ones set aside), or None when it cannot be worked on now;
-        the report says why."""
+        the report says why.  ``full``: every request whole, finished ones too (``NoteWriter.parse``)."""
         try:
-            note = self.writer.read(rel)
+            note = self.writer.read(rel, full=full)
         except VaultopsError as exc:
             self.warn(exc.message)
             return None

@@ -113,7 +113,10 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
     )
     ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
     if result.state in (State.ESCALATED, State.INTERRUPTED):
-        ctx.teller.waiting(item.request, result.state, result.started, result.reason, item.handling.decision)
+        ctx.teller.waiting(
+            item.request, result.state, result.started, result.reason, item.handling.decision,
+            status_at=render.ended(result),
+        )  # fmt: skip
 
 
 def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:

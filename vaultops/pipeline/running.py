@@ -20,7 +20,7 @@ from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, run_builtin
-from vaultops.store.asked import asked_since, describe, grant, waiting
+from vaultops.store.asked import asked_since, describe, end_of_job, grant, waiting
 from vaultops.vault import Vault
 
 
@@ -51,14 +51,18 @@ def run_job(ctx: Context, job: Job, dispatcher: Dispatcher) -> RunResult:
     if job.kind == "worker":
         return start_worker(ctx, job, job.files)
     job = resumed(ctx.vault, job)
-    if job.kind == "fanout":
+    try:
+        if job.kind == "fanout":
 
-        def run(part: Job) -> RunResult:
-            return dispatcher.run(part, started).result
+            def run(part: Job) -> RunResult:
+                return dispatcher.run(part, started).result
 
-        result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
-    else:
-        result = asked_of_the_person(ctx.vault, job, dispatcher.run(job, started).result)
+            result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
+        else:
+            result = asked_of_the_person(ctx.vault, job, dispatcher.run(job, started).result)
+    finally:
+        if job.lasting:
+            end_of_job(ctx.vault.root, job.request_id)
     with dispatcher.lock:
         return with_budget_warning(ctx, result)
 
@@ -71,7 +75,7 @@ def resumed(vault: Vault, job: Job) -> Job:
     asked = waiting(vault.root, job.request_id)
     if not asked:
         return job
-    grant(vault.root, asked)
+    grant(vault.root, asked, lasting=job.lasting)
     return replace(job, resume=str(asked[-1].get("session_id") or ""), resumed_for=describe(asked))
 
 

@@ -2,24 +2,26 @@
 and leaves after the pass has committed; their replies from chat come back as answers in the note.
 
 A notice is queued by the machine that wrote the status line, never by one that only read it, so two
-machines on one vault do not both send it.  The vault stays the record: a Telegram reply becomes a
-``- decision:`` line under the request, signed with the chat's name, and is acted on like one typed there.
+machines on one vault do not both send it.  The vault stays the record: an answer from chat (typed, or a
+button pressed) becomes a ``- decision:`` line under the request, signed with the person's name, and is
+acted on like one typed there (``pipeline.heard`` decides which answers count).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from vaultops.model import Decision, Request, State, Target, index_by_id
-from vaultops.notify.message import auth_failure_notice, budget_notice, escalation_notice
+from vaultops.model import Decision, Request, State
+from vaultops.notify.message import auth_failure_notice, binding, budget_notice, escalation_notice
 from vaultops.notify.outbox import Outbox
+from vaultops.notify.replies import ChatAnswer
 from vaultops.notify.send import deliver
-from vaultops.notify.telegram import Reply, Telegram, TelegramError
+from vaultops.notify.telegram import Batch, Refused, Telegram, TelegramError
+from vaultops.pipeline.heard import PressHeard
 from vaultops.record import render
-from vaultops.scan.note import ParsedNote
-from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -60,9 +62,12 @@ class Teller:
         reason: str,
         decision: Decision,
         proposed: str | None = None,
+        status_at: datetime | None = None,
     ) -> None:
         """A request now waits for the person (escalated, or heavy work interrupted).  ``proposed``: what
-        an answer does, when it is not the usual (a worker's question: the answer goes to the worker)."""
+        an answer does, when it is not the usual (a worker's question: the answer goes to the worker).
+        ``status_at``: the time its status line says, when it is not ``at``: an answer in the message is
+        bound to that line."""
         if proposed is not None:
             proposed = f"{reason}. {proposed}"
         elif state is State.ESCALATED:
@@ -71,6 +76,10 @@ class Teller:
             )
         else:
             proposed = f"{reason}. Write `- retry: yes` under it to run it again"
+        bound = ""
+        if state is State.ESCALATED:
+            said_at = render.iso(status_at or at)
+            bound = binding(request.file, request.id, request.text_hash, said_at)
         self.outbox.queue(
             escalation_notice(
                 vault_name=self.vault_name,
@@ -82,6 +91,7 @@ class Teller:
                 reasons=decision.reasons,
                 proposed=proposed,
                 occasion=render.iso(at),
+                bound=bound,
             )
         )
         if state is State.ESCALATED and reason.startswith("auth:"):
@@ -104,56 +114,54 @@ class Teller:
         telegram = notify.telegram if notify.telegram.enabled else None
         deliver(self.state, notify.urls, self.log, telegram=telegram)
 
-    # --- replies from chat ----------------------------------------------------------------------
+    # --- answers from chat ---------------------------------------------------------------------
 
-    def replies(self) -> tuple[list[Reply], int | None]:
-        """Replies waiting at the bot (without waiting for more), and the offset that acknowledges them."""
+    def telegram(self) -> Telegram | None:
         telegram = self.vault.config.notify.telegram
-        if not (telegram.token.get_secret_value() and telegram.chat_ids):
-            return [], None
-        try:
-            batch = Telegram(telegram, self.state, self.log).fetch(timeout=0)
-        except TelegramError as exc:
-            self.log.warn(f"Telegram replies not read: {exc}; tried again on the next pass")
-            return [], None
-        return list(batch.replies), batch.next_offset
+        return Telegram(telegram, self.state, self.log) if telegram.listening else None
 
-    def acknowledge(self, next_offset: int | None) -> None:
-        telegram = self.vault.config.notify.telegram
-        Telegram(telegram, self.state, self.log).ack(next_offset)
+    def listen(self, waiting: Batch | None = None) -> Listened:
+        """Answers waiting in chat (without waiting for more), and how to say they are safe.  ``waiting``:
+        what the daemon's listener already read from Telegram, so that it is not asked twice."""
+        listened = Listened()
+        telegram = self.telegram()
+        if telegram is not None:
+            try:
+                batch = waiting if waiting is not None else telegram.fetch(timeout=0)
+            except TelegramError as exc:
+                self.log.warn(f"Telegram replies not read: {exc}; tried again on the next pass")
+            else:
+                listened.answers += batch.replies
+                listened.refused += batch.refused
+                offset = batch.next_offset
+                listened.acks.append(lambda: telegram.ack(offset))
+        return listened
+
+    def tell_presses(
+        self, presses: Sequence[PressHeard], landed: set[int], refused: Sequence[Refused]
+    ) -> None:
+        """Say at each button what its press did (``landed``: the ids of the inserts now in the notes),
+        and show the decision on the message itself."""
+        telegram = self.telegram()
+        if telegram is None:
+            return
+        told = [(r.press, r.why, "") for r in refused]
+        for p in presses:
+            if p.insert is not None and id(p.insert) not in landed:
+                told.append((p.press, "The note changed as you pressed; nothing was done. Try again.", ""))
+            else:
+                told.append((p.press, p.toast, p.outcome if p.insert is not None else ""))
+        for press, toast, outcome in told:
+            try:
+                telegram.bot.answer_press(press, toast)
+                if outcome:
+                    telegram.bot.settle_message(press, outcome)
+            except TelegramError as exc:  # the decision is in the note either way
+                self.log.warn(f"Telegram: could not answer a button press: {exc}")
 
 
-def reply_inserts(note: ParsedNote, replies: Sequence[Reply]) -> tuple[list[Insert], list[str]]:
-    """A reply as the person's answer under its request: only for an escalated request, and only when it
-    was written after the escalation.  Returns the inserts and one sentence per reply that was not taken.
-    Pure."""
-    index = index_by_id(note.requests)
-    inserts: list[Insert] = []
-    said: list[str] = []
-    for reply in replies:
-        found = index.get(reply.request_id, [])
-        if not found:
-            said.append(f"Telegram: {reply.who} answered {reply.request_id}, which is not in {note.rel}")
-            continue
-        request = found[0]
-        last = request.statuses[-1] if request.statuses else None
-        if request.state is not State.ESCALATED or last is None:
-            said.append(
-                f"Telegram: {reply.who} answered {reply.request_id}, which is {request.state.value}, "
-                "not waiting for a decision"
-            )
-            continue
-        if reply.date and reply.date < _timestamp(last.at):
-            said.append(f"Telegram: {reply.who}'s answer to {reply.request_id} predates its escalation")
-            continue
-        comment = f" — via Telegram ({reply.who})" + (f": {reply.comment}" if reply.comment else "")
-        line = f"- decision: {reply.verdict}{comment}"
-        inserts.append(Insert(Target(reply.request_id), (line,), frozenset({State.ESCALATED})))
-    return inserts, said
-
-
-def _timestamp(at: str) -> float:
-    try:
-        return datetime.fromisoformat(at).timestamp()
-    except ValueError:
-        return 0.0
+@dataclass(slots=True)
+class Listened:
+    answers: list[ChatAnswer] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)  # presses that count for nothing, with why
+    acks: list[Callable[[], None]] = field(default_factory=list)  # once the answers are in the notes

@@ -93,8 +93,6 @@ def result_block(
     max_lines: int,
     heading: str = "Result",
 ) -> list[str]:
-    finished = result.started.timestamp() + result.duration
-    ended = datetime.fromtimestamp(finished, result.started.tzinfo)
     body, dropped = cut(clean_output(result.output), max_lines)
     block = [
         fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent, heading),
@@ -106,8 +104,13 @@ def result_block(
     ]
     if dropped and result.log:
         block.append(f"- log: {dropped} lines cut here; the whole output is in {result.log}")
-    block.append(fmt.status_line(result.state, iso(ended), result.reason))
+    block.append(fmt.status_line(result.state, iso(ended(result)), result.reason))
     return block
+
+
+def ended(result: RunResult) -> datetime:
+    """When a run ended: the time its status line says."""
+    return datetime.fromtimestamp(result.started.timestamp() + result.duration, result.started.tzinfo)
 
 
 def run_details(result: RunResult) -> list[str]:

@@ -50,6 +50,7 @@ class Job:
     earlier: tuple[str, ...] = ()  # what earlier passes said of this request
     budget: float | None = None  # seconds all its attempts together may take (its claim's lease is longer)
     approved: bool = False  # the person approved it after an escalation
+    lasting: bool = False  # ...for the rest of this job: the calls it asked for may run again until it ends
     resume: str = ""  # a Claude Code session to go on with (the person approved what it asked for)
     resumed_for: str = ""  # what the person approved, as they read it
     workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)

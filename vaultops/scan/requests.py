@@ -66,7 +66,8 @@ def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Hea
 
 def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
     """The requests in a note.  With ``full=False`` a request that will not run as it stands (finished, or
-    escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs."""
+    escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs.
+    With ``full`` a finished one is a skeleton with its last lock and outcome, and an escalated one whole."""
     return mark_duplicates(block_requests(lines, outline, file, full=full))
 
 
@@ -145,7 +146,9 @@ def _parse_block(
 
     block_items = items[bisect_left(items, start + 1) : bisect_left(items, end)]
     last, answered = _last_status(lines, block_items)
-    if last is not None and (last.state in FINISHED or (last.state in WAITING_ON_PERSON and not answered)):
+    # full: an escalation is read whole, for the text it was written for (an answer from chat is bound to it)
+    waiting = last is not None and last.state in WAITING_ON_PERSON and not answered and not full
+    if last is not None and (last.state in FINISHED or waiting):
         if not full:
             return Request(
                 ident, title, file, start, end, _last_line(lines, start, end), {}, None, statuses=(last,)

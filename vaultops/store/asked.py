@@ -12,6 +12,7 @@ and it must answer in milliseconds.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -26,6 +27,7 @@ from vaultops.base.redact import redact_fields
 
 ESCALATIONS = "escalations.jsonl"
 ALLOWANCES = "allow"  # <state>/allow/<request>-<fingerprint>: the person approved exactly this call, once
+LASTING = ".job"  # ...with this suffix: for the rest of the request's job (``approve for this request``)
 
 
 def fingerprint(tool_name: str, tool_input: Mapping[str, Any]) -> str:
@@ -54,10 +56,13 @@ def record_escalation(vault: Path, record: Mapping[str, Any]) -> Path:
     return path
 
 
-def _allowance(vault: Path, request: str, call: str) -> Path:
+def _owner(request: str) -> str:
+    return hashlib.sha256(request.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _allowance(vault: Path, request: str, call: str, lasting: bool = False) -> Path:
     """An approval is the request's own: another job making the same call cannot use it up, or use it."""
-    owner = hashlib.sha256(request.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return vault / STATE_DIR / ALLOWANCES / f"{owner}-{call}"
+    return vault / STATE_DIR / ALLOWANCES / (f"{_owner(request)}-{call}" + (LASTING if lasting else ""))
 
 
 def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> Path:
@@ -67,10 +72,16 @@ def grant_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], 
 
 
 def allow_once(
-    vault: Path, call: str, tool_name: str, tool_input: Mapping[str, Any], request: str = ""
+    vault: Path,
+    call: str,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    request: str = "",
+    lasting: bool = False,
 ) -> Path:
-    """Let the call of fingerprint ``call`` through once; the file says which call it is (redacted)."""
-    path = _allowance(vault, request, call)
+    """Let the call of fingerprint ``call`` through once (``lasting``: until the request's job ends); the
+    file says which call it is (redacted)."""
+    path = _allowance(vault, request, call, lasting)
     make_dirs(path.parent, vault)
     shown = redacted({"tool_name": tool_name, "tool_input": dict(tool_input)})
     write_text(path, json.dumps(shown, ensure_ascii=False) + "\n", vault)
@@ -78,12 +89,22 @@ def allow_once(
 
 
 def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> bool:
-    """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win)."""
+    """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win);
+    a lasting grant of ``request`` holds until its job ends (``end_of_job``)."""
+    call = fingerprint(tool_name, tool_input)
     try:
-        os.unlink(_allowance(vault, request, fingerprint(tool_name, tool_input)))
+        os.unlink(_allowance(vault, request, call))
     except OSError:
-        return False
+        return bool(request) and _allowance(vault, request, call, lasting=True).is_file()
     return True
+
+
+def end_of_job(vault: Path, request: str) -> None:
+    """The request's job is over: what was approved for the rest of it is not approved any more."""
+    folder = vault / STATE_DIR / ALLOWANCES
+    for path in folder.glob(f"{_owner(request)}-*{LASTING}") if folder.is_dir() else ():
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def _records(vault: Path) -> Iterator[dict[str, Any]]:
@@ -136,15 +157,19 @@ def waiting(vault: Path, request_id: str) -> list[dict[str, Any]]:
     return [r for r in asked if r.get("session_id") == session]
 
 
-def grant(vault: Path, asked: Sequence[Mapping[str, Any]], *, allow: bool = True) -> None:
-    """Let each of these calls through once, and say so in the file so that it is not granted again.
-    ``allow`` false: the person denied them; they are answered, and no later approval lets them through."""
+def grant(
+    vault: Path, asked: Sequence[Mapping[str, Any]], *, allow: bool = True, lasting: bool = False
+) -> None:
+    """Let each of these calls through once (``lasting``: for the rest of the request's job), and say so
+    in the file so that it is not granted again.  ``allow`` false: the person denied them; they are
+    answered, and no later approval lets them through."""
     for r in asked:
+        request = str(r.get("request") or "")
         if allow:
             tool, given = str(r.get("tool_name")), dict(r.get("tool_input") or {})
             # the record's input is redacted: its fingerprint, taken from the raw call, names the call
             call = str(r.get("fingerprint") or fingerprint(tool, given))
-            allow_once(vault, call, tool, given, str(r.get("request") or ""))
+            allow_once(vault, call, tool, given, request, lasting=lasting and bool(request))
         granted = {"granted": _call_id(r), "session_id": r.get("session_id"), "request": r.get("request")}
         record_escalation(vault, granted)
 
@@ -165,5 +190,7 @@ def describe(asked: Sequence[Mapping[str, Any]]) -> str:
         tool = str(r.get("tool_name"))
         given = r.get("tool_input") or {}
         shown = given.get("command") or given.get("file_path") or json.dumps(given, ensure_ascii=False)
-        parts.append(f"{tool} `{' '.join(str(shown).split())[:200]}`")
+        line = " ".join(str(shown).split())
+        # cut, it says so: a message showing a cut call has no Approve button (vaultops.notify.message)
+        parts.append(f"{tool} `{line if len(line) <= 200 else line[:199] + '…'}`")
     return "; ".join(dict.fromkeys(parts))
