@@ -9,6 +9,7 @@ is answered at once, so no test depends on timing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -33,7 +34,8 @@ class _Server:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a long poll left behind
+                    self.wfile.write(data)
 
             do_GET = do_POST
 

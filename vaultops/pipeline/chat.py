@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from vaultops.model import PassOutcome
 from vaultops.notify.replies import ChatAnswer
-from vaultops.notify.telegram import Batch
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.heard import PressHeard, hear
+from vaultops.pipeline.tell import TelegramSource
 from vaultops.scan.plan import plan_id
 
 
-def take_replies(ctx: Context, waiting: Batch | None = None) -> None:
-    """``waiting``: Telegram updates the daemon's listener has read already."""
-    listened = ctx.teller.listen(waiting)
+def take_replies(ctx: Context, read_telegram: TelegramSource | None = None, *, ask: bool = True) -> None:
+    """``read_telegram``: where Telegram's updates come from (the daemon's listener); None: asked here.
+    ``ask``: ask the chat services (without it, only what ``read_telegram`` has)."""
+    listened = ctx.teller.listen(read_telegram, ask=ask)
     answers = listened.answers
     plans = {plan_id(rel): rel for rel in ctx.vault.plan_notes()} if answers else {}
     by_note: dict[str, list[ChatAnswer]] = {}

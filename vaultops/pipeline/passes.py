@@ -24,6 +24,7 @@ from vaultops.pipeline.recover import recover
 from vaultops.pipeline.report import PassReport
 from vaultops.pipeline.results import CLAIM_ATTEMPTS, Claimed, Done, apply, record
 from vaultops.pipeline.running import dispatcher_for, run_job
+from vaultops.pipeline.tell import TelegramSource
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
@@ -63,12 +64,14 @@ class Pass:
         slots: int | None = None,
         replies: bool = True,
         running_files: Sequence[tuple[str, ...]] = (),
+        read_telegram: TelegramSource | None = None,
     ) -> list[Claimed]:
         """Read, decide and make the first write of each note; returns the jobs claimed.  ``replies``:
-        first write the person's answers waiting in chat.  ``slots``: how many jobs may start now;
+        first write the person's answers waiting in chat; ``read_telegram``: Telegram's, as the daemon's
+        listener has read them (taken on every pass).  ``slots``: how many jobs may start now;
         ``running_files``: the files: of plan jobs still running (the daemon's)."""
-        if replies:
-            take_replies(self.ctx)
+        if replies or read_telegram is not None:
+            take_replies(self.ctx, read_telegram, ask=replies)
         claimed: list[Claimed] = []
         for rel in self.ctx.notes():
             left = None if slots is None else max(0, slots - len(claimed))

@@ -43,6 +43,9 @@ class _Warnings:
         self.warnings.append(message)
 
 
+TelegramSource = Callable[[], Batch | None]
+
+
 class Teller:
     def __init__(self, vault: Vault, state: StateDB, warnings: list[str]) -> None:
         self.vault = vault
@@ -120,17 +123,20 @@ class Teller:
         telegram = self.vault.config.notify.telegram
         return Telegram(telegram, self.state, self.log) if telegram.listening else None
 
-    def listen(self, waiting: Batch | None = None) -> Listened:
-        """Answers waiting in chat (without waiting for more), and how to say they are safe.  ``waiting``:
-        what the daemon's listener already read from Telegram, so that it is not asked twice."""
+    def listen(self, read_telegram: TelegramSource | None = None, *, ask: bool = True) -> Listened:
+        """Answers waiting in chat (without waiting for more), and how to say they are safe.
+        ``read_telegram``: where Telegram's updates come from when the daemon's listener reads them (it
+        gives None when it has nothing); else Telegram is asked here.  ``ask`` false: the chat services
+        are not asked, only ``read_telegram``."""
         listened = Listened()
         telegram = self.telegram()
-        if telegram is not None:
+        if telegram is not None and (ask or read_telegram is not None):
+            batch = None
             try:
-                batch = waiting if waiting is not None else telegram.fetch(timeout=0)
+                batch = read_telegram() if read_telegram is not None else telegram.fetch(timeout=0)
             except TelegramError as exc:
                 self.log.warn(f"Telegram replies not read: {exc}; tried again on the next pass")
-            else:
+            if batch is not None:
                 listened.answers += batch.replies
                 listened.refused += batch.refused
                 offset = batch.next_offset

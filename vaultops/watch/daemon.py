@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
+from pathlib import Path
 from types import FrameType
 
 from vaultops.base import faults
@@ -23,6 +24,7 @@ from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath
 from vaultops.decide.classify import warm
 from vaultops.model import State
+from vaultops.notify.telegram import Telegram
 from vaultops.pipeline.context import Unplaced
 from vaultops.pipeline.passes import Pass, PassReport, local_now
 from vaultops.pipeline.publish import Publisher
@@ -36,6 +38,7 @@ from vaultops.store.notes import NoteWriter, remove_stale_temps
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 from vaultops.watch.events import watch
+from vaultops.watch.listen import ChatListener
 from vaultops.watch.log import DaemonLog
 from vaultops.watch.memory import ClaimMemory
 
@@ -63,6 +66,7 @@ class Daemon:
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
         self.unsafe = ""  # what the last pass found leading out of the vault, said once
+        self.listener: ChatListener | None = None
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -86,12 +90,15 @@ class Daemon:
             self.publisher = Publisher.open(self.vault)
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
             observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
+            self.listener = self.listen(state_dir / "state.db")
             try:
                 self.start_up()
                 self.loop()
             finally:
                 observer.stop()
                 handler.close()
+                if self.listener is not None:
+                    self.listener.close()
                 self.shut_down()
                 observer.join(timeout=5)
                 self.state.close()
@@ -99,6 +106,16 @@ class Daemon:
 
     def wake(self, why: str) -> None:
         self.inbox.put(why)
+
+    def listen(self, db: Path) -> ChatListener | None:
+        """Telegram's answers are heard as they come (a long poll), when the bot can hear any."""
+        telegram = self.config.notify.telegram
+        if not telegram.listening or not telegram.poll_timeout:
+            return None
+        # its own connection to state.db: the thread only reads the offset, the main loop writes it
+        listener = ChatListener(Telegram(telegram, StateDB(db), self.log), self.wake, self.log.warn)
+        listener.start()
+        return listener
 
     def start_up(self) -> None:
         for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
@@ -127,7 +144,8 @@ class Daemon:
                 self.log.warn(exc.message)
             self.unsafe = exc.message
         else:
-            self.unsafe = ""
+            if check:  # only a step that looked can say the way out is gone
+                self.unsafe = ""
 
     def loop(self) -> None:
         ping = self.notifier.watchdog_interval
@@ -213,8 +231,7 @@ class Daemon:
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
-        telegram = self.config.notify.telegram
-        chat = bool(telegram.token.get_secret_value() and telegram.chat_ids)
+        chat = self.config.notify.telegram.listening
         publisher = p.ctx.publisher
         if publisher.shared:
             # a save here needs no fetch every time: a claim on a stale base is refused by the remote
@@ -225,8 +242,16 @@ class Daemon:
         self.place_waiting_results(p)
         slots = self.config.limits.max_concurrent - len(self.inflight)
         running = [f for f in self.inflight_files.values() if f]
-        replies = chat and ("fetch" in why or why == "timer")
-        claimed = p.claim(slots=slots, replies=replies, running_files=running)
+        replies = chat and ("fetch" in why or why == "timer" or "chat" in why)
+        listener = self.listener
+        if listener is None:
+            claimed = p.claim(slots=slots, replies=replies, running_files=running)
+        else:  # Telegram's answers come from the listener, as soon as they arrive
+            try:
+                take = listener.take
+                claimed = p.claim(slots=slots, replies=replies, running_files=running, read_telegram=take)
+            finally:
+                listener.done()
         next_settle = p.report.next_settle
         self.settle_at = time.monotonic() + next_settle if next_settle else None
         if p.report.again:  # a request taken over: a light check runs again right away
