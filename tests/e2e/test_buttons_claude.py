@@ -83,5 +83,5 @@ def test_a_button_press_resumes_the_session_and_the_approved_call_runs_once(
         said = [s.split()[2] for s in statuses(vault)]
         assert said == ["running", "escalated", "approved", "running", "escalated"], statuses(vault)
         ms = [round(1000 * (t - pressed)) for t in (written, resumed, merged)]
-        print(f"\npress → decision line {ms[0]} ms; → resumed session's first model call {ms[1]} ms; ", end="")
-        print(f"→ the approved merge ran {ms[2]} ms")
+        print(f"\npress → decision line {ms[0]} ms; → resumed session's first model call {ms[1]} ms;", end="")
+        print(f" → the approved merge ran {ms[2]} ms")
