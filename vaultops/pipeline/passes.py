@@ -25,6 +25,7 @@ from vaultops.pipeline.report import PassReport
 from vaultops.pipeline.results import CLAIM_ATTEMPTS, Claimed, Done, apply, record
 from vaultops.pipeline.running import dispatcher_for, run_job
 from vaultops.pipeline.tell import TelegramSource
+from vaultops.pipeline.timely import on_time
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
@@ -87,7 +88,9 @@ class Pass:
         return record(self.ctx, done, self.daily)
 
     def close(self) -> PassReport:
-        """The daily note, the commit (and push), then the notices, which link to lines now in the vault."""
+        """Reminders and the digest that are due, the daily note, the commit (and push), then the notices,
+        which link to lines now in the vault."""
+        on_time(self.ctx, self.daily)
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
         self.ctx.commit()

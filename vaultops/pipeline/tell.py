@@ -66,11 +66,14 @@ class Teller:
         decision: Decision,
         proposed: str | None = None,
         status_at: datetime | None = None,
+        escalated_at: str = "",
+        reminder: str = "",
     ) -> None:
         """A request now waits for the person (escalated, or heavy work interrupted).  ``proposed``: what
         an answer does, when it is not the usual (a worker's question: the answer goes to the worker).
-        ``status_at``: the time its status line says, when it is not ``at``: an answer in the message is
-        bound to that line."""
+        ``status_at`` (or ``escalated_at``, as the line says it): the time its status line says, when it
+        is not ``at``: an answer in the message is bound to that line.  ``reminder``: how long it has
+        waited, for the one reminder of an escalation."""
         if proposed is not None:
             proposed = f"{reason}. {proposed}"
         elif state is State.ESCALATED:
@@ -81,7 +84,7 @@ class Teller:
             proposed = f"{reason}. Write `- retry: yes` under it to run it again"
         bound = ""
         if state is State.ESCALATED:
-            said_at = render.iso(status_at or at)
+            said_at = escalated_at or render.iso(status_at or at)
             bound = binding(request.file, request.id, request.text_hash, said_at)
         self.outbox.queue(
             escalation_notice(
@@ -93,8 +96,9 @@ class Teller:
                 safety_class=decision.safety_class,
                 reasons=decision.reasons,
                 proposed=proposed,
-                occasion=render.iso(at),
+                occasion=escalated_at or render.iso(at),
                 bound=bound,
+                reminder=reminder,
             )
         )
         if state is State.ESCALATED and reason.startswith("auth:"):

@@ -3,6 +3,7 @@ would open today (created from its template when it does not exist yet)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from vaultops.base.errors import VaultopsError
@@ -11,7 +12,7 @@ from vaultops.record import daily
 from vaultops.record.render import DailyEntry, daily_lines
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.text import split_lines
-from vaultops.store.notes import NoteWriter
+from vaultops.store.notes import NoteWriter, Plan
 from vaultops.store.placement import Edit, at_note_end
 from vaultops.vault import Vault
 
@@ -30,24 +31,44 @@ class DailyWriter:
         title = request.title or (request.text or "").strip().split("\n")[0][:80] or request.id
         self.entries.append(DailyEntry(at, title, request.file, heading, request.id, summary))
 
-    def flush(self, now: datetime) -> list[str]:
-        """Write the entries; returns the paths written."""
-        if not self.entries or not self.vault.config.record.daily_note:
-            return []
+    def place(self, lines: Sequence[str], now: datetime) -> tuple[str, Plan] | None:
+        """Where ``lines`` go in the daily note of ``now``, and the plan that appends them (to a new note
+        made from its template); None (and a warning) when the daily note cannot be found."""
         try:
             settings = daily.load_settings(self.vault.root)
             rel = daily.daily_note_path(settings, now)
         except daily.DailyNoteError as exc:
             self.warnings.append(f"daily note not written: {exc}")
-            return []
-        lines = daily_lines(self.entries, self.vault.agent)
-        template = self._template(settings, now, rel)
+            return None
+        template: list[str] | None = None
 
         def plan(note: ParsedNote) -> list[Edit]:
+            nonlocal template
             if not note.raw:
+                if template is None:  # read once, only for a note that does not exist yet
+                    template = self._template(settings, now, rel)
                 return [Edit(-1, (*template, *([""] if template else []), *lines))]
             return [at_note_end(note, lines)]
 
+        return rel, plan
+
+    def path(self, when: datetime) -> str | None:
+        """The daily note of ``when``'s day, or None when it cannot be found (or daily notes are off)."""
+        if not self.vault.config.record.daily_note:
+            return None
+        try:
+            return daily.daily_note_path(daily.load_settings(self.vault.root), when)
+        except daily.DailyNoteError:
+            return None
+
+    def flush(self, now: datetime) -> list[str]:
+        """Write the entries; returns the paths written."""
+        if not self.entries or not self.vault.config.record.daily_note:
+            return []
+        placed = self.place(daily_lines(self.entries, self.vault.agent), now)
+        if placed is None:
+            return []
+        rel, plan = placed
         try:
             result = self.writer.apply(rel, plan, create=True, requests=False)
         except VaultopsError as exc:  # conflict markers, say: the vault is the record, the log says why

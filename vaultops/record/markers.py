@@ -1,0 +1,64 @@
+"""The daily-note lines that say a reminder or a digest was sent, written and read back.  Pure.
+
+They are the record that makes each one go out once, whichever machine is up: a machine sends a reminder
+or a digest only after its line has reached the remote (a compare-and-swap push, as a claim does), and
+a machine that finds the line there sends nothing.  The line names the machine that sent it, so that
+one which crashed between the push and the send can still send its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vaultops.lines import DOT, SEP
+from vaultops.record.render import heading_link
+
+_REMINDED = re.compile(
+    r"\|(?P<id>(?:REQ|PLAN)-[A-Za-z0-9._-]+)\]\]" + re.escape(DOT)
+    + r"reminded on (?P<host>[A-Za-z0-9._-]+)" + re.escape(DOT) + r"escalated at (?P<at>\S+)\s*$"
+)  # fmt: skip
+_DIGEST = re.compile(
+    r"^- digest sent on (?P<host>[A-Za-z0-9._-]+)" + re.escape(DOT) + r"(?P<day>\d{4}-\d\d-\d\d)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reminded:
+    request_id: str
+    escalated_at: str  # the escalation's status line time: which escalation was reminded
+
+
+@dataclass(slots=True)
+class Markers:
+    reminded: dict[Reminded, str] = field(default_factory=dict)  # -> the host that sent it
+    digests: dict[str, str] = field(default_factory=dict)  # day (YYYY-MM-DD) -> the host that sent it
+
+
+def reminder_lines(
+    at: datetime, agent: str, host: str, file: str, heading: str, request_id: str, escalated_at: str
+) -> list[str]:
+    link = heading_link(file, heading, request_id)
+    return [
+        f"## {at.strftime('%H:%M')}{SEP}{agent}{SEP}reminder",
+        f"- {link}{DOT}reminded on {host}{DOT}escalated at {escalated_at}",
+    ]
+
+
+def digest_lines(at: datetime, agent: str, host: str, summary: str) -> list[str]:
+    return [
+        f"## {at.strftime('%H:%M')}{SEP}{agent}{SEP}digest",
+        f"- digest sent on {host}{DOT}{at.strftime('%Y-%m-%d')}{DOT}{summary}",
+    ]
+
+
+def read_markers(lines: Iterable[str]) -> Markers:
+    markers = Markers()
+    for line in lines:
+        if "reminded on " in line and (m := _REMINDED.search(line)):
+            markers.reminded.setdefault(Reminded(m["id"], m["at"]), m["host"])
+        elif line.startswith("- digest sent on ") and (m := _DIGEST.match(line)):
+            markers.digests.setdefault(m["day"], m["host"])
+    return markers
