@@ -23,6 +23,7 @@ from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.base.redact import redact
 from vaultops.commands.output import Report
+from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.notify.check import apprise_refuses, telegram_findings
 from vaultops.record import daily
@@ -247,6 +248,19 @@ def _notify(vault: Vault) -> Iterator[Finding]:
         elif url in urls:
             yield _ok(f"notify: {scheme}://… looks like an apprise URL (nothing was sent)")
     yield from telegram_findings(telegram, _committed_telegram_token(vault.root), REMOTE_TIMEOUT)
+    yield from _failing_channels(vault)
+
+
+def _failing_channels(vault: Vault) -> Iterator[Finding]:
+    """What the daemon found when it sent: a notifier that failed its last tries is an incident."""
+    for row in channel_rows(vault):
+        fallback = "they go to [notify] fallback meanwhile" if vault.config.notify.fallback else (
+            "they wait until it works again; [notify] fallback can take them meanwhile"
+        )
+        yield _bad(
+            f"notify: {row['channel']} has failed its last {row['failures']} tries (since {row['since']}): "
+            f"{row['last_error']} — fix it; {fallback}"
+        )
 
 
 def _daily(vault: Vault) -> Iterator[Finding]:

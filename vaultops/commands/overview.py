@@ -1,10 +1,12 @@
-"""``vaultops status``: the rows of ``vaultops.commands.status`` (requests, profiles, workers) as one
-report: a table each, or one JSON document."""
+"""``vaultops status``: the rows of ``vaultops.commands.status`` (requests, profiles, workers, failing
+notifiers) as one report: a table each, or one JSON document."""
 
 from __future__ import annotations
 
 from vaultops.commands.output import Report
 from vaultops.commands.status import (
+    channel_rows,
+    format_channels,
     format_profiles,
     format_table,
     format_workers,
@@ -21,7 +23,8 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
     rows, warnings = request_rows(vault)
     profiles = profile_rows(vault)
     workers = worker_rows(vault)
-    doc = {"requests": rows, "profiles": profiles, "workers": workers}
+    channels = channel_rows(vault)
+    doc = {"requests": rows, "profiles": profiles, "workers": workers, "notifiers": channels}
     if as_json:
         return Report([], doc, warnings)
     lines = [format_table(rows)]
@@ -29,4 +32,6 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
         lines += ["", format_profiles(profiles)]
     if workers:
         lines += ["", format_workers(workers)]
+    if channels:
+        lines += ["", format_channels(channels)]
     return Report(lines, doc, warnings)

@@ -8,6 +8,7 @@ import json
 import sqlite3
 import time
 from collections import Counter
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from vaultops import __version__
@@ -290,6 +291,34 @@ def profile_rows(vault: Vault) -> list[dict[str, Any]]:
         return rows
     finally:
         state.close()
+
+
+def channel_rows(vault: Vault) -> list[dict[str, Any]]:
+    """The notifier targets that are failing (``[notify] failing_after`` tries in a row), oldest first."""
+    from vaultops.notify.channels import Channels  # status reads state.db only; it sends nothing
+
+    state = _state(vault)
+    if state is None:
+        return []
+    try:
+        failing = Channels(state, vault.config.notify.failing_after).failing()
+    finally:
+        state.close()
+    return [
+        {
+            "channel": c.label,
+            "state": "failing",
+            "failures": c.failures,
+            "since": datetime.fromtimestamp(c.failing_since or 0).astimezone().isoformat(timespec="seconds"),
+            "last_error": c.last_error,
+        }
+        for c in failing
+    ]
+
+
+def format_channels(rows: list[dict[str, Any]]) -> str:
+    table = [[r["channel"], r["state"], r["since"], str(r["failures"]), r["last_error"]] for r in rows]
+    return _table(("notifier", "state", "since", "tries", "last error"), table)
 
 
 def format_profiles(rows: list[dict[str, Any]]) -> str:

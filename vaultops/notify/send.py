@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
+from vaultops.notify.channels import Change, Channels
 from vaultops.notify.logs import Log
 from vaultops.notify.message import Notice
 from vaultops.notify.outbox import Outbox, retry_delay
@@ -52,20 +53,23 @@ class Target(Protocol):
 class Delivered:
     sent: int  # notices that every target now has
     failed: list[str] = field(default_factory=list)  # keys still pending after this round
+    changes: list[Change] = field(default_factory=list)  # channels that became failing, or recovered
 
 
 @dataclass(frozen=True, slots=True)
 class AppriseTarget:
     url: str
     index: int = 0
+    key: str = "urls"  # which list of [notify] it is in: urls, or fallback
 
     @property
     def id(self) -> str:
-        return "apprise:" + hashlib.sha256(self.url.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        digest = hashlib.sha256(self.url.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return ("apprise:" if self.key == "urls" else f"{self.key}:") + digest
 
     @property
     def label(self) -> str:
-        return f"[notify] urls[{self.index}] ({self.url.split('://', 1)[0]}://…)"
+        return f"[notify] {self.key}[{self.index}] ({self.url.split('://', 1)[0]}://…)"
 
     def send(self, notice: Notice) -> None:
         import apprise  # here: importing it costs a CLI that never notifies a noticeable fraction of a second
@@ -138,9 +142,12 @@ def deliver(
     telegram: TelegramConfig | None = None,
     now: float | None = None,
     sender: str = "",
+    failing_after: int = 3,
+    fallback: Sequence[str] = (),
 ) -> Delivered:
     """Send every pending notice (of ``sender``, see ``Outbox``) whose retry time has come to every target
-    that lacks it.
+    that lacks it.  What a failing target (``notify.channels``) cannot take goes to the ``fallback``
+    URLs instead; once they have it, it is not kept for that target.
 
     With no target configured nothing is tried and the notices wait: they are kept, not dropped.
     """
@@ -148,32 +155,42 @@ def deliver(
     to = targets(urls, telegram)
     if not to:
         return Delivered(0, [])
-    secrets = [s for url in urls for s in url_secrets(url)]
+    backups = [AppriseTarget(url, i, "fallback") for i, url in enumerate(fallback)]
+    secrets = [s for url in (*urls, *fallback) for s in url_secrets(url)]
     if telegram is not None:
         secrets.append(telegram.token.get_secret_value())
     outbox = Outbox(state, sender)
+    channels = Channels(state, failing_after)
     down: dict[str, str] = {}  # target id -> why it failed earlier in this round
     sent = 0
     failed: list[str] = []
+    changes: list[Change] = []
     for entry in outbox.pending(now=at):
         key = entry.notice.key
-        errors: list[str] = []
+        notice = entry.notice.redacted(secrets)  # the send path: whatever queued it
+        errors: dict[str, str] = {}  # target id -> why it does not have it
         for target in to:
             if target.id in entry.reached:
                 continue
             if target.id in down:
-                errors.append(f"{target.label}: not tried, it failed earlier in this round")
+                errors[target.id] = f"{target.label}: not tried, it failed earlier in this round"
                 continue
             try:
-                target.send(entry.notice.redacted(secrets))  # the send path: whatever queued it
+                target.send(notice)
             except Exception as exc:  # any failure of a notifier, its bugs too: logged, retried later
                 why = redact(f"{target.label}: {exc}", secrets)
-                down[target.id] = why
-                errors.append(why)
+                down[target.id] = errors[target.id] = why
+                changes += _said(channels.failed(target.id, target.label, redact(str(exc), secrets), at))
                 continue
             outbox.reached(key, target.id)  # at once: a crash after this does not resend it here
+            changes += _said(channels.worked(target.id, target.label))
+        failing = [t for t in errors if channels.is_failing(t)]
+        if failing and backups and _to_backups(backups, notice, entry.reached, outbox, down, secrets):
+            for target_id in failing:  # the fallback has it: not kept for a channel that is down
+                outbox.reached(key, target_id)
+                del errors[target_id]
         if errors:
-            error = redact("; ".join(errors), secrets)
+            error = redact("; ".join(errors.values()), secrets)
             outbox.failed(key, error, now=at, secrets=secrets)
             wait = retry_delay(entry.attempts + 1)
             log.warn(f"notify: {key} not delivered, retried in {wait:g} s: {error}")
@@ -182,4 +199,34 @@ def deliver(
             outbox.sent(key, now=at)
             log.info("notified", key=key)
             sent += 1
-    return Delivered(sent, failed)
+    return Delivered(sent, failed, changes)
+
+
+def _said(change: Change | None) -> list[Change]:
+    return [change] if change is not None else []
+
+
+def _to_backups(
+    backups: Sequence[Target],
+    notice: Notice,
+    reached: frozenset[str],
+    outbox: Outbox,
+    down: dict[str, str],
+    secrets: Sequence[str],
+) -> bool:
+    """Send ``notice`` to every fallback that lacks it; True when they all have it now."""
+    whole = True
+    for backup in backups:
+        if backup.id in reached:
+            continue
+        if backup.id in down:
+            whole = False
+            continue
+        try:
+            backup.send(notice)
+        except Exception as exc:  # a fallback that fails too: the notice stays pending
+            down[backup.id] = redact(f"{backup.label}: {exc}", secrets)
+            whole = False
+            continue
+        outbox.reached(notice.key, backup.id)
+    return whole

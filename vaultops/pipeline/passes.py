@@ -19,6 +19,7 @@ from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
 from vaultops.pipeline.context import Clock, Context, local_now
 from vaultops.pipeline.follow import follow_workers
+from vaultops.pipeline.incidents import tell_incidents
 from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.recover import recover
 from vaultops.pipeline.report import PassReport
@@ -94,7 +95,7 @@ class Pass:
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
         self.ctx.commit()
-        self.ctx.teller.deliver()
+        tell_incidents(self.ctx, self.daily, self.ctx.teller.deliver(self.ctx.clock().timestamp()))
         return self.report
 
     def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Dispatcher:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from vaultops.model import Decision, Request, State
+from vaultops.notify.channels import Change
 from vaultops.notify.message import auth_failure_notice, binding, budget_notice, escalation_notice
 from vaultops.notify.outbox import Outbox
 from vaultops.notify.replies import ChatAnswer
@@ -116,10 +117,15 @@ class Teller:
             )
         )
 
-    def deliver(self) -> None:
+    def deliver(self, now: float | None = None) -> list[Change]:
+        """Send what the outbox holds; the channels that became failing or recovered, to be said."""
         notify = self.vault.config.notify
         telegram = notify.telegram if notify.telegram.enabled else None
-        deliver(self.state, notify.urls, self.log, telegram=telegram)
+        delivered = deliver(
+            self.state, notify.urls, self.log, telegram=telegram, now=now,
+            failing_after=notify.failing_after, fallback=notify.fallback,
+        )  # fmt: skip
+        return delivered.changes
 
     # --- answers from chat ---------------------------------------------------------------------
 

@@ -83,6 +83,14 @@ CREATE TABLE IF NOT EXISTS outbox (
     sender TEXT NOT NULL DEFAULT '',  -- '': the vault's notifiers; 'worker:NAME': that worker's persona
     extra TEXT NOT NULL DEFAULT '{}'  -- the notice's ask and topic (vaultops.notify.message), as JSON
 );
+-- Each notifier target's failed tries in a row (vaultops.notify.channels): failing once it has too many.
+CREATE TABLE IF NOT EXISTS channels (
+    target TEXT PRIMARY KEY,
+    label TEXT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0,
+    failing_since REAL,
+    last_error TEXT
+);
 -- Messages between the orchestrator and workers (vaultops.bus): kept after they are acked, so that
 -- ``bus log`` shows the whole conversation.  ``recipient``, not ``to``: TO is an SQL keyword.
 CREATE TABLE IF NOT EXISTS bus (
