@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from tests.support.fake_zulip import FakeZulip
 from vaultops.config import ZulipConfig
 from vaultops.notify.message import Ask, Notice
+from vaultops.notify.outbox import Outbox
 from vaultops.notify.replies import ChatAnswer
+from vaultops.notify.send import deliver, targets
 from vaultops.notify.zulip import (
     FIRST_LOOK,
     MAX_CONTENT,
@@ -29,6 +31,8 @@ from vaultops.notify.zulip import (
     zulip_client,
 )
 from vaultops.store.state import StateDB
+from vaultops.workers.persona import persona_notice
+from vaultops.workers.reports import ReportReader, worker_scope
 
 BOT = "vaultops-bot@chat.example.com"
 KEY = "zK3m9QpR2vX7tL0aB4nC8dE6fG1hJ5sW"  # the shape of a Zulip API key: 32 letters and digits
@@ -140,6 +144,43 @@ def test_a_server_that_refuses_a_notice_raises_a_zulip_error(server: FakeZulip) 
     config = _config(server, stream="nowhere")
     with pytest.raises(ZulipError, match="does not exist"):
         ZulipTarget(zulip_client(config), config).send(_escalation())
+
+
+def test_deliver_sends_each_notice_to_zulip_once_and_retries_a_failure_without_the_key(
+    server: FakeZulip, state: StateDB
+) -> None:
+    log = ListLog()
+    config = _config(server)
+    Outbox(state).queue(_escalation(), now=0.0)
+    server.fail_with = 502  # its message echoes the Authorization header
+    assert deliver(state, [], log, zulip=config, now=0.0).failed == [_escalation().key]
+    entry = Outbox(state).entry(_escalation().key)
+    assert entry is not None and "502" in (entry.last_error or "") and KEY not in (entry.last_error or "")
+    server.fail_with = None
+    assert deliver(state, [], log, zulip=config, now=1e6).sent == 1
+    assert deliver(state, [], log, zulip=config, now=2e6).sent == 0
+    assert len(server.sent) == 1 and server.contents()[0].startswith("@**Ann Person** ")
+    assert KEY not in "\n".join(f"{event} {fields}" for event, fields in log.lines)
+
+
+def test_zulip_is_a_target_only_with_a_site_a_key_and_a_stream(server: FakeZulip) -> None:
+    assert [t.id for t in targets([], zulip=_config(server))] == [f"zulip:127.0.0.1:{server.port}/ops"]
+    for missing in ("site", "api_key", "stream"):
+        assert targets([], zulip=_config(server, **{missing: ""})) == []
+
+
+def test_a_worker_personas_notice_goes_to_its_own_topic(server: FakeZulip, state: StateDB) -> None:
+    reader = ReportReader(worker_scope(str(Path.cwd())))
+    (done,) = reader.feed("[DONE:pr_ready] CI green")
+    named = persona_notice("tabs", "Tab Fixer", done)
+    unnamed = persona_notice("tabs", None, done)
+    assert named is not None and unnamed is not None
+    assert (named.topic, unnamed.topic) == ("Tab Fixer", "tabs")
+    outbox = Outbox(state)
+    outbox.queue(named, now=0.0)
+    assert deliver(state, [], ListLog(), zulip=_config(server), now=0.0).sent == 1
+    assert server.topics() == ["Tab Fixer"]
+    assert server.contents() == ["**Tab Fixer: done — pr_ready**\n[DONE:pr_ready] CI green"]
 
 
 # --- reading answers ---------------------------------------------------------------------------------
