@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from tests.support.fake_zulip import FakeZulip
 from vaultops.config import ZulipConfig
+from vaultops.notify.check import zulip_findings
 from vaultops.notify.message import Ask, Notice
 from vaultops.notify.outbox import Outbox
 from vaultops.notify.replies import ChatAnswer
@@ -417,3 +418,39 @@ def test_fetch_never_raises_but_zulip_error_nor_answers_for_an_unlisted_sender(s
 
     check()
     assert answered, "no example was an answer: the property was not exercised"
+
+
+# --- doctor ------------------------------------------------------------------------------------------
+
+
+def test_doctor_asks_who_the_bot_is_and_sends_nothing(server: FakeZulip) -> None:
+    found = list(zulip_findings(_config(server), key_committed=False, timeout=5.0))
+    assert found == [
+        (
+            True,
+            f"notify: Zulip bot vaultops bot answers on 127.0.0.1:{server.port}; stream ops "
+            "(nothing was sent)",
+        )
+    ]
+    assert [(method, path) for method, path, _ in server.calls] == [("GET", "users/me")] and not server.sent
+    assert list(zulip_findings(ZulipConfig(), key_committed=False, timeout=5.0)) == []
+
+
+def test_doctor_says_how_to_fix_each_problem_and_never_shows_the_key(server: FakeZulip) -> None:
+    committed = list(zulip_findings(_config(server), key_committed=True, timeout=5.0))
+    assert committed[0][0] is False and "config.toml" in committed[0][1] and "new key" in committed[0][1]
+    assert committed[-1][0] is True  # still a working bot: only where its key is kept is wrong
+    server.calls.clear()
+    empty = list(zulip_findings(ZulipConfig(site=server.site), key_committed=False, timeout=5.0))
+    assert [fine for fine, _ in empty] == [False] * 4
+    assert all(" — " in line for _, line in empty)
+    for what, line in zip(
+        ("email", "api_key", "stream", "senders"), (line for _, line in empty), strict=True
+    ):
+        assert f"has no {what}" in line
+    assert server.calls == []  # nothing to ask a server with
+    wrong = _config(server, api_key="Wr0ngKeyWr0ngKeyWr0ngKeyWr0ngKey")
+    ((fine, line),) = zulip_findings(wrong, key_committed=False, timeout=5.0)
+    assert not fine and "Invalid API key" in line and "Wr0ngKey" not in line
+    no_senders = list(zulip_findings(_config(server, senders=()), key_committed=False, timeout=5.0))
+    assert [fine for fine, _ in no_senders] == [False, True] and "senders" in no_senders[0][1]
