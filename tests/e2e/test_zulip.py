@@ -135,9 +135,10 @@ def test_mentions_in_a_notices_own_text_are_silenced(server: FakeZulip) -> None:
 
 def test_a_long_topic_and_a_long_message_are_cut_to_zulips_limits_with_an_ellipsis(server: FakeZulip) -> None:
     config = _config(server)
-    ZulipTarget(zulip_client(config), config).send(Notice("k", "t", "x" * 20000, topic="worker " * 20))
+    ZulipTarget(zulip_client(config), config).send(Notice("k", "t", "x\0" * 20000, topic="a\nworker " * 20))
     (form,) = server.sent
-    assert len(form["topic"]) <= MAX_TOPIC and form["topic"].endswith("…")
+    assert len(form["topic"]) <= MAX_TOPIC and form["topic"].endswith("…") and "\n" not in form["topic"]
+    assert "\0" not in form["content"]
     assert len(form["content"]) == MAX_CONTENT and form["content"].endswith("…")
 
 

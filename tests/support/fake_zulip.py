@@ -3,7 +3,8 @@ vaultops uses, for one bot, on a real ThreadingHTTPServer on 127.0.0.1 in a daem
 
 - ``POST /api/v1/messages``: form-encoded ``type`` (``stream`` or ``channel``), ``to``, ``topic``,
   ``content``; refuses a topic over 60 or content over 10000 characters (a real server cuts them, which
-  would hide a client that does not), and a stream that does not exist.  Answers ``{"result": "success",
+  would hide a client that does not), a topic that is not printable, content with a NUL byte, and a
+  stream that does not exist.  Answers ``{"result": "success",
   "msg": "", "id": N}``; the message is then in the stream, sent by the bot, as on a real server.
 - ``GET /api/v1/messages``: ``anchor`` (an id, ``newest`` or ``oldest``), ``num_before``, ``num_after``,
   ``include_anchor`` (default true), ``narrow`` (JSON; ``stream``/``channel`` operators), and
@@ -182,8 +183,12 @@ class FakeZulip:
             return _error(400, f"Channel '{to}' does not exist", "STREAM_DOES_NOT_EXIST", stream=to)
         if not topic.strip() or len(topic) > MAX_TOPIC:
             return _error(400, f"Topic is empty or longer than {MAX_TOPIC} characters", "BAD_REQUEST")
+        if not topic.isprintable():
+            return _error(400, "Invalid characters in topic!", "BAD_REQUEST")
         if not content.strip() or len(content) > MAX_CONTENT:
             return _error(400, f"Message is empty or longer than {MAX_CONTENT} characters", "BAD_REQUEST")
+        if "\0" in content:
+            return _error(400, "Message must not contain null bytes", "BAD_REQUEST")
         self.sent.append(form)
         ident = self._add(self.email, self.full_name, to, topic, content, 1_770_000_000 + self.next_id)
         return 200, {"result": "success", "msg": "", "id": ident}

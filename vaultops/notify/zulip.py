@@ -155,8 +155,8 @@ class ZulipClient:
         params = {
             "type": "stream",  # "channel" since Zulip 9; "stream" is understood by every version
             "to": stream,
-            "topic": shorten(topic, MAX_TOPIC),
-            "content": _cut(content, MAX_CONTENT),
+            "topic": shorten(one_line(topic), MAX_TOPIC),  # a topic is one line
+            "content": _cut(content.replace("\0", ""), MAX_CONTENT),  # Zulip refuses a NUL byte
         }
         answer = self.call("POST", "messages", params)
         ident = _int(answer.get("id"))
@@ -244,7 +244,7 @@ class Zulip:
     @property
     def anchor(self) -> int | None:
         stored = self.state.get(self._key)
-        return int(stored) if stored and stored.isdigit() else None
+        return int(stored) if stored and stored.isascii() and stored.isdigit() else None
 
     def ack(self, next_anchor: int | None) -> None:
         """Messages up to ``next_anchor`` are safe: never return them again.  Only forward."""
