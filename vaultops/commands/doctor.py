@@ -25,7 +25,7 @@ from vaultops.base.redact import redact
 from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
-from vaultops.notify.check import apprise_refuses, telegram_findings
+from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
 from vaultops.record import daily
 from vaultops.run import health
 from vaultops.run.process import run_process
@@ -219,13 +219,14 @@ def _committed_urls(root: Path) -> list[str]:
     return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
 
 
-def _committed_telegram_token(root: Path) -> bool:
+def _committed_secret(root: Path, channel: str, key: str) -> bool:
+    """config.toml (committed, shared) holds ``[notify.<channel>] <key>``."""
     try:
         with (root / CONFIG_FILE).open("rb") as fh:
-            telegram = tomllib.load(fh).get("notify", {}).get("telegram", {})
+            section = tomllib.load(fh).get("notify", {}).get(channel, {})
     except (OSError, tomllib.TOMLDecodeError, AttributeError):
         return False
-    return isinstance(telegram, dict) and bool(telegram.get("token"))
+    return isinstance(section, dict) and bool(section.get(key))
 
 
 def _notify(vault: Vault) -> Iterator[Finding]:
@@ -247,7 +248,10 @@ def _notify(vault: Vault) -> Iterator[Finding]:
             yield _bad(f"[notify] urls: {scheme}://… cannot be used: {why} — fix it as apprise documents it")
         elif url in urls:
             yield _ok(f"notify: {scheme}://… looks like an apprise URL (nothing was sent)")
-    yield from telegram_findings(telegram, _committed_telegram_token(vault.root), REMOTE_TIMEOUT)
+    yield from telegram_findings(telegram, _committed_secret(vault.root, "telegram", "token"), REMOTE_TIMEOUT)
+    zulip = vault.config.notify.zulip
+    if zulip.enabled or _committed_secret(vault.root, "zulip", "api_key"):
+        yield from zulip_findings(zulip, _committed_secret(vault.root, "zulip", "api_key"), REMOTE_TIMEOUT)
     yield from _failing_channels(vault)
 
 

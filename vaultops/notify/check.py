@@ -10,8 +10,16 @@ import logging
 import re
 from collections.abc import Iterator
 
-from vaultops.config import CONFIG_FILE, LOCAL_FILE, TELEGRAM_TOKEN_ENV, TelegramConfig
+from vaultops.config import (
+    CONFIG_FILE,
+    LOCAL_FILE,
+    TELEGRAM_TOKEN_ENV,
+    ZULIP_KEY_ENV,
+    TelegramConfig,
+    ZulipConfig,
+)
 from vaultops.notify.telegram import Bot, TelegramError
+from vaultops.notify.zulip import ZulipError, site_host, zulip_client
 
 Finding = tuple[bool, str]  # (fine, line), as doctor's checks yield them
 _BOT_TOKEN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{20,}")
@@ -76,3 +84,65 @@ def telegram_findings(settings: TelegramConfig, token_committed: bool, timeout: 
     name = me.get("username") if isinstance(me, dict) else None
     chats = len(settings.chat_ids)
     yield True, f"notify: Telegram bot @{name or bot.id} answers; {chats} chat(s) told (nothing was sent)"
+
+
+def zulip_findings(settings: ZulipConfig, key_committed: bool, timeout: float) -> Iterator[Finding]:
+    """``[notify.zulip]``: a key where it belongs, a site, a bot, a stream and senders, and a server that
+    accepts the bot.  ``key_committed``: config.toml (shared through git) holds an api_key."""
+    if key_committed:
+        yield (
+            False,
+            f"{CONFIG_FILE}: [notify.zulip] api_key is a secret in a committed file — move it to "
+            f"{LOCAL_FILE} or {ZULIP_KEY_ENV}, and generate a new key in Zulip's bot settings",
+        )
+    if not settings.enabled:
+        return
+    missing = False
+    if not settings.site:
+        missing = True
+        yield False, '[notify.zulip] has no site — set site = "https://<your organisation>.zulipchat.com"'
+    if not settings.email:
+        missing = True
+        yield (
+            False,
+            "[notify.zulip] has no email — copy the bot's address from Zulip's Personal settings → Bots",
+        )
+    if not settings.api_key.get_secret_value():
+        missing = True
+        yield (
+            False,
+            f'[notify.zulip] has no api_key — put api_key = "<the bot\'s API key>" under [notify.zulip] in '
+            f"{LOCAL_FILE}, or set {ZULIP_KEY_ENV}",
+        )
+    if not settings.stream:
+        missing = True
+        yield (
+            False,
+            "[notify.zulip] has no stream, so no one is told and no answer is read — set stream to the "
+            "name of a stream, and subscribe the bot to it (it reads only streams it is subscribed to)",
+        )
+    if not settings.senders:
+        yield (
+            False,
+            "[notify.zulip] has no senders, so no answer from Zulip counts — list your Zulip address "
+            "in senders",
+        )
+    if missing:
+        return
+    client = zulip_client(settings, timeout)
+    try:
+        me = client.me()
+    except ZulipError as exc:
+        yield (
+            False,
+            f"[notify.zulip] {site_host(settings.site)} did not accept the bot ({exc}) — check email and "
+            "api_key in Zulip's bot settings, the network, or site",
+        )
+        return
+    name = me.get("full_name")
+    who = name if isinstance(name, str) and name else settings.email
+    yield (
+        True,
+        f"notify: Zulip bot {who} answers on {site_host(settings.site)}; stream {settings.stream} "
+        "(nothing was sent)",
+    )

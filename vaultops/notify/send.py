@@ -23,12 +23,13 @@ from typing import Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from vaultops.base.redact import redact
-from vaultops.config import TelegramConfig
+from vaultops.config import TelegramConfig, ZulipConfig
 from vaultops.notify.channels import Change, Channels
 from vaultops.notify.logs import Log
 from vaultops.notify.message import Notice
 from vaultops.notify.outbox import Outbox, retry_delay
 from vaultops.notify.telegram import Bot
+from vaultops.notify.zulip import ZulipTarget, zulip_client
 from vaultops.store.state import StateDB
 
 
@@ -124,13 +125,18 @@ def url_secrets(url: str) -> list[str]:
     return [s for s in found if s]
 
 
-def targets(urls: Sequence[str], telegram: TelegramConfig | None = None) -> list[Target]:
-    """Where notices go: each apprise URL, and each Telegram chat when the bot has a token."""
+def targets(
+    urls: Sequence[str], telegram: TelegramConfig | None = None, zulip: ZulipConfig | None = None
+) -> list[Target]:
+    """Where notices go: each apprise URL, each Telegram chat when the bot has a token, and the Zulip
+    stream when its bot has a site, a key and a stream."""
     found: list[Target] = [AppriseTarget(url, i) for i, url in enumerate(urls)]
     token = telegram.token.get_secret_value() if telegram is not None else ""
     if telegram is not None and token:
         bot = Bot(token, telegram.api_base)
         found += [TelegramTarget(bot, chat, telegram.open_url) for chat in telegram.chat_ids]
+    if zulip is not None and zulip.site and zulip.api_key.get_secret_value() and zulip.stream:
+        found.append(ZulipTarget(zulip_client(zulip), zulip))
     return found
 
 
@@ -140,6 +146,7 @@ def deliver(
     log: Log,
     *,
     telegram: TelegramConfig | None = None,
+    zulip: ZulipConfig | None = None,
     now: float | None = None,
     sender: str = "",
     failing_after: int = 3,
@@ -152,13 +159,15 @@ def deliver(
     With no target configured nothing is tried and the notices wait: they are kept, not dropped.
     """
     at = time.time() if now is None else now
-    to = targets(urls, telegram)
+    to = targets(urls, telegram, zulip)
     if not to:
         return Delivered(0, [])
     backups = [AppriseTarget(url, i, "fallback") for i, url in enumerate(fallback)]
     secrets = [s for url in (*urls, *fallback) for s in url_secrets(url)]
     if telegram is not None:
         secrets.append(telegram.token.get_secret_value())
+    if zulip is not None:
+        secrets.append(zulip.api_key.get_secret_value())
     outbox = Outbox(state, sender)
     channels = Channels(state, failing_after)
     down: dict[str, str] = {}  # target id -> why it failed earlier in this round

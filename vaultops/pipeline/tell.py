@@ -21,6 +21,7 @@ from vaultops.notify.outbox import Outbox
 from vaultops.notify.replies import ChatAnswer
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Batch, Refused, Telegram, TelegramError
+from vaultops.notify.zulip import Zulip, ZulipError
 from vaultops.pipeline.heard import PressHeard
 from vaultops.record import render
 from vaultops.store.state import StateDB
@@ -39,6 +40,8 @@ class _Warnings:
                 f"Telegram: ignored a message from chat {fields.get('chat_id')} ({fields.get('who')}): "
                 f"{fields.get('why')}"
             )
+        elif event == "zulip-ignored":
+            self.warnings.append(f"Zulip: ignored a message from {fields.get('sender')}: {fields.get('why')}")
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -121,8 +124,9 @@ class Teller:
         """Send what the outbox holds; the channels that became failing or recovered, to be said."""
         notify = self.vault.config.notify
         telegram = notify.telegram if notify.telegram.enabled else None
+        zulip = notify.zulip if notify.zulip.enabled else None
         delivered = deliver(
-            self.state, notify.urls, self.log, telegram=telegram, now=now,
+            self.state, notify.urls, self.log, telegram=telegram, zulip=zulip, now=now,
             failing_after=notify.failing_after, fallback=notify.fallback,
         )  # fmt: skip
         return delivered.changes
@@ -151,6 +155,17 @@ class Teller:
                 listened.refused += batch.refused
                 offset = batch.next_offset
                 listened.acks.append(lambda: telegram.ack(offset))
+        zulip_config = self.vault.config.notify.zulip
+        if ask and zulip_config.listening:
+            zulip = Zulip(zulip_config, self.state, self.log)
+            try:
+                read = zulip.fetch()
+            except ZulipError as exc:
+                self.log.warn(f"Zulip answers not read: {exc}; tried again on the next pass")
+            else:
+                listened.answers += read.answers
+                anchor = read.next_anchor
+                listened.acks.append(lambda: zulip.ack(anchor))
         return listened
 
     def tell_presses(

@@ -231,7 +231,8 @@ class Daemon:
 
     def run_pass(self, why: str) -> None:
         p = self.new_pass()
-        chat = self.config.notify.telegram.listening
+        notify = self.config.notify
+        chat = notify.telegram.listening or notify.zulip.listening  # answers read every [daemon] fetch
         publisher = p.ctx.publisher
         if publisher.shared:
             # a save here needs no fetch every time: a claim on a stale base is refused by the remote

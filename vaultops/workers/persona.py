@@ -25,4 +25,5 @@ def persona_notice(worker: str, persona: str | None, report: Report) -> Notice |
     speaker = persona or worker
     digest = hashlib.sha256(report.line.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     body = report.line if report.answer is None else f"{report.line}\n{report.answer}"
-    return Notice(f"worker:{worker}:{digest}", f"{speaker}: {what} — {report.label}", body)
+    # Its own topic (where the channel has topics): the person reads one worker's story in one place.
+    return Notice(f"worker:{worker}:{digest}", f"{speaker}: {what} — {report.label}", body, topic=speaker)

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from vaultops.base.confine import write_text
 from vaultops.gate.job import GateJob, job_from_spec
@@ -33,6 +33,9 @@ from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
 from vaultops.workers.plans import NEWS_FILE, is_news
 from vaultops.workers.registry import Registry, Worker
+
+if TYPE_CHECKING:  # the supervisor starts bare: the config (pydantic) only for a persona's Zulip
+    from vaultops.config import ZulipConfig
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
 DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
@@ -67,6 +70,7 @@ class Supervisor:
         self.done = threading.Event()
         self.stopping = False
         self.sender = "vaultops"  # the vault's agent name, given by spawn
+        self.zulip: ZulipConfig | None = None  # a persona posts to its own topic of the vault's Zulip stream
         self.gate_job: GateJob | None = None  # a Claude Code worker's gate, given by spawn
 
     # --- output -------------------------------------------------------------------------------
@@ -115,7 +119,7 @@ class Supervisor:
                 self.tell_daemon()
             if item.answer is not None:
                 self.answers.put(item.answer)
-            if self.worker.notify:
+            if self.worker.notify or self.zulip is not None:
                 from vaultops.workers.persona import persona_notice
 
                 notice = persona_notice(self.worker.name, self.worker.persona, item)
@@ -174,7 +178,7 @@ class Supervisor:
                     ending = True
                 elif notice:
                     Outbox(state, sender).queue(notice)
-                deliver(state, self.worker.notify, log, sender=sender)
+                deliver(state, self.worker.notify, log, sender=sender, zulip=self.zulip)
         finally:
             state.close()
 
@@ -321,6 +325,18 @@ class _OwnLog:
         self.log.write(f"{OWN_PREFIX}{message}".encode())
 
 
+def _vault_zulip(state_db: Path) -> ZulipConfig | None:
+    """The vault's ``[notify.zulip]``, when it can post: a persona's notices go to its own topic there."""
+    from vaultops.config import load_config  # only for a worker with a persona
+
+    root = state_db.parent.parent.parent  # <vault>/.vaultops/state/state.db
+    try:
+        zulip = load_config(root).notify.zulip
+    except Exception:  # a config that cannot be read: its own URLs still tell the person
+        return None
+    return zulip if zulip.site and zulip.stream and zulip.api_key.get_secret_value() else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vaultops-supervise")
     parser.add_argument("state_db")
@@ -347,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     supervisor = Supervisor(state, worker, folder, log, json.loads(args.policy))
     supervisor.sender = args.sender
     supervisor.gate_job = job_from_spec(args.gate) if args.gate else None
+    if worker.persona:
+        supervisor.zulip = _vault_zulip(Path(args.state_db))
     signal.signal(signal.SIGTERM, supervisor.on_term)
     try:
         return supervisor.run()
