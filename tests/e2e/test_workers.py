@@ -291,6 +291,23 @@ def test_a_persona_speaks_through_its_own_notifiers(make: Callable[..., Path]) -
     assert sorted(titles) == ["Tab Fixer: done — pr_ready", "Tab Fixer: escalated — merge_pr"]
 
 
+def test_a_persona_posts_to_its_own_topic_of_the_vaults_zulip_stream(make: Callable[..., Path]) -> None:
+    from tests.support.fake_zulip import FakeZulip
+
+    vault = make()
+    bot, key = "vaultops-bot@chat.example.com", "zK3m9QpR2vX7tL0aB4nC8dE6fG1hJ5sW"
+    with FakeZulip(bot, key) as zulip:
+        with (vault / ".vaultops" / "local.toml").open("a") as fh:
+            fh.write(f'\n[notify.zulip]\nsite = "{zulip.site}"\nemail = "{bot}"\napi_key = "{key}"\n')
+            fh.write('stream = "ops"\n')
+        proc = spawn(vault, "exec", "--persona", "Executor", args=("[DONE:pr_ready] ok",))
+        assert proc.returncode == 0, proc.stderr
+        assert wait_for(lambda: zulip.topics()), "the persona's notice"
+        assert cli(vault, "terminate", "exec").returncode == 0
+        assert zulip.topics() == ["Executor"]
+        assert "Executor: done — pr_ready" in zulip.contents()[0]
+
+
 def test_a_persona_notice_that_failed_is_retried_through_the_outbox_and_sent_once(
     make: Callable[..., Path],
 ) -> None:

@@ -455,3 +455,40 @@ def test_doctor_says_how_to_fix_each_problem_and_never_shows_the_key(server: Fak
     assert not fine and "Invalid API key" in line and "Wr0ngKey" not in line
     no_senders = list(zulip_findings(_config(server, senders=()), key_committed=False, timeout=5.0))
     assert [fine for fine, _ in no_senders] == [False, True] and "senders" in no_senders[0][1]
+
+
+# --- through whole passes: the vault's Zulip --------------------------------------------------------------
+
+
+def test_an_escalation_is_told_in_the_topic_and_an_answer_there_runs_it_once(
+    tmp_path: Path, runs: Path
+) -> None:
+    import time as clock
+
+    from tests.support.helpers import INBOX, ROTATE, vault_with
+    from vaultops.model import State
+    from vaultops.pipeline.tick import tick
+    from vaultops.scan.note import parse_note
+    from vaultops.vault import Vault
+
+    with FakeZulip(BOT, KEY) as server:
+        local = (
+            f'[notify.zulip]\nsite = "{server.site}"\nemail = "{BOT}"\napi_key = "{KEY}"\nstream = "ops"\n'
+            f'mention = "Ann Person"\nsenders = ["{ANN}"]\n'
+        )
+        vault = vault_with(tmp_path / "v", f"# Inbox\n\n{ROTATE}", local, fake_profiles=True)
+        tick(Vault.open(vault), wait_settle=False)
+        [content] = server.contents()
+        assert server.topics() == ["vaultops"]
+        assert content.startswith("@**Ann Person** **v: REQ-rotate escalated (blocked)**"), content
+        later = int(clock.time()) + 1
+        server.say("mallory@example.com", "approve REQ-rotate", name="Mallory", timestamp=later)
+        server.say(ANN, "approve REQ-rotate — go ahead", timestamp=later)
+        report = tick(Vault.open(vault), wait_settle=False)
+        assert any("Zulip: ignored a message from mallory@example.com" in w for w in report.warnings)
+        text = (vault / INBOX).read_text()
+        assert "- decision: approve — via Zulip (Ann Person): go ahead" in text and "Mallory" not in text
+        [request] = parse_note(INBOX, text.encode()).requests
+        assert request.state is State.DONE and runs.read_text().split() == ["REQ-rotate"]
+        tick(Vault.open(vault), wait_settle=False)
+        assert runs.read_text().split() == ["REQ-rotate"], "each answer is read once"
