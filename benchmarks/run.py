@@ -77,7 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument(
-        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus"], help="one section"
+        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus", "approve"], help="one section"
     )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
@@ -87,6 +87,7 @@ def main() -> None:
         "daemon": lambda: daemon_section(args.quick),
         "claims": lambda: claims_section(args.quick),
         "bus": lambda: bus_section(args.quick),
+        "approve": lambda: approve_section(args.quick),
     }
     for name, section in sections.items():
         if args.only in (None, name):
@@ -189,6 +190,18 @@ def daemon_section(quick: bool) -> None:
         f"daemon    idle over {15 if quick else 60} s: {cpu:.3f} % of one core (target <= 0.1 %), "
         f"{rss:.0f} MB RSS (target <= 60 MB)"
     )
+
+
+def approve_section(quick: bool) -> None:
+    import approve
+
+    pressed, ran, typed, typed_ran = approve.measure(5 if quick else 15)
+    med = statistics.median
+    print()
+    row("approve   note save -> approved line, p50 (baseline)", med(typed), med(typed))
+    row("approve   Telegram button press -> decision line, p50", med(pressed), med(typed))
+    row("approve   note save -> the approved job ran, p50 (baseline)", med(typed_ran), med(typed_ran))
+    row("approve   Telegram button press -> the approved job ran, p50", med(ran), med(typed_ran))
 
 
 def claims_section(quick: bool) -> None:
