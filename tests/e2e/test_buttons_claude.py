@@ -85,3 +85,42 @@ def test_a_button_press_resumes_the_session_and_the_approved_call_runs_once(
         ms = [round(1000 * (t - pressed)) for t in (written, resumed, merged)]
         print(f"\npress → decision line {ms[0]} ms; → resumed session's first model call {ms[1]} ms;", end="")
         print(f" → the approved merge ran {ms[2]} ms")
+
+
+def test_approve_for_this_request_lets_the_same_call_through_until_the_job_ends(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    """Typed in Telegram: ``approve REQ-… for this request``.  The resumed session's merge runs each time it
+    asks during that job; once the job has ended, the same call is asked again."""
+    from tests.support.fake_servers import FakeBotAPI
+    from vaultops.pipeline.tick import tick
+    from vaultops.vault import Vault
+
+    request = "## REQ-build Summarise what the last build produced\n- type: code\n- ready: yes\nSummarise.\n"
+    vault = make_vault(tmp_path / "v", f"# Inbox\n\n{request}", fake_profiles=False)
+    calls = tmp_path / "calls.log"
+    tools = fake_tools(tmp_path / "bin", calls)
+    profile = template_profile(api.start(), tmp_path / "cc")
+    path = f"{tools}{os.pathsep}{os.environ['PATH']}"
+    profile = profile.replace("env = { ", f"env = {{ PATH = {json.dumps(path)}, ", 1)
+    (vault / "work").mkdir()
+    with FakeBotAPI(TOKEN) as bot:
+        telegram = f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\napi_base = "{bot.base}"\n'
+        (vault / ".vaultops" / "local.toml").write_text(profile + "\n" + telegram + "poll_timeout = 0\n")
+        merge = ToolUse("Bash", {"command": MERGE})
+        api.script(merge, Text("The merge needs the person."))
+        tick(Vault.open(vault), wait_settle=False)
+        assert merges(calls) == [] and "escalated" in statuses(vault)[-1]
+
+        bot.say(ME, "approve REQ-build for this request", date=int(time.time()) + 1)
+        api.script(merge, merge, Text("Merged twice."))
+        tick(Vault.open(vault), wait_settle=False)
+        assert merges(calls) == [MERGE, MERGE], "the same call, for the rest of this job"
+        text = (vault / INBOX).read_text()
+        assert "- decision: approve for this request — via Telegram (Ann)" in text
+        approved = [s for s in statuses(vault) if "status: approved" in s]
+        assert len(approved) == 1 and "approved for this request by the person" in approved[0]
+        assert statuses(vault)[-1].startswith("- status: done"), statuses(vault)
+
+        allowed = vault / ".vaultops" / "state" / "allow"
+        assert not list(allowed.glob("*.job")), "the job ended: the approval ended with it"

@@ -400,3 +400,20 @@ def test_init_claude_refuses_broken_settings_and_missing_folders(tmp_path: Path)
     proc = _init("init", "--claude", str(tmp_path / "nowhere"))
     assert proc.returncode == 1 and "no such folder" in proc.stderr
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_an_approval_for_the_request_holds_for_its_calls_until_its_job_ends(tmp_path: Path) -> None:
+    from vaultops.store.asked import consume_allowance, end_of_job, fingerprint, grant
+
+    call = {"command": "gh pr merge 12"}
+    record = {"tool_name": "Bash", "tool_input": call, "fingerprint": fingerprint("Bash", call)}
+    grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t1"}], lasting=True)
+    assert consume_allowance(tmp_path, "Bash", call, "REQ-a")
+    assert consume_allowance(tmp_path, "Bash", call, "REQ-a"), "again, within the job"
+    assert not consume_allowance(tmp_path, "Bash", call, "REQ-b"), "never another request's"
+    assert not consume_allowance(tmp_path, "Bash", {"command": "gh pr merge 13"}, "REQ-a"), "only that call"
+    end_of_job(tmp_path, "REQ-a")
+    assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "the job ended"
+    grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t2"}])
+    assert consume_allowance(tmp_path, "Bash", call, "REQ-a")
+    assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "once means once"
