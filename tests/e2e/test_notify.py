@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.fake_servers import FakeBotAPI, JsonSink
+from tests.support.fake_servers import FakeBotAPI, JsonSink, ListLog
 from vaultops.base.errors import ConfigError
 from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig, load_config
@@ -36,23 +36,6 @@ from vaultops.store.state import StateDB
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 ME = 4242  # the person's chat
 STRANGER = 666
-
-
-class ListLog:
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, dict[str, Any]]] = []
-
-    def info(self, event: str, **fields: Any) -> None:
-        self.lines.append((event, fields))
-
-    def warn(self, message: str) -> None:
-        self.lines.append(("warning", {"message": message}))
-
-    def text(self) -> str:
-        return "\n".join(f"{event} {fields}" for event, fields in self.lines)
-
-    def events(self, name: str) -> list[dict[str, Any]]:
-        return [fields for event, fields in self.lines if event == name]
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.fake_servers import ListLog
 from tests.support.fake_zulip import FakeZulip
 from vaultops.config import ZulipConfig
 from vaultops.notify.check import zulip_findings
@@ -39,20 +40,6 @@ BOT = "vaultops-bot@chat.example.com"
 KEY = "zK3m9QpR2vX7tL0aB4nC8dE6fG1hJ5sW"  # the shape of a Zulip API key: 32 letters and digits
 ANN = "ann@example.com"
 STRANGER = "mallory@example.com"
-
-
-class ListLog:
-    def __init__(self) -> None:
-        self.lines: list[tuple[str, dict[str, Any]]] = []
-
-    def info(self, event: str, **fields: Any) -> None:
-        self.lines.append((event, fields))
-
-    def warn(self, message: str) -> None:
-        self.lines.append(("warning", {"message": message}))
-
-    def events(self, name: str) -> list[dict[str, Any]]:
-        return [fields for event, fields in self.lines if event == name]
 
 
 @pytest.fixture

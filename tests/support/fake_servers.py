@@ -19,7 +19,25 @@ from types import TracebackType
 from typing import Any
 
 
-class _Server:
+class Serving:
+    """A server in a daemon thread, as a context manager (``httpd`` and ``thread`` made by the subclass)."""
+
+    httpd: ThreadingHTTPServer
+    thread: threading.Thread
+
+    def __enter__(self) -> Serving:
+        self.thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+class _Server(Serving):
     def __init__(self) -> None:
         self.lock = threading.Lock()
         owner = self
@@ -48,17 +66,6 @@ class _Server:
 
     def handle(self, path: str, body: bytes) -> tuple[int, Any]:
         raise NotImplementedError
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
 
 
 class JsonSink(_Server):
@@ -281,3 +288,22 @@ class FakeBotAPI(_Server):
     def offsets_asked(self) -> list[int | None]:
         with self.lock:
             return [params.get("offset") for method, params in self.calls if method == "getUpdates"]
+
+
+class ListLog:
+    """A notifier's log (``vaultops.notify.logs.Log``) that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, event: str, **fields: Any) -> None:
+        self.lines.append((event, fields))
+
+    def warn(self, message: str) -> None:
+        self.lines.append(("warning", {"message": message}))
+
+    def text(self) -> str:
+        return "\n".join(f"{event} {fields}" for event, fields in self.lines)
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        return [fields for event, fields in self.lines if event == name]

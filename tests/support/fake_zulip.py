@@ -25,9 +25,10 @@ import html
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.support.fake_servers import Serving
 
 MAX_TOPIC = 60
 MAX_CONTENT = 10000
@@ -39,7 +40,7 @@ def _error(code: int, msg: str, kind: str = "BAD_REQUEST", **more: Any) -> tuple
     return code, {"result": "error", "msg": msg, "code": kind, **more}
 
 
-class FakeZulip:
+class FakeZulip(Serving):
     """One organisation with one bot and one stream.  ``say`` writes a message as someone;
     ``raw_messages`` (when not None) replaces what ``GET /messages`` returns, as a hostile server might;
     ``fail_with`` makes every call fail with that status and a message that echoes the request's path and
@@ -86,15 +87,8 @@ class FakeZulip:
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
 
     def __enter__(self) -> FakeZulip:
-        self.thread.start()
+        super().__enter__()
         return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
 
     @property
     def site(self) -> str:

@@ -28,13 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
+from vaultops.base.http import HttpFailure, fetch_json
 from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
 from vaultops.notify.logs import Log
@@ -127,15 +127,9 @@ class Bot:
             method="POST",
         )
         try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
-                payload = json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = _description(exc.read()) or str(exc.reason)
-            raise TelegramError(self._redact(f"{method}: HTTP {exc.code}: {detail}")) from None
-        except urllib.error.URLError as exc:
-            raise TelegramError(self._redact(f"{method}: {exc.reason}")) from None
-        except (OSError, ValueError) as exc:  # timeouts, resets, a body that is not JSON
-            raise TelegramError(self._redact(f"{method}: {type(exc).__name__}: {exc}")) from None
+            payload = fetch_json(request, timeout or self.timeout, _description)
+        except HttpFailure as exc:
+            raise TelegramError(self._redact(f"{method}: {exc}")) from None
         if not isinstance(payload, dict) or payload.get("ok") is not True:
             said = _str(_obj(payload).get("description"))
             raise TelegramError(self._redact(f"{method}: {said or 'the answer was not ok'}"))

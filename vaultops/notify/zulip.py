@@ -21,13 +21,13 @@ from __future__ import annotations
 import base64
 import json
 import re
-import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vaultops.base.http import HttpFailure, fetch_json
 from vaultops.base.redact import redact
 from vaultops.config import ZulipConfig
 from vaultops.notify.logs import Log
@@ -135,15 +135,9 @@ class ZulipClient:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         try:
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = _error_text(exc.read()) or str(exc.reason)
-            raise ZulipError(self._redact(f"{what}: HTTP {exc.code}: {detail}")) from None
-        except urllib.error.URLError as exc:
-            raise ZulipError(self._redact(f"{what}: {exc.reason}")) from None
-        except (OSError, ValueError) as exc:  # timeouts, resets, a body that is not JSON, a bad URL
-            raise ZulipError(self._redact(f"{what}: {type(exc).__name__}: {exc}")) from None
+            payload = fetch_json(request, self.timeout, _error_text)
+        except (HttpFailure, ValueError) as exc:  # ValueError: a site that is not a URL
+            raise ZulipError(self._redact(f"{what}: {exc}")) from None
         if not isinstance(payload, dict) or payload.get("result") != "success":
             said = _error_text(payload) or "the answer was not a success"
             raise ZulipError(self._redact(f"{what}: {said}"))

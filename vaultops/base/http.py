@@ -1,0 +1,27 @@
+"""One JSON call over HTTP with the standard library, for the chat services vaultops speaks to itself
+(Telegram's Bot API, Zulip's REST API): a timeout on every call, and every way it can fail as one line."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+
+class HttpFailure(Exception):
+    """The call gave no JSON answer; the message says why, unredacted (the caller redacts it)."""
+
+
+def fetch_json(request: urllib.request.Request, timeout: float, error_text: Callable[[bytes], str]) -> Any:
+    """The decoded JSON body.  ``error_text``: what an error response's body says, "" when nothing."""
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise HttpFailure(f"HTTP {exc.code}: {error_text(exc.read()) or exc.reason}") from None
+    except urllib.error.URLError as exc:
+        raise HttpFailure(str(exc.reason)) from None
+    except (OSError, ValueError) as exc:  # timeouts, resets, a body that is not JSON, a bad URL
+        raise HttpFailure(f"{type(exc).__name__}: {exc}") from None
