@@ -408,12 +408,12 @@ def test_an_approval_for_the_request_holds_for_its_calls_until_its_job_ends(tmp_
     call = {"command": "gh pr merge 12"}
     record = {"tool_name": "Bash", "tool_input": call, "fingerprint": fingerprint("Bash", call)}
     grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t1"}], lasting=True)
-    assert consume_allowance(tmp_path, "Bash", call, "REQ-a")
+    assert consume_allowance(tmp_path, "Bash", call, "REQ-a") == "for this request"
     assert consume_allowance(tmp_path, "Bash", call, "REQ-a"), "again, within the job"
     assert not consume_allowance(tmp_path, "Bash", call, "REQ-b"), "never another request's"
     assert not consume_allowance(tmp_path, "Bash", {"command": "gh pr merge 13"}, "REQ-a"), "only that call"
     end_of_job(tmp_path, "REQ-a")
     assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "the job ended"
     grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t2"}])
-    assert consume_allowance(tmp_path, "Bash", call, "REQ-a")
+    assert consume_allowance(tmp_path, "Bash", call, "REQ-a") == "once"
     assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "once means once"

@@ -224,9 +224,9 @@ def _decide(
     if (
         verdict.kind == "escalate"
         and vault is not None
-        and consume_allowance(vault, tool, tool_input, job.request)
+        and (granted := consume_allowance(vault, tool, tool_input, job.request))
     ):
-        return _answer(name, True, f"{PREFIX}: approved once by the person: {verdict.reason}")
+        return _answer(name, True, f"{PREFIX}: approved {granted} by the person: {verdict.reason}")
     if verdict.kind == "deny" and not verdict.notify:
         return _answer(name, False, f"{PREFIX}: denied: {verdict.reason}. Do not try another way around it.")
     escalated = verdict.kind == "escalate"

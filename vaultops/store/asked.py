@@ -88,15 +88,16 @@ def allow_once(
     return path
 
 
-def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> bool:
-    """True once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win);
-    a lasting grant of ``request`` holds until its job ends (``end_of_job``)."""
+def consume_allowance(vault: Path, tool_name: str, tool_input: Mapping[str, Any], request: str = "") -> str:
+    """"once" once per grant: the unlink that succeeds is the one use (two hooks at once cannot both win);
+    "for this request" while a lasting grant of ``request`` holds (until ``end_of_job``); "" otherwise."""
     call = fingerprint(tool_name, tool_input)
     try:
         os.unlink(_allowance(vault, request, call))
     except OSError:
-        return bool(request) and _allowance(vault, request, call, lasting=True).is_file()
-    return True
+        lasting = bool(request) and _allowance(vault, request, call, lasting=True).is_file()
+        return "for this request" if lasting else ""
+    return "once"
 
 
 def end_of_job(vault: Path, request: str) -> None:
