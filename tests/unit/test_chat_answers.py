@@ -178,3 +178,16 @@ def test_an_escalation_that_shows_everything_can_be_approved_from_the_message_an
     assert quoted.ask is not None and not quoted.ask.whole, "an ellipsis may be a cut made upstream"
     secret = escalation_notice(asked="Use sk_live_51HxYzAbCdEfGhIjKlMnOpQr to pay", **base)  # type: ignore[arg-type]
     assert secret.ask is not None and not secret.ask.whole, "a redacted message did not show everything"
+
+
+def test_a_notice_redacted_on_its_way_out_says_it_did_not_show_everything() -> None:
+    notice = escalation_notice(
+        vault_name="V", rel="_System/COO-Inbox.md", request_id="REQ-a", state="escalated",
+        asked="Post to https://hooks.example/T000/B000/XyZzY1234567890abcdefgh", safety_class="high",
+        reasons=[], proposed="Approve to run it once", bound="0123456789abcdef",
+    )  # fmt: skip
+    secret = "XyZzY1234567890abcdefgh"
+    assert notice.ask is not None and notice.ask.whole, "nothing looked secret to the notice itself"
+    sent = notice.redacted([secret])
+    assert secret not in sent.body and sent.ask is not None and not sent.ask.whole
+    assert SHORTENED in sent.body, "so a press on it cannot approve, whatever the client sends"

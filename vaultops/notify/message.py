@@ -57,6 +57,7 @@ class Notice:
         ask = self.ask
         if ask is not None and ask.whole and (title, body) != (self.title, self.body):
             ask = replace(ask, whole=False)
+            body += f"\n{SHORTENED}"  # the message says so itself: a press is judged by what it shows
         return Notice(self.key, title, body, ask, self.topic)
 
 
