@@ -47,6 +47,7 @@ HTTP_TIMEOUT = 10.0  # seconds for a call, on top of the long poll's own wait
 MAX_TEXT = 4096  # Telegram refuses longer messages
 _OFFSET_KEY = "telegram.offset."  # + the bot's id: another bot's updates start from their own offset
 CALLBACK = "vo1"
+NO_PREVIEW = {"is_disabled": True}  # Bot API 7.0's link_preview_options (disable_web_page_preview before)
 _VERBS: dict[str, Verdict] = {"a": "approve", "d": "deny"}
 _NO_LINK_BUTTONS: set[str] = set()  # API bases that refused an obsidian:// button: asked once per process
 _ID_LINE = re.compile(r"(?m)^(?P<id>(?:REQ|PLAN)-[A-Za-z0-9._-]+) is ")
@@ -139,7 +140,7 @@ class Bot:
         """Send ``text`` as plain text (no markup to escape); the message's id."""
         if len(text) > MAX_TEXT:
             text = text[: MAX_TEXT - 1] + "…"
-        params: dict[str, Any] = {"chat_id": chat_id, "text": text, "disable_web_page_preview": True}
+        params: dict[str, Any] = {"chat_id": chat_id, "text": text, "link_preview_options": NO_PREVIEW}
         if markup is not None:
             params["reply_markup"] = markup
         result = self.call("sendMessage", params)
@@ -171,7 +172,7 @@ class Bot:
         if len(text) > MAX_TEXT:
             text = press.text[: MAX_TEXT - len(outcome) - 3] + ELLIPSIS + "\n\n" + outcome
         params = {"chat_id": press.chat_id, "message_id": press.message_id, "text": text}
-        self.call("editMessageText", {**params, "disable_web_page_preview": True})
+        self.call("editMessageText", {**params, "link_preview_options": NO_PREVIEW})
 
 
 def _refused_link(error: str) -> bool:
