@@ -902,3 +902,15 @@ def test_a_malformed_update_does_not_deafen_the_daemon(tmp_path: Path, runs: Pat
             assert denied, daemon.errors()[-1500:]
         finally:
             daemon.stop()
+
+
+def test_a_secret_split_by_invisible_characters_never_reaches_telegram(tmp_path: Path, runs: Path) -> None:
+    secret = "sk_live_51HqL0aKz9XyQ2wErTyUiOpAs"
+    hidden = secret[:12] + "\u200b" + secret[12:20] + "\u2060" + secret[20:]
+    inbox = f"## REQ-rotate\n- ready: yes\nRotate the key {hidden} and update the production env file.\n"
+    with StrictBotAPI(TOKEN) as api:
+        world(api)
+        escalated(tmp_path, api, inbox=inbox)
+        shown = api.everything_sent().replace("\u200b", "").replace("\u2060", "")
+        assert secret[8:] not in shown
+        assert "Approve once" not in api.buttons(message_for(api, "REQ-rotate"))
