@@ -138,6 +138,15 @@ def _seconds(value: object) -> object:
 Seconds = Annotated[float, BeforeValidator(_seconds), Field(ge=0)]
 
 
+def _trimmed_secret(value: SecretStr, name: str) -> SecretStr:
+    """A secret as pasted, without the space or line end around it; one with a space inside is a typo
+    (said without the secret itself: pydantic quotes a refused value)."""
+    secret = value.get_secret_value().strip()
+    if any(c.isspace() or ord(c) < 32 for c in secret):
+        raise ValueError(f"{name} has a space or a control character inside it; copy it again, on one line")
+    return SecretStr(secret)
+
+
 class TelegramConfig(_Section):
     """``[notify.telegram]``: escalations sent by a bot, with buttons, and the person's presses and
     ``approve``/``deny`` replies read back."""
@@ -158,6 +167,11 @@ class TelegramConfig(_Section):
     @property
     def enabled(self) -> bool:
         return bool(self.token.get_secret_value() or self.chat_ids)
+
+    @field_validator("token")
+    @classmethod
+    def _one_token(cls, value: SecretStr) -> SecretStr:
+        return _trimmed_secret(value, "[notify.telegram] token")
 
     @property
     def listening(self) -> bool:
@@ -185,6 +199,11 @@ class ZulipConfig(_Section):
     @property
     def listening(self) -> bool:
         return bool(self.enabled and self.api_key.get_secret_value() and self.senders)
+
+    @field_validator("api_key")
+    @classmethod
+    def _one_key(cls, value: SecretStr) -> SecretStr:
+        return _trimmed_secret(value, "[notify.zulip] api_key")
 
 
 _CLOCK = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")

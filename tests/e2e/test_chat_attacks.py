@@ -3,8 +3,8 @@ Bot API written from Telegram's documentation (``tests/support/strict_telegram.p
 
 Every attack asserts the safety property: nothing runs that the person did not approve, no decision line is
 written for it, the request stays escalated, no secret leaves the machine, and the pass does not crash.
-Tests that pass document an attack that held; a failing one names a bug (its comment says what should
-happen)."""
+Each documents an attack; where one once got through, its comment says what happened ("Was: …") and the
+test is its regression test."""
 
 from __future__ import annotations
 
@@ -292,7 +292,7 @@ def test_a_press_answered_late_still_settles_the_message(tmp_path: Path, runs: P
     # Telegram lets a bot answer a callback query only for a short while after the press.  With `vaultops
     # tick` run on a schedule (cron, a systemd timer) every press is older than that when it is read.  The
     # decision is written and runs; the message itself must then still say who decided, its buttons gone.
-    # BUG: answerCallbackQuery fails ("query is too old") and `Teller.tell_presses` skips `settle_message`
+    # Was: answerCallbackQuery fails ("query is too old") and `Teller.tell_presses` skips `settle_message`
     # because both are in one try (vaultops/pipeline/tell.py), so the Approve button stays under a decided
     # request, and every later press answers nothing either.
     with StrictBotAPI(TOKEN) as api:
@@ -351,7 +351,7 @@ def test_a_reply_that_names_another_request_does_not_approve_the_one_replied_to(
     # The person replies to REQ-wipe's message but names REQ-rotate (quoted, in backticks, with a '#', or
     # as a lookalike a phone keyboard or a copy-paste produced).  What they named is not REQ-wipe: nothing
     # should be approved (the reply is ignored, or refused as ambiguous).
-    # BUG: `parse_reply` (vaultops/notify/replies.py) only looks for an id right after the verb; when it
+    # Was: `parse_reply` (vaultops/notify/replies.py) only looks for an id right after the verb; when it
     # finds none there it falls back to the replied-to message's id, and keeps the other id as a comment.
     # REQ-wipe (permanent deletion) is approved and runs:
     # "- decision: approve — via Telegram (…): "REQ-rotate"".
@@ -493,7 +493,7 @@ def test_a_very_long_message_is_harmless(tmp_path: Path, runs: Path) -> None:
 
 def test_a_nul_byte_in_a_reply_is_not_written_into_the_note(tmp_path: Path, runs: Path) -> None:
     # A NUL byte from the network must not reach the note.  What should happen: the deny is taken without
-    # the NUL (or the message ignored).  BUG: `parse_reply`/`decision_line` (vaultops/notify/replies.py,
+    # the NUL (or the message ignored).  Was: `parse_reply`/`decision_line` (vaultops/notify/replies.py,
     # vaultops/pipeline/heard.py) keep the NUL in the comment; the note gets "- decision: deny — … bad\0idea",
     # and the request then ends as `error` ("the request text contains a NUL byte"), not `denied`.
     with StrictBotAPI(TOKEN) as api:
@@ -510,7 +510,7 @@ def test_a_nul_byte_in_a_reply_is_not_written_into_the_note(tmp_path: Path, runs
 
 def test_an_invalid_surrogate_in_a_reply_does_not_crash_the_pass(tmp_path: Path, runs: Path) -> None:
     # A lone surrogate (valid JSON: "\ud800") from a broken or hostile Bot API.  The pass must go on,
-    # and the answer be taken without it or dropped, never a crash on every pass.  BUG: the decision line
+    # and the answer be taken without it or dropped, never a crash on every pass.  Was: the decision line
     # is written, then `StateDB.remember_lines` (vaultops/store/state.py) hashes it with .encode("utf-8"):
     # UnicodeEncodeError out of `vaultops tick`; the update is never acknowledged, so every pass crashes.
     with StrictBotAPI(TOKEN) as api:
@@ -530,7 +530,7 @@ def test_an_invalid_surrogate_in_a_reply_does_not_crash_the_pass(tmp_path: Path,
 def test_a_malformed_sender_id_does_not_crash_the_pass_or_stick(tmp_path: Path, runs: Path) -> None:
     # "Updates are JSON from the network: every field is checked for its type before it is used"
     # (vaultops/notify/telegram.py).  An update whose `from.id` is not a number must be dropped.
-    # BUG: `Telegram._reply` and `Telegram.may_press` test `user in self.users` on a frozenset, and a list
+    # Was: `Telegram._reply` and `Telegram.may_press` test `user in self.users` on a frozenset, and a list
     # id raises TypeError (unhashable), which is not a TelegramError: `vaultops tick` crashes, the offset is
     # never acknowledged, so every later pass crashes on the same update (and the daemon's listener thread
     # dies without a word).
@@ -621,7 +621,7 @@ def test_a_percent_encoded_token_echoed_by_a_proxy_is_redacted_too() -> None:
 def test_a_message_is_cut_to_telegrams_limit_as_telegram_counts_it() -> None:
     # Telegram counts a message's length in UTF-16 code units (as its entity offsets do): an emoji or a
     # math letter is two.  What should happen: a long notice is cut so that Telegram takes it (and says
-    # it was shortened).  BUG (likely): `message_text` and `Bot.send` (vaultops/notify/telegram.py) cut
+    # it was shortened).  Was: `message_text` and `Bot.send` (vaultops/notify/telegram.py) cut
     # at 4096 Python characters, so a notice full of astral characters (a digest, an escalation whose
     # reasons quote emoji) is refused as "message is too long" on every try: the channel turns failing and
     # the person is never told.
@@ -663,7 +663,7 @@ def test_a_rate_limit_says_when_to_try_again(tmp_path: Path) -> None:
             for later in (0, 11, 32, 73):
                 deliver(state, (), log, telegram=config, now=t0 + later, failing_after=3)
             tries = [c for c in api.calls if c[0] == "sendmessage"]
-            # BUG: retry_after is not read (vaultops/notify/telegram.py `Bot.call` keeps only the
+            # Was: retry_after is not read (vaultops/notify/telegram.py `Bot.call` keeps only the
             # description; the outbox backs off 10 s, 20 s, …), so Telegram is asked again inside the 600 s
             # it asked for, and the chat is declared a failing channel after three tries in ~70 s.
             assert len(tries) == 1, f"asked again {len(tries) - 1} times within retry_after"
@@ -759,7 +759,7 @@ def test_zulip_an_address_in_another_case_is_the_same_person(tmp_path: Path) -> 
 def test_zulip_a_unicode_lookalike_address_is_not_a_listed_sender(tmp_path: Path, email: str) -> None:
     # "kim@example.com" is listed.  "\u212aim@example.com" starts with the KELVIN SIGN, another address
     # (another account) that looks the same; casefold() maps it to "k".  What should happen: it is not a
-    # listed sender (compare addresses by ASCII case only).  BUG: `Zulip.__init__`/`_answer`
+    # listed sender (compare addresses by ASCII case only).  Was: `Zulip.__init__`/`_answer`
     # (vaultops/notify/zulip.py) compare `casefold()`ed addresses, so the lookalike's answer counts.
     answers = _zulip_answers(tmp_path, [_zmsg(1, email, "Kim", "approve REQ-rotate")])
     if email == "kim@example.com":
@@ -789,7 +789,7 @@ def test_parse_reply_never_takes_an_id_from_another_request_named_in_the_text() 
 def test_a_group_title_does_not_choose_the_profile_an_approval_runs_on(tmp_path: Path, runs: Path) -> None:
     # Anyone in a group may rename it (Telegram's "change group info").  Ann (the one listed user) approves
     # from the group; the request asks for `- profile: worker-research`.  What should happen: it runs on
-    # worker-research, as the request says.  BUG: the decision line is signed "via Telegram button (Ann
+    # worker-research, as the request says.  Was: the decision line is signed "via Telegram button (Ann
     # Example in Ops worker-code)" (`_who`, vaultops/notify/telegram.py), and `_approved`
     # (vaultops/decide/answers.py) takes any word of the answer's comment that is a profile's name as the
     # profile to run on: Mallory's group title picks worker-code (the shell profile) instead.
@@ -811,7 +811,7 @@ def test_a_token_pasted_with_a_stray_space_or_line_end_never_shows(
 ) -> None:
     # A token copied from BotFather with a trailing space, or read from an env file with CRLF line ends.
     # What should happen: the token is trimmed (or refused by the config check), and whatever fails is a
-    # redacted warning; the pass goes on and its output never holds the token.  BUG: `Bot.call`
+    # redacted warning; the pass goes on and its output never holds the token.  Was: `Bot.call`
     # (vaultops/notify/telegram.py) catches OSError/ValueError only, and http.client's InvalidURL ("URL can't
     # contain control characters. '/bot<token>/sendMessage'") is neither: it escapes unredacted, and
     # `vaultops tick` dies with a traceback that prints the whole token.
@@ -831,7 +831,7 @@ def test_a_token_pasted_with_a_stray_space_or_line_end_never_shows(
 def test_a_command_addressed_to_another_bot_is_not_an_answer(tmp_path: Path, runs: Path) -> None:
     # In a group, "/approve@ci_bot …" is addressed to another bot (Telegram's command syntax); our bot sees
     # it when its privacy mode is off.  What should happen: only "/approve" or "/approve@<this bot>" counts.
-    # BUG (minor): `_COMMAND` (vaultops/notify/replies.py) takes "@" + any bot name.
+    # Was (minor): `_COMMAND` (vaultops/notify/replies.py) takes "@" + any bot name.
     with StrictBotAPI(TOKEN) as api:
         world(api)
         vault = escalated(tmp_path, api, telegram=f"chat_ids = [{GROUP}]\nusers = [{ME}]\n")
@@ -842,7 +842,7 @@ def test_a_command_addressed_to_another_bot_is_not_an_answer(tmp_path: Path, run
 
 def test_the_readme_says_each_section_once() -> None:
     # A new user reading the README meets "Your answers", "How answers are trusted", "Notifications", …
-    # twice, the second copy without the Telegram and Zulip parts.  BUG (docs): README.md repeats the
+    # twice, the second copy without the Telegram and Zulip parts.  Was (docs): README.md repeats the
     # block from "### Your answers" to "### Notifications" after "#### A failing channel is an incident".
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     headings = [line for line in readme.splitlines() if line.startswith("#") and not line.startswith("#!")]
@@ -884,7 +884,7 @@ def test_the_daemon_hears_a_press_through_its_long_poll(tmp_path: Path, runs: Pa
 
 
 def test_a_malformed_update_does_not_deafen_the_daemon(tmp_path: Path, runs: Path) -> None:
-    # What should happen: the malformed update is dropped and the next answer is heard.  BUG: the TypeError
+    # What should happen: the malformed update is dropped and the next answer is heard.  Was: the TypeError
     # of `Telegram._reply` (see test_a_malformed_sender_id_…) is not a TelegramError, so it ends the
     # listener thread (`ChatListener._run`, vaultops/watch/listen.py): the daemon runs on, deaf to Telegram.
     with StrictBotAPI(TOKEN) as api:

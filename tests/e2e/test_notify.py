@@ -28,7 +28,7 @@ from vaultops.notify.message import (
     shorten,
 )
 from vaultops.notify.outbox import Outbox, retry_delay
-from vaultops.notify.replies import Parsed, parse_reply
+from vaultops.notify.replies import Parsed, parse_reply, writable
 from vaultops.notify.send import deliver, url_secrets
 from vaultops.notify.telegram import Bot, Telegram, TelegramError
 from vaultops.store.state import StateDB
@@ -200,7 +200,7 @@ def test_a_verdict_names_its_request_and_keeps_the_comment(
     got = parse_reply(f"{typed} {request_id} {comment}")
     assert got is not None
     assert (got.request_id, got.verdict) == (request_id, verb)
-    assert got.comment == " ".join(comment.split()).lstrip(" \t\n:,—–-")
+    assert got.comment == writable(comment).lstrip(" \t\n:,—–-"), "a line a note can hold"
 
 
 # --- the outbox ----------------------------------------------------------------------------------------

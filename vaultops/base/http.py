@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -11,7 +12,12 @@ from typing import Any
 
 
 class HttpFailure(Exception):
-    """The call gave no JSON answer; the message says why, unredacted (the caller redacts it)."""
+    """The call gave no JSON answer; the message says why, unredacted (the caller redacts it).  ``body``:
+    an error response's body, for what else it says (how long to wait, say)."""
+
+    def __init__(self, message: str, body: bytes = b"") -> None:
+        super().__init__(message)
+        self.body = body
 
 
 def fetch_json(request: urllib.request.Request, timeout: float, error_text: Callable[[bytes], str]) -> Any:
@@ -20,8 +26,11 @@ def fetch_json(request: urllib.request.Request, timeout: float, error_text: Call
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read())
     except urllib.error.HTTPError as exc:
-        raise HttpFailure(f"HTTP {exc.code}: {error_text(exc.read()) or exc.reason}") from None
+        body = exc.read()
+        raise HttpFailure(f"HTTP {exc.code}: {error_text(body) or exc.reason}", body) from None
     except urllib.error.URLError as exc:
         raise HttpFailure(str(exc.reason)) from None
-    except (OSError, ValueError) as exc:  # timeouts, resets, a body that is not JSON, a bad URL
+    # timeouts, resets, a body that is not JSON, a bad URL; and http.client's own refusals (InvalidURL: a
+    # token pasted with a space or a line end), which are neither
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         raise HttpFailure(f"{type(exc).__name__}: {exc}") from None

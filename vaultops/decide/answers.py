@@ -58,11 +58,24 @@ def decision_of(request: Request, config: Config) -> Decision:
     return decide_text(request.asked, explicit, config)
 
 
+_SIGNED = re.compile(r"\Avia [A-Za-z ]+ \([^()]*\)(?::\s*|\Z)")
+
+
+def signature(via: str, who: str) -> str:
+    """How an answer from chat is signed in the note: ``via Telegram (Ann)``; ``who`` without brackets."""
+    return f"via {via} ({who})"
+
+
+def own_words(comment: str) -> str:
+    """An answer's comment without the signature of a chat answer: what the person wrote themselves."""
+    return _SIGNED.sub("", comment, count=1)
+
+
 def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     """An approved request runs once: on the profile the answer names, else the one its `- profile:` field
     names, else its type's route.  It is not classified again: the person has seen why it stopped."""
     decision = decision_of(request, config)
-    named = [w for w in re.split(r"[\s,;:()]+", answer.comment) if w in config.profiles]
+    named = [w for w in re.split(r"[\s,;:()]+", own_words(answer.comment)) if w in config.profiles]
     fields = dict(request.fields)
     if named:
         route: tuple[str, ...] = (named[0],)

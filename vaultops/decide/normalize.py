@@ -77,6 +77,15 @@ def normalize(text: str) -> str:
     return _WORD.sub(lambda m: _corrected(m.group(0)), text)
 
 
+def latin_skeleton(text: str) -> str:
+    """``text`` with every letter that looks Latin made Latin and invisible characters gone: for telling
+    whether a text names something written in Latin letters (a request id, say), whatever the keyboard."""
+    if text.isascii():
+        return text
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return "".join(map(_bare, text)).translate(_SMALL_CAPS).translate(_LISU).translate(_LATIN_OF)
+
+
 @functools.lru_cache(maxsize=4096)
 def _named_letter(c: str) -> str:
     """A symbol that is a Latin letter in disguise, by its Unicode name: "🅓" (negative circled D), "⒟"

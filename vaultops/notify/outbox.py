@@ -128,8 +128,11 @@ class Outbox:
             "UPDATE outbox SET sent = ?, last_error = NULL WHERE key = ? AND sent IS NULL", (at, _text(key))
         )
 
-    def failed(self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = ()) -> None:
-        """A try that did not reach every target: it stays pending, and waits longer before the next."""
+    def failed(
+        self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = (), wait: float = 0.0
+    ) -> None:
+        """A try that did not reach every target: it stays pending, and waits longer before the next (at
+        least ``wait`` seconds: what the service asked for)."""
         at = time.time() if now is None else now
         entry = self.entry(key)
         if entry is None or entry.sent is not None:
@@ -138,5 +141,5 @@ class Outbox:
         shown = redact(error, secrets)[:ERROR_LIMIT]
         self.db.execute(
             "UPDATE outbox SET attempts = ?, retry_at = ?, last_error = ? WHERE key = ?",
-            (attempts, at + retry_delay(attempts), _text(shown), _text(key)),
+            (attempts, at + max(retry_delay(attempts), wait), _text(shown), _text(key)),
         )

@@ -17,14 +17,22 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from vaultops.decide.normalize import latin_skeleton
+
 Verdict = Literal["approve", "deny"]
 Scope = Literal["once", "request"]  # an approval lets a call through once, or for the rest of the job
 SCOPE_WORDS = {"once": "once", "request": "for this request"}
 
 _COMMAND = re.compile(
-    r"\A\s*/?(?P<verb>approve|deny)(?:@[A-Za-z0-9_]+)?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
+    r"\A\s*/?(?P<verb>approve|deny)(?:@(?P<bot>[A-Za-z0-9_]+))?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
     re.IGNORECASE | re.DOTALL,
 )
+# what names a request, whatever the keyboard made of it: quoted, after a '#', its letters Cyrillic, its
+# hyphen a dash
+_NAMES_ONE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[RP][E3]Q|P[L1I]AN)\s?[-\u2010-\u2015\u2212\ufe58\ufe63\uff0d]", re.I
+)  # Cyrillic Р folds to the P it looks like, and reads as the R it stands for
+_UNWRITABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")  # not for a line in a note
 _ID = re.compile(r"(?<![A-Za-z0-9._-])(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
 _ID_AT_START = re.compile(r"(?:REQ|PLAN)-[A-Za-z0-9._-]+", re.IGNORECASE)
 _COMMENT_LEAD = " \t\n:,—–-"
@@ -84,10 +92,13 @@ def _normal_id(raw: str) -> str:
     return ident.rstrip(".") if len(ident.rstrip(".")) > len(prefix) + 1 else ident
 
 
-def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
-    """The verdict in a chat message, or None when it is not one (chatter, a typo, no request id)."""
+def parse_reply(text: str, replied_to: str = "", bot: str = "") -> Parsed | None:
+    """The verdict in a chat message, or None when it is not one (chatter, a typo, no request id, a
+    command for another bot than ``bot``).  The id may be left out in a reply to a message that names
+    one request; a message that names a request in any other way than as the grammar writes it is not
+    an answer (it would be taken for the one replied to)."""
     m = _COMMAND.match(text)
-    if m is None:
+    if m is None or (bot and m["bot"] and m["bot"].lower() != bot.lower()):
         return None
     verdict: Verdict = "approve" if m["verb"].lower() == "approve" else "deny"
     scope, rest = take_scope(verdict, m["rest"])
@@ -96,6 +107,8 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
         ident = _normal_id(explicit.group())
         comment = rest[explicit.end() :]
     else:
+        if _NAMES_ONE.search(latin_skeleton(rest)):
+            return None  # it names a request, but not as one is written: not the one replied to
         named = {_normal_id(found) for found in _ID.findall(replied_to)}
         if len(named) != 1:
             return None  # no id, and no single request to take it from
@@ -105,5 +118,10 @@ def parse_reply(text: str, replied_to: str = "") -> Parsed | None:
         return None
     if scope == "once":
         scope, comment = take_scope(verdict, comment)
-    comment = " ".join(comment.split()).lstrip(_COMMENT_LEAD)
+    comment = " ".join(_UNWRITABLE.sub(" ", comment).split()).lstrip(_COMMENT_LEAD)
     return Parsed(request_id=ident, verdict=verdict, comment=comment, scope=scope)
+
+
+def writable(text: str) -> str:
+    """``text`` as one line a note can hold: no control characters, no lone surrogates."""
+    return " ".join(_UNWRITABLE.sub(" ", text).split())

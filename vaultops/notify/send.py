@@ -171,6 +171,7 @@ def deliver(
     outbox = Outbox(state, sender)
     channels = Channels(state, failing_after)
     down: dict[str, str] = {}  # target id -> why it failed earlier in this round
+    waits: dict[str, float] = {}  # target id -> the seconds it asked to be left alone (a rate limit)
     sent = 0
     failed: list[str] = []
     changes: list[Change] = []
@@ -189,7 +190,11 @@ def deliver(
             except Exception as exc:  # any failure of a notifier, its bugs too: logged, retried later
                 why = redact(f"{target.label}: {exc}", secrets)
                 down[target.id] = errors[target.id] = why
-                changes += _said(channels.failed(target.id, target.label, redact(str(exc), secrets), at))
+                asked = float(getattr(exc, "retry_after", 0.0) or 0.0)
+                if asked:  # it said when to come back (a 429): waiting as told is not failing
+                    waits[target.id] = asked
+                else:
+                    changes += _said(channels.failed(target.id, target.label, redact(str(exc), secrets), at))
                 continue
             outbox.reached(key, target.id)  # at once: a crash after this does not resend it here
             changes += _said(channels.worked(target.id, target.label))
@@ -200,8 +205,9 @@ def deliver(
                 del errors[target_id]
         if errors:
             error = redact("; ".join(errors.values()), secrets)
-            outbox.failed(key, error, now=at, secrets=secrets)
-            wait = retry_delay(entry.attempts + 1)
+            asked = max((waits.get(t, 0.0) for t in errors), default=0.0)
+            outbox.failed(key, error, now=at, secrets=secrets, wait=asked)
+            wait = max(retry_delay(entry.attempts + 1), asked)
             log.warn(f"notify: {key} not delivered, retried in {wait:g} s: {error}")
             failed.append(key)
         else:

@@ -54,7 +54,12 @@ _ID_LINE = re.compile(r"(?m)^(?P<id>(?:REQ|PLAN)-[A-Za-z0-9._-]+) is ")
 
 
 class TelegramError(Exception):
-    """A Bot API call that failed; its message is redacted (the token is in every URL)."""
+    """A Bot API call that failed; its message is redacted (the token is in every URL).  ``retry_after``:
+    the seconds Telegram asked to wait before the next call (a 429), else 0."""
+
+    def __init__(self, message: str, retry_after: float = 0.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +99,30 @@ def keyboard(ask: Ask, text: str, open_url: str = "", link_button: bool = True) 
     return {"inline_keyboard": rows}
 
 
+def telegram_length(text: str) -> int:
+    """How long Telegram counts ``text``: in UTF-16 code units (an emoji is two)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def cut_to(text: str, units: int) -> str:
+    """The longest prefix of ``text`` Telegram counts as at most ``units`` long."""
+    if telegram_length(text) <= units:
+        return text
+    out, used = [], 0
+    for c in text:
+        used += 2 if ord(c) > 0xFFFF else 1
+        if used > units:
+            break
+        out.append(c)
+    return "".join(out)
+
+
 def message_text(notice: Notice) -> str:
     """The notice as one Telegram message: cut to Telegram's limit, and said to be cut."""
     text = f"{notice.title}\n\n{notice.body}"
-    if len(text) <= MAX_TEXT:
+    if telegram_length(text) <= MAX_TEXT:
         return text
-    return text[: MAX_TEXT - len(SHORTENED) - 2] + ELLIPSIS + "\n" + SHORTENED
+    return cut_to(text, MAX_TEXT - len(SHORTENED) - 2) + ELLIPSIS + "\n" + SHORTENED
 
 
 class Bot:
@@ -130,7 +153,7 @@ class Bot:
         try:
             payload = fetch_json(request, timeout or self.timeout, _description)
         except HttpFailure as exc:
-            raise TelegramError(self._redact(f"{method}: {exc}")) from None
+            raise TelegramError(self._redact(f"{method}: {exc}"), _retry_after(exc.body)) from None
         if not isinstance(payload, dict) or payload.get("ok") is not True:
             said = _str(_obj(payload).get("description"))
             raise TelegramError(self._redact(f"{method}: {said or 'the answer was not ok'}"))
@@ -138,8 +161,8 @@ class Bot:
 
     def send(self, chat_id: int, text: str, markup: Mapping[str, Any] | None = None) -> int:
         """Send ``text`` as plain text (no markup to escape); the message's id."""
-        if len(text) > MAX_TEXT:
-            text = text[: MAX_TEXT - 1] + "…"
+        if telegram_length(text) > MAX_TEXT:
+            text = cut_to(text, MAX_TEXT - 1) + "…"
         params: dict[str, Any] = {"chat_id": chat_id, "text": text, "link_preview_options": NO_PREVIEW}
         if markup is not None:
             params["reply_markup"] = markup
@@ -163,14 +186,15 @@ class Bot:
 
     def answer_press(self, press: Press, toast: str) -> None:
         """The short message the person sees where they pressed (Telegram allows 200 characters)."""
-        params = {"callback_query_id": press.callback_id, "text": toast[:200], "show_alert": len(toast) > 60}
+        params: dict[str, Any] = {"callback_query_id": press.callback_id, "text": cut_to(toast, 200)}
+        params["show_alert"] = len(toast) > 60  # a long one is a dialog to read, not a fleeting toast
         self.call("answerCallbackQuery", params)
 
     def settle_message(self, press: Press, outcome: str) -> None:
         """The message, its buttons gone, saying what was decided and by whom."""
         text = f"{press.text}\n\n{outcome}"
-        if len(text) > MAX_TEXT:
-            text = press.text[: MAX_TEXT - len(outcome) - 3] + ELLIPSIS + "\n\n" + outcome
+        if telegram_length(text) > MAX_TEXT:
+            text = cut_to(press.text, MAX_TEXT - telegram_length(outcome) - 3) + ELLIPSIS + "\n\n" + outcome
         params = {"chat_id": press.chat_id, "message_id": press.message_id, "text": text}
         self.call("editMessageText", {**params, "link_preview_options": NO_PREVIEW})
 
@@ -178,6 +202,14 @@ class Bot:
 def _refused_link(error: str) -> bool:
     low = error.lower()
     return "button_url_invalid" in low or ("url" in low and ("protocol" in low or "invalid" in low))
+
+
+def _retry_after(body: bytes) -> float:
+    try:
+        wait = _obj(_obj(json.loads(body)).get("parameters")).get("retry_after")
+    except ValueError:
+        return 0.0
+    return float(wait) if isinstance(wait, int | float) and not isinstance(wait, bool) and wait > 0 else 0.0
 
 
 def _description(body: bytes) -> str:
@@ -255,17 +287,36 @@ class Telegram:
             if not isinstance(update, dict) or not isinstance(update.get("update_id"), int):
                 continue
             next_offset = max(next_offset or 0, update["update_id"] + 1)
-            if isinstance(update.get("callback_query"), dict):
-                pressed = self._press(update["callback_query"])
-                if isinstance(pressed, Refused):
-                    refused.append(pressed)
-                elif pressed is not None:
-                    replies.append(pressed)
+            try:
+                heard = self._heard(update)
+            except Exception as exc:  # an update no rule foresaw must not stop every later one
+                self.log.warn(f"telegram: update {update['update_id']} skipped, unreadable ({exc!r})")
                 continue
-            reply = self._reply(update)
-            if reply is not None:
-                replies.append(reply)
+            if isinstance(heard, Refused):
+                refused.append(heard)
+            elif heard is not None:
+                replies.append(heard)
         return Batch(replies, next_offset, refused)
+
+    def _heard(self, update: Mapping[str, Any]) -> ChatAnswer | Refused | None:
+        if isinstance(update.get("callback_query"), dict):
+            return self._press(update["callback_query"])
+        return self._reply(update)
+
+    @property
+    def username(self) -> str:
+        """The bot's @name, asked of Telegram once and kept: a command for another bot is not an answer."""
+        key = "telegram.username." + self.bot.id
+        known = self.state.get(key)
+        if known:
+            return known
+        try:
+            name = _str(_obj(self.bot.call("getMe", {})).get("username"))
+        except TelegramError:
+            return ""
+        if name:
+            self.state.set(key, name)
+        return name
 
     def poll(self, timeout: float | None = None) -> list[ChatAnswer]:
         """New replies, each returned once (acknowledged at once, so a crash before they are written down
@@ -289,12 +340,14 @@ class Telegram:
             # The id is logged so that a person setting up can copy it into chat_ids.
             self.log.info("telegram-ignored", chat_id=chat_id, who=who, why="chat not in chat_ids")
             return None
-        user = _obj(message.get("from")).get("id")
+        user = _int(_obj(message.get("from")).get("id"))
         if self.users and user not in self.users:
             self.log.info("telegram-ignored", chat_id=chat_id, who=f"{who} (user {user})", why="not in users")
             return None
         replied_to = _str(_obj(message.get("reply_to_message")).get("text"))
-        parsed = parse_reply(_str(message.get("text")), replied_to)
+        text = _str(message.get("text"))
+        addressed = "@" in text.split(maxsplit=1)[0] if text.strip() else False
+        parsed = parse_reply(text, replied_to, self.username if addressed else "")
         if parsed is None:
             self.log.info("telegram-ignored", chat_id=chat_id, who=who, why="not approve/deny REQ-…")
             return None
@@ -308,7 +361,7 @@ class Telegram:
             scope=parsed.scope,
         )
 
-    def may_press(self, chat: Mapping[str, Any], user: object) -> bool:
+    def may_press(self, chat: Mapping[str, Any], user: int) -> bool:
         """Anyone in a group can press a button: a press counts from a listed chat, by a listed user, or
         (no ``users`` listed) in a private chat by its own person."""
         chat_id = chat.get("id")
@@ -336,7 +389,7 @@ class Telegram:
         if not press.callback_id:
             return None
         who = _who({"from": user, "chat": chat})
-        if not self.may_press(chat, user.get("id")):
+        if not self.may_press(chat, _int(user.get("id"))):
             self.log.info(
                 "telegram-ignored", chat_id=chat.get("id"), who=f"{who} (user {user.get('id')})",
                 why="a press by someone not in users (or chat not in chat_ids)",

@@ -229,8 +229,8 @@ class Zulip:
         key = config.api_key.get_secret_value()
         self.client = client if client is not None else ZulipClient(config.site, config.email, key)
         self.stream = config.stream
-        self.own = config.email.strip().casefold()
-        self.senders = frozenset(s.strip().casefold() for s in config.senders)
+        self.own = _address(config.email)
+        self.senders = frozenset(_address(s) for s in config.senders)
         self.state = state
         self.log = log
         self._key = f"{_ANCHOR_KEY}{site_host(config.site)}/{config.stream.casefold()}"
@@ -264,9 +264,9 @@ class Zulip:
     def _answer(self, message: Mapping[str, Any]) -> ChatAnswer | None:
         sender = _str(message.get("sender_email")).strip()
         content, date = message.get("content"), _int(message.get("timestamp"))
-        if not sender or sender.casefold() == self.own:
+        if not sender or _address(sender) == self.own:
             return None  # the bot's own notices (or no sender at all): nobody's answer
-        if sender.casefold() not in self.senders:
+        if _address(sender) not in self.senders:
             self.log.info("zulip-ignored", sender=shorten(one_line(sender), WHO_LIMIT), why="not in senders")
             return None
         where = message.get("display_recipient")
@@ -290,6 +290,13 @@ class Zulip:
             date=date,
             scope=parsed.scope,
         )
+
+
+def _address(email: str) -> str:
+    """An address to compare: ASCII letters in any case are one letter; anything else stands for itself
+    (``casefold`` would make the Kelvin sign a k, and a lookalike a listed sender)."""
+    email = email.strip()
+    return email.lower() if email.isascii() else "\0" + email
 
 
 @dataclass(frozen=True, slots=True)

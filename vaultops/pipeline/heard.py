@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vaultops.base.durations import say_duration
-from vaultops.decide.answers import standing_answer
+from vaultops.decide.answers import signature, standing_answer
 from vaultops.model import Request, State, StatusLine, Target, index_by_id
 from vaultops.notify.message import binding
-from vaultops.notify.replies import SCOPE_WORDS, ChatAnswer, Press
+from vaultops.notify.replies import SCOPE_WORDS, ChatAnswer, Press, writable
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Insert
 
 _DECIDED = frozenset({State.APPROVED, State.DENIED})
+_NO_BRACKETS = str.maketrans("()", "[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +45,14 @@ class Heard:
 
 
 def decision_line(answer: ChatAnswer) -> str:
-    """The answer as the person's line under the request, signed with their name."""
+    """The answer as the person's line under the request, signed with their name.  The signature is one
+    bracketed part with no bracket of its own (``decide.answers`` reads what follows it as the person's
+    comment, and only there looks for a profile to run on: a group's title must not choose one)."""
     scope = f" {SCOPE_WORDS['request']}" if answer.verdict == "approve" and answer.scope == "request" else ""
-    comment = f": {answer.comment}" if answer.comment else ""
-    return f"- decision: {answer.verdict}{scope} — via {answer.via} ({answer.who}){comment}"
+    who = writable(answer.who).translate(_NO_BRACKETS) or "someone"
+    comment = writable(answer.comment)
+    said = f": {comment}" if comment else ""
+    return f"- decision: {answer.verdict}{scope} — {signature(answer.via, who)}{said}"
 
 
 def hear(note: ParsedNote, answers: Sequence[ChatAnswer], now: datetime, answer_within: float) -> Heard:

@@ -183,12 +183,16 @@ class Teller:
             else:
                 told.append((p.press, p.toast, p.outcome if p.insert is not None else ""))
         for press, toast, outcome in told:
+            # each on its own: a press answered too late (Telegram allows seconds) still settles its message
             try:
                 telegram.bot.answer_press(press, toast)
-                if outcome:
-                    telegram.bot.settle_message(press, outcome)
             except TelegramError as exc:  # the decision is in the note either way
                 self.log.warn(f"Telegram: could not answer a button press: {exc}")
+            try:
+                if outcome:
+                    telegram.bot.settle_message(press, outcome)
+            except TelegramError as exc:
+                self.log.warn(f"Telegram: could not show the decision on its message: {exc}")
 
 
 @dataclass(slots=True)

@@ -54,11 +54,13 @@ class ChatListener:
             offset = self.telegram.offset
             try:
                 batch = self.telegram.fetch()
-            except TelegramError as exc:
+            except Exception as exc:  # a bug included: the thread must not die, or the daemon goes deaf
                 if not said:  # once, until it works again: a chat service that is down is not news each time
-                    self.warn(f"Telegram: cannot listen for answers ({exc}); trying again")
+                    why = str(exc) if isinstance(exc, TelegramError) else repr(exc)
+                    self.warn(f"Telegram: cannot listen for answers ({why}); trying again")
                     said = True
-                self.stop.wait(delay)
+                wait = getattr(exc, "retry_after", 0.0) or delay
+                self.stop.wait(wait)
                 delay = min(delay * 2, RETRY_MAX)
                 continue
             delay, said = RETRY_MIN, False
