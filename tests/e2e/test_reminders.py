@@ -118,3 +118,19 @@ def test_the_digest_waits_for_its_time_and_lists_failures_and_spend(tmp_path: Pa
         [digest] = [m["text"] for m in api.sent if "digest for" in m["text"]]
         assert "Waiting for you (1), oldest first:\n- REQ-rotate since " in digest
         assert "Spent today on " in digest and "of $10.00" in digest
+
+
+def test_a_daily_note_that_cannot_be_written_puts_the_reminder_off_and_says_why(tmp_path: Path) -> None:
+    with FakeBotAPI(TOKEN) as api:
+        config = telegram(api, 'remind = "4h"')
+        vault = vault_with(tmp_path / "v", f"# Inbox\n\n{ROTATE}", config, fake_profiles=True)
+        tick(Vault.open(vault), clock=at(NOW - timedelta(hours=5)), wait_settle=False)
+        daily = vault / "Daily" / f"{NOW.strftime('%Y-%m-%d')}.md"
+        daily.parent.mkdir(exist_ok=True)
+        daily.write_text("# Today\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> other\n")
+        report = tick(Vault.open(vault), clock=at(NOW), wait_settle=False)
+        assert len(api.sent) == 1, "no reminder without its line in the daily note"
+        assert any(w.startswith("reminders and the digest wait:") for w in report.warnings), report.warnings
+        daily.write_text("# Today\n")
+        tick(Vault.open(vault), clock=at(NOW + timedelta(minutes=1)), wait_settle=False)
+        assert len(api.sent) == 2 and "reminded on" in daily.read_text()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 
 from vaultops.base.durations import say_duration
+from vaultops.base.errors import VaultopsError
 from vaultops.decide.answers import decision_of
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
@@ -29,13 +30,20 @@ _SETTLED = "notice."  # + a reminder's or digest's key in state.db: sent, or sen
 
 
 def on_time(ctx: Context, daily: DailyWriter) -> None:
-    """Reminders and the digest that are due now."""
+    """Reminders and the digest that are due now.  A daily note that cannot be read or written (conflict
+    markers, a symlink out of the vault) puts them off, said, until a later pass: nothing is sent without
+    its line."""
     now = ctx.clock()
     notify = ctx.config.notify
-    if notify.remind > 0:
-        _reminders(ctx, daily, now)
-    if notify.digest:
-        _digest(ctx, daily, now)
+    try:
+        if notify.remind > 0:
+            _reminders(ctx, daily, now)
+        if notify.digest:
+            _digest(ctx, daily, now)
+    except VaultopsError as exc:
+        ctx.warn(f"reminders and the digest wait: {exc.message}")
+    except OSError as exc:
+        ctx.warn(f"reminders and the digest wait: the daily note cannot be written ({exc.strerror or exc})")
 
 
 # --- reminders --------------------------------------------------------------------------------------
