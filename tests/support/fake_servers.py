@@ -37,6 +37,21 @@ class Serving:
         self.thread.join()
 
 
+class LongPolling(Serving):
+    """A server whose long polls wait on ``arrived`` (made by the subclass); closing wakes them at once."""
+
+    arrived: threading.Condition
+    closing = False
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        with self.arrived:
+            self.closing = True
+            self.arrived.notify_all()
+        super().__exit__(kind, exc, tb)
+
+
 class _Server(Serving):
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -97,7 +112,7 @@ class JsonSink(_Server):
 UNSUPPORTED = "Unsupported URL protocol"
 
 
-class FakeBotAPI(_Server):
+class FakeBotAPI(LongPolling, _Server):
     """The parts of the Telegram Bot API vaultops uses, for one bot token.
 
     getUpdates follows Telegram: updates with an id below ``offset`` are confirmed and forgotten for good;
@@ -126,16 +141,6 @@ class FakeBotAPI(_Server):
     def __enter__(self) -> FakeBotAPI:
         super().__enter__()
         return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        with self.arrived:
-            self.closing = True
-            self.arrived.notify_all()
-        super().__exit__(kind, exc, tb)
-
-    closing = False
 
     @property
     def base(self) -> str:

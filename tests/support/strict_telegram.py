@@ -31,9 +31,10 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.support.fake_servers import LongPolling
 
 BOT_USER = {"id": 0, "is_bot": True, "first_name": "Vault bot", "username": "strict_vault_bot"}
 MAX_TEXT = 4096
@@ -69,7 +70,7 @@ def _bad(description: str) -> ApiError:
     return ApiError(400, f"Bad Request: {description}")
 
 
-class StrictBotAPI:
+class StrictBotAPI(LongPolling):
     """One bot (``token``), its chats, and the people in them.  ``private(user_id)`` and ``group(id, title)``
     make chats the bot can write to; ``say`` and ``press`` are what people do there."""
 
@@ -127,18 +128,8 @@ class StrictBotAPI:
     # --- lifetime -----------------------------------------------------------------------------------
 
     def __enter__(self) -> StrictBotAPI:
-        self.thread.start()
+        super().__enter__()
         return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        with self.arrived:
-            self.closing = True
-            self.arrived.notify_all()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
 
     @property
     def base(self) -> str:
