@@ -231,3 +231,23 @@ def test_a_bot_api_that_opens_obsidian_links_gets_the_open_button(tmp_path: Path
         escalated(tmp_path, api)
         [message] = api.sent
         assert api.buttons(message) == ["Approve once", "Deny", "Open in Obsidian"]
+
+
+def test_a_press_answers_a_plan_note_too(tmp_path: Path, runs: Path) -> None:
+    from tests.support.helpers import with_plans
+
+    with FakeBotAPI(TOKEN) as api:
+        local = f'[notify.telegram]\ntoken = "{TOKEN}"\napi_base = "{api.base}"\npoll_timeout = 0\n'
+        local += f"chat_ids = [{ME}]\n"
+        vault = vault_with(tmp_path / "Work vault", "# Inbox\n", local, fake_profiles=True)
+        plan = "---\ntype: research\n---\nRotate the Stripe secret key and update the production env file.\n"
+        with_plans(vault, {"rotate-keys.md": plan})
+        tick(Vault.open(vault), wait_settle=False)
+        [message] = api.sent
+        assert "PLAN-rotate-keys is escalated" in message["text"]
+        query = api.press(message, "Approve once")
+        tick(Vault.open(vault), wait_settle=False)
+        assert toast(api, query).startswith("Approved once"), toast(api, query)
+        text = (vault / "executor-queue" / "rotate-keys.md").read_text()
+        assert "- decision: approve — via Telegram button (Ann)" in text
+        assert runs.read_text().split() == ["PLAN-rotate-keys"]
