@@ -134,3 +134,10 @@ def test_a_daily_note_that_cannot_be_written_puts_the_reminder_off_and_says_why(
         daily.write_text("# Today\n")
         tick(Vault.open(vault), clock=at(NOW + timedelta(minutes=1)), wait_settle=False)
         assert len(api.sent) == 2 and "reminded on" in daily.read_text()
+
+
+def test_with_nobody_to_tell_no_line_says_a_reminder_went_out(tmp_path: Path) -> None:
+    vault = vault_with(tmp_path / "v", f"# Inbox\n\n{ROTATE}", '[notify]\nremind = "4h"\ndigest = "00:00"\n')
+    tick(Vault.open(vault), clock=at(NOW - timedelta(hours=5)), wait_settle=False)
+    tick(Vault.open(vault), clock=at(NOW), wait_settle=False)
+    assert "reminded on" not in daily_text(vault, NOW) and "digest sent" not in daily_text(vault, NOW)

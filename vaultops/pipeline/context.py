@@ -57,6 +57,7 @@ class Context:
 
     def __post_init__(self) -> None:
         self.config = self.vault.config
+        self.last_read: dict[str, ParsedNote] = {}  # each note as this pass last read it
         self.teller = Teller(self.vault, self.state, self.report.warnings)
         self.vetter = Vetter(self.state, self.publisher.git, self.config.answers.authors, self.writer.parse)
 
@@ -110,6 +111,7 @@ class Context:
         note, waiting = self.vetter.note(note)  # only the answers that are answers, from here on
         for line in waiting:
             self.warn(line)
+        self.last_read[rel] = note
         return note
 
     def write(self, rel: str, inserts: list[Insert]) -> tuple[WriteResult | None, Applied]:

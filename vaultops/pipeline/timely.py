@@ -27,6 +27,7 @@ from vaultops.store.notes import splice
 from vaultops.workers.registry import Registry, observed_state
 
 _SETTLED = "notice."  # + a reminder's or digest's key in state.db: sent, or sent by another machine
+_LOOKED = "reminders.looked"  # when the notes were last looked through for reminders due
 
 
 def on_time(ctx: Context, daily: DailyWriter) -> None:
@@ -35,6 +36,8 @@ def on_time(ctx: Context, daily: DailyWriter) -> None:
     its line."""
     now = ctx.clock()
     notify = ctx.config.notify
+    if not (notify.urls or notify.telegram.enabled or notify.zulip.enabled):
+        return  # nobody to tell: no line would say a reminder went out that went nowhere
     try:
         if notify.remind > 0:
             _reminders(ctx, daily, now)
@@ -50,17 +53,28 @@ def on_time(ctx: Context, daily: DailyWriter) -> None:
 
 
 def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
+    """Looked for every few minutes, not on every pass (a reminder is due hours after its escalation),
+    in the notes as this pass read them when it did: a 10,000-request inbox is not parsed again for it."""
+    remind = ctx.config.notify.remind
+    looked = _when(ctx.state.get(_LOOKED) or "")
+    if looked is not None and looked <= now < looked + timedelta(seconds=min(max(remind / 48, 30), 300)):
+        return
     due: list[tuple[str, Request]] = []
     for rel in ctx.notes():
-        note = ctx.read(rel)
+        note = ctx.last_read.get(rel) or ctx.read(rel)
         for request in note.requests if note is not None else ():
             at = _escalated_at(request)
-            if at is None or now < at + timedelta(seconds=ctx.config.notify.remind):
+            if at is None or now < at + timedelta(seconds=remind):
                 continue
             if ctx.state.get(_SETTLED + _reminder_key(request)) is None:
                 due.append((rel, request))
-    if not due:
-        return
+    due = _still_escalated(ctx, due)  # the pass may have answered some since it read them
+    if not due or _remind_due(ctx, daily, now, due):
+        ctx.state.set(_LOOKED, render.iso(now))  # else looked at again on the next pass
+
+
+def _remind_due(ctx: Context, daily: DailyWriter, now: datetime, due: list[tuple[str, Request]]) -> bool:
+    """Send the reminders due that nobody sent; False when their line could not reach the remote yet."""
     first = min(_escalated_at(r) or now for _, r in due)
     markers = _markers(ctx, daily, first, now)
     fresh: list[tuple[str, Request]] = []
@@ -74,15 +88,30 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
         else:
             ctx.state.set(_SETTLED + _reminder_key(request), host)
     if not fresh:
-        return
+        return True
     lines: list[str] = []
     for rel, request in fresh:
         heading = f"{request.id} {request.title}".strip()
         said = request.statuses[-1].at
         lines += ["", *reminder_lines(now, ctx.vault.agent, ctx.vault.host, rel, heading, request.id, said)]
-    if _mark(ctx, daily, lines[1:], now, f"vaultops: reminded {', '.join(r.id for _, r in fresh)}"):
-        for rel, request in fresh:
-            _remind(ctx, rel, request, now)
+    if not _mark(ctx, daily, lines[1:], now, f"vaultops: reminded {', '.join(r.id for _, r in fresh)}"):
+        return False
+    for rel, request in fresh:
+        _remind(ctx, rel, request, now)
+    return True
+
+
+def _still_escalated(ctx: Context, due: list[tuple[str, Request]]) -> list[tuple[str, Request]]:
+    if not due:
+        return due
+    now_read = {rel: ctx.read(rel) for rel in {rel for rel, _ in due}}
+    kept = []
+    for rel, request in due:
+        note = now_read[rel]
+        same = [r for r in note.requests if r.id == request.id] if note is not None else []
+        if same and _escalated_at(same[0]) is not None and same[0].statuses[-1].at == request.statuses[-1].at:
+            kept.append((rel, same[0]))
+    return kept
 
 
 def _remind(ctx: Context, rel: str, skeleton: Request, now: datetime) -> None:
