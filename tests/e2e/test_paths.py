@@ -105,7 +105,7 @@ def test_the_daemon_says_so_and_keeps_running_then_works_once_it_is_fixed(tmp_pa
     finally:
         assert daemon.stop() == 0
     assert tree(outside) == []
-    assert daemon.errors().count(LEADS_OUT) == 1  # said once, not every pass
+    assert daemon.errors().count(LEADS_OUT) == 1, daemon.errors()  # said once, not every pass
 
 
 # --- the daily-note template ---------------------------------------------------------------------

@@ -62,7 +62,8 @@ def confine(path: Path, root: Path | None = None) -> Path:
             continue
         real = os.path.realpath(current)
         if not inside(real, real_root):
-            last = i == len(rel.parts) - 1 and not os.path.isdir(current)
+            # asked of where it leads, not of the link: one removed meanwhile must not change the sentence
+            last = i == len(rel.parts) - 1 and not os.path.isdir(real)
             fix = "replace it with a regular file (or remove it)" if last else "replace it with a folder"
             raise UnsafePath(
                 f"{current.relative_to(root).as_posix()} in the vault {root} is a symlink that leads out of"
