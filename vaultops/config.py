@@ -373,18 +373,8 @@ class Config(_Section):
 
 _SECTIONS = frozenset(
     {
-        "agent",
-        "inbox",
-        "queue",
-        "limits",
-        "notify",
-        "git",
-        "record",
-        "health",
-        "retry",
-        "daemon",
-        "workers",
-        "classify",
+        "agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon",
+        "workers", "classify",
     }
 )
 

@@ -51,13 +51,8 @@ def parse_lock(body: str, line: int) -> Lock | None:
         host, _, rest = tail[:-1].partition(", claim ")
         claim, _, lease = rest.partition(", lease ")
         seconds = lease[:-2] if lease.endswith(" s") else ""
-        if (
-            agent
-            and " " not in agent
-            and at
-            and " " not in at
-            and claim.isalnum()
-            and (not lease or seconds.isdigit())
+        if agent and " " not in agent and at and " " not in at and claim.isalnum() and (
+            not lease or seconds.isdigit()
         ):
             return Lock(agent, at, host.strip(), claim, line, float(seconds) if seconds else None)
     m = _LOCK.match(body)
