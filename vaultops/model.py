@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
+# What an approval lets through of the calls it answers: each once, or (``approve for this request``) the
+# same calls again for the rest of that request's job.  Nothing wider exists.
+ApprovalScope = Literal["once", "request"]
+APPROVAL_WORDS: dict[ApprovalScope, str] = {"once": "once", "request": "for this request"}
+
 
 class State(StrEnum):
     OPEN = "open"
@@ -55,9 +60,7 @@ class Answer:
     value: str
     comment: str
     line: int
-    # an approval lets the calls it answers through once, or (``approve for this request``) for the rest
-    # of that request's job; nothing wider exists
-    scope: Literal["once", "request"] = "once"
+    scope: ApprovalScope = "once"
 
 
 @dataclass(frozen=True, slots=True)

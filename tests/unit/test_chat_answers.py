@@ -38,7 +38,7 @@ def true_binding() -> str:
 
 
 def press(verdict: str = "approve", rid: str = "REQ-a", bound: str = "", sent: int = SENT) -> ChatAnswer:
-    p = Press(bound or true_binding(), sent, True, "q1", 4242, 7, "text")
+    p = Press(bound or true_binding(), sent, "q1", 4242, 7, "text")
     return ChatAnswer(rid, verdict, "", "Ann", "Telegram button", 0, press=p)  # type: ignore[arg-type]
 
 

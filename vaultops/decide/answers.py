@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from vaultops.config import Config
 from vaultops.decide.route import Handling, decide, decide_text, to_profile
-from vaultops.model import Answer, Decision, Request, State
+from vaultops.model import APPROVAL_WORDS, Answer, Decision, Request, State
 
 # A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
 _NOT_CANCELLABLE = frozenset({State.LOCKED, State.RUNNING, State.DONE, State.DENIED, State.CANCELLED})
@@ -95,7 +95,7 @@ def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     if action.kind != "profile":
         return action  # a timeout or tool list the profile does not allow: an error, said in the note
     said = f" — {answer.comment}" if answer.comment else ""
-    approval = "approved once" if answer.scope == "once" else "approved for this request"
+    approval = f"approved {APPROVAL_WORDS[answer.scope]}"
     lets = "" if answer.scope == "once" else "; the calls it asked for may run again until this job ends"
     why = f"{approval} by the person{said}; runs once on {action.profile}{lets}"
     return replace(action, approved=why, scope=answer.scope)

@@ -15,7 +15,7 @@ from vaultops.base.durations import parse_duration
 from vaultops.config import Config
 from vaultops.decide.classify import TYPES, Classification, classify
 from vaultops.decide.triage import SecondOpinion, combine
-from vaultops.model import Decision, Request
+from vaultops.model import ApprovalScope, Decision, Request
 
 DIRECT = "direct"
 
@@ -35,7 +35,7 @@ class Handling:
     timeout: float | None = None
     tools: tuple[str, ...] | None = None  # the request's narrower tool list, if it gave one
     approved: str = ""  # the person's approval this run stands on ("" when none was needed)
-    scope: Literal["once", "request"] = "once"  # what it lets through of the calls it answers (model.Answer)
+    scope: ApprovalScope = "once"  # what the person's approval lets through of the calls it answers
 
 
 def no_decision() -> Decision:

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vaultops.decide.normalize import latin_skeleton
+from vaultops.model import ApprovalScope
 
 Verdict = Literal["approve", "deny"]
-Scope = Literal["once", "request"]  # an approval lets a call through once, or for the rest of the job
-SCOPE_WORDS = {"once": "once", "request": "for this request"}
 
 _COMMAND = re.compile(
     r"\A\s*/?(?P<verb>approve|deny)(?:@(?P<bot>[A-Za-z0-9_]+))?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
@@ -46,18 +45,17 @@ class Parsed:
     request_id: str
     verdict: Verdict
     comment: str
-    scope: Scope = "once"
+    scope: ApprovalScope = "once"
 
 
 @dataclass(frozen=True, slots=True)
 class Press:
     """A button pressed under one of the bot's messages, and what the message was when it was sent: the
-    press counts only while the request is as it was then (``binding``), the message is young enough, and
-    (to approve) the message showed everything it asked about."""
+    press counts only while the request is as it was then (``binding``) and the message is young enough.
+    (An approval from a message that did not show everything never gets this far: ``notify.telegram``.)"""
 
     binding: str
     sent: int  # when the message was sent (Unix time)
-    whole: bool  # it showed all that was asked, unshortened: only such a message can approve
     callback_id: str  # to answer the press with a toast
     chat_id: int
     message_id: int  # to edit the message with the outcome
@@ -74,11 +72,11 @@ class ChatAnswer:
     who: str  # the sender's name (with the group's title in a group chat): it signs the line in the note
     via: str  # "Telegram", "Zulip": said in the note
     date: int  # when it was written (Unix time): an answer from before an escalation must not count
-    scope: Scope = "once"
+    scope: ApprovalScope = "once"
     press: Press | None = None
 
 
-def take_scope(verdict: Verdict, rest: str) -> tuple[Scope, str]:
+def take_scope(verdict: Verdict, rest: str) -> tuple[ApprovalScope, str]:
     """The scope an approval names at the start of ``rest``, and what follows it."""
     m = _SCOPE.match(rest)
     if verdict != "approve" or m is None:
@@ -118,7 +116,7 @@ def parse_reply(text: str, replied_to: str = "", bot: str = "") -> Parsed | None
         return None
     if scope == "once":
         scope, comment = take_scope(verdict, comment)
-    comment = " ".join(_UNWRITABLE.sub(" ", comment).split()).lstrip(_COMMENT_LEAD)
+    comment = writable(comment).lstrip(_COMMENT_LEAD)
     return Parsed(request_id=ident, verdict=verdict, comment=comment, scope=scope)
 
 

@@ -380,7 +380,6 @@ class Telegram:
         press = Press(
             binding=data[2] if len(data) == 4 else "",
             sent=_int(message.get("date")),
-            whole=False,
             callback_id=_str(query.get("id")),
             chat_id=_int(chat.get("id")),
             message_id=_int(message.get("message_id")),
@@ -413,7 +412,6 @@ class Telegram:
         whole = SHORTENED not in text and (offered is None or ":".join(data) in offered)
         if verdict == "approve" and not whole:
             return Refused(press, "This message did not show everything, so it cannot approve: see the note.")
-        press = replace(press, whole=whole)
         return ChatAnswer(found["id"], verdict, "", who, "Telegram button", 0, press=press)
 
 

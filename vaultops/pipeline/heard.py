@@ -17,9 +17,9 @@ from datetime import datetime
 
 from vaultops.base.durations import say_duration
 from vaultops.decide.answers import signature, standing_answer
-from vaultops.model import Request, State, StatusLine, Target, index_by_id
+from vaultops.model import APPROVAL_WORDS, Request, State, StatusLine, Target, index_by_id
 from vaultops.notify.message import binding
-from vaultops.notify.replies import SCOPE_WORDS, ChatAnswer, Press, writable
+from vaultops.notify.replies import ChatAnswer, Press, writable
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Insert
 
@@ -48,7 +48,8 @@ def decision_line(answer: ChatAnswer) -> str:
     """The answer as the person's line under the request, signed with their name.  The signature is one
     bracketed part with no bracket of its own (``decide.answers`` reads what follows it as the person's
     comment, and only there looks for a profile to run on: a group's title must not choose one)."""
-    scope = f" {SCOPE_WORDS['request']}" if answer.verdict == "approve" and answer.scope == "request" else ""
+    widened = answer.verdict == "approve" and answer.scope == "request"
+    scope = f" {APPROVAL_WORDS['request']}" if widened else ""
     who = writable(answer.who).translate(_NO_BRACKETS) or "someone"
     comment = writable(answer.comment)
     said = f": {comment}" if comment else ""
@@ -137,7 +138,7 @@ def _bound_escalation(request: Request, press: Press) -> StatusLine | None:
 def _toast(answer: ChatAnswer) -> str:
     if answer.verdict == "deny":
         return f"Denied: written under {answer.request_id} in the note."
-    scope = "for this request" if answer.scope == "request" else "once"
+    scope = APPROVAL_WORDS[answer.scope]
     return f"Approved {scope}: written under {answer.request_id} in the note; it runs once."
 
 
