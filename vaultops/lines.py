@@ -6,6 +6,7 @@ Both directions live here so that the format has one definition.  Everything is 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from vaultops.model import Answer, Lock, Outcome, State, StatusLine
 
@@ -77,6 +78,14 @@ def parse_status(body: str, line: int) -> StatusLine | None:
     if m is None or state is None:
         return None
     return StatusLine(state, m["at"] or "", (m["reason"] or "").strip(), line)
+
+
+def line_time(at: str) -> datetime | None:
+    """The time a status (or lock) line says, as vaultops writes it (ISO 8601); None when it is not one."""
+    try:
+        return datetime.fromisoformat(at)
+    except ValueError:
+        return None
 
 
 def parse_answer(body: str, line: int) -> Answer | None:

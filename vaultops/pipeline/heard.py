@@ -17,6 +17,7 @@ from datetime import datetime
 
 from vaultops.base.durations import say_duration
 from vaultops.decide.answers import signature, standing_answer
+from vaultops.lines import line_time
 from vaultops.model import APPROVAL_WORDS, Request, State, StatusLine, Target, index_by_id
 from vaultops.notify.message import binding
 from vaultops.notify.replies import ChatAnswer, Press, writable
@@ -91,7 +92,8 @@ def typed_refusal(request: Request | None, answer: ChatAnswer, rel: str) -> str:
     last = request.statuses[-1] if request.statuses else None
     if request.state is not State.ESCALATED or last is None:
         return f"{said}, which is {request.state.value}, not waiting for a decision"
-    if answer.date and answer.date < _timestamp(last.at):
+    escalated = line_time(last.at)
+    if answer.date and escalated is not None and answer.date < escalated.timestamp():
         return f"{answer.via}: {answer.who}'s answer to {answer.request_id} predates its escalation"
     return ""
 
@@ -145,10 +147,3 @@ def _toast(answer: ChatAnswer) -> str:
 def _outcome(answer: ChatAnswer, now: datetime) -> str:
     verdict = "Denied" if answer.verdict == "deny" else "Approved once"
     return f"{verdict} by {answer.who} at {now.strftime('%H:%M')} — written into the note."
-
-
-def _timestamp(at: str) -> float:
-    try:
-        return datetime.fromisoformat(at).timestamp()
-    except ValueError:
-        return 0.0

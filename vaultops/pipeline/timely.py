@@ -16,6 +16,7 @@ from datetime import datetime, time, timedelta
 from vaultops.base.durations import say_duration
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.answers import decision_of
+from vaultops.lines import line_time
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
 from vaultops.pipeline.context import Context
@@ -56,7 +57,7 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
     """Looked for every few minutes, not on every pass (a reminder is due hours after its escalation),
     in the notes as this pass read them when it did: a 10,000-request inbox is not parsed again for it."""
     remind = ctx.config.notify.remind
-    looked = _when(ctx.state.get(_LOOKED) or "")
+    looked = line_time(ctx.state.get(_LOOKED) or "")
     if looked is not None and looked <= now < looked + timedelta(seconds=min(max(remind / 48, 30), 300)):
         return
     due: list[tuple[str, Request]] = []
@@ -139,7 +140,7 @@ def _escalated_at(request: Request) -> datetime | None:
         return None
     if request.answers and request.answers[-1].line > request.statuses[-1].line:
         return None  # answered, not acted on yet
-    return _when(request.statuses[-1].at)
+    return line_time(request.statuses[-1].at)
 
 
 # --- the digest ---------------------------------------------------------------------------------------
@@ -165,14 +166,14 @@ def _digest(ctx: Context, daily: DailyWriter, now: datetime) -> None:
 
 
 def digest_facts(ctx: Context, now: datetime) -> DigestFacts:
-    since = _when(ctx.state.get("digest.last") or "") or now - timedelta(days=1)
+    since = line_time(ctx.state.get("digest.last") or "") or now - timedelta(days=1)
     waiting: list[tuple[datetime, Listed]] = []
     failed: list[tuple[datetime, Listed]] = []
     for rel in ctx.notes():
         note = ctx.read(rel)
         for r in note.requests if note is not None else ():
             last = r.statuses[-1] if r.statuses else None
-            at = _when(last.at) if last is not None else None
+            at = line_time(last.at) if last is not None else None
             if last is None or at is None:
                 continue
             listed = Listed(r.id, rel, at.strftime("%Y-%m-%d %H:%M"), last.reason, last.state.value)
@@ -250,10 +251,3 @@ def _mark(ctx: Context, daily: DailyWriter, lines: Sequence[str], now: datetime,
     if rel not in ctx.report.written:
         ctx.report.written.append(rel)
     return True
-
-
-def _when(at: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(at)
-    except ValueError:
-        return None

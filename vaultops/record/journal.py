@@ -35,8 +35,7 @@ class DailyWriter:
         """Where ``lines`` go in the daily note of ``now``, and the plan that appends them (to a new note
         made from its template); None (and a warning) when the daily note cannot be found."""
         try:
-            settings = daily.load_settings(self.vault.root)
-            rel = daily.daily_note_path(settings, now)
+            settings, rel = self._where(now)
         except daily.DailyNoteError as exc:
             self.warnings.append(f"daily note not written: {exc}")
             return None
@@ -57,9 +56,14 @@ class DailyWriter:
         if not self.vault.config.record.daily_note:
             return None
         try:
-            return daily.daily_note_path(daily.load_settings(self.vault.root), when)
+            return self._where(when)[1]
         except daily.DailyNoteError:
             return None
+
+    def _where(self, when: datetime) -> tuple[daily.DailySettings, str]:
+        """The daily-notes settings, and the note of ``when``'s day; DailyNoteError when it cannot be told."""
+        settings = daily.load_settings(self.vault.root)
+        return settings, daily.daily_note_path(settings, when)
 
     def flush(self, now: datetime) -> list[str]:
         """Write the entries; returns the paths written."""
