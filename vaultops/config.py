@@ -279,6 +279,37 @@ class DaemonConfig(_Section):
     reconcile: float = Field(60.0, gt=0)  # seconds between full passes, in case a watch event was missed
     debounce: float = Field(0.005, ge=0)  # seconds a burst of file events is gathered into one pass
     fetch: float = Field(10.0, gt=0)  # seconds between fetches from the remote, for requests pushed elsewhere
+    # a dead-man's switch (healthchecks.io, Uptime Kuma push): pinged while passes go well, its fail form
+    # when one fails; a secret, as anyone holding it can keep the alarm quiet
+    heartbeat_url: SecretStr = SecretStr("")
+    peer_silent: Seconds = 1800.0  # another machine's note unchanged this long: said once (0: never)
+
+    @field_validator("heartbeat_url")
+    @classmethod
+    def _heartbeat_url(cls, value: SecretStr) -> SecretStr:
+        url = _trimmed_secret(value, "[daemon] heartbeat_url").get_secret_value()
+        if url and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", url):
+            raise ValueError("[daemon] heartbeat_url must be an http(s) URL, as the monitor shows it")
+        return SecretStr(url)
+
+
+class DashboardConfig(_Section):
+    """``[dashboard]``: the note that shows the whole fleet (vaultops.record.dashboard), and each machine's
+    own note beside it, in the folder named like it (``_System/vaultops/``)."""
+
+    path: str | Literal[False] = "_System/vaultops.md"  # false: neither the dashboard nor machine notes
+    heartbeat: Seconds = 900.0  # a machine's note is rewritten at most this often when nothing else changed
+
+    @field_validator("path")
+    @classmethod
+    def _note_path(cls, value: str | bool) -> str | bool:
+        if value is True:
+            raise ValueError("[dashboard] path is a note's path (\"_System/vaultops.md\") or false")
+        if isinstance(value, str) and (not value.endswith(".md") or value.startswith("/") or ".." in value):
+            raise ValueError(
+                f"[dashboard] path {value!r} must be a .md note inside the vault (\"_System/vaultops.md\")"
+            )
+        return value
 
 
 class WorkersConfig(_Section):
@@ -313,6 +344,7 @@ class Config(_Section):
     health: HealthConfig = HealthConfig()
     retry: RetryConfig = RetryConfig()
     daemon: DaemonConfig = DaemonConfig()
+    dashboard: DashboardConfig = DashboardConfig()
     workers: WorkersConfig = WorkersConfig()
     # never from VAULTOPS_* variables either: a process's environment must not choose whose answers count
     answers: AnswersConfig = AnswersConfig()
@@ -374,7 +406,7 @@ class Config(_Section):
 _SECTIONS = frozenset(
     {
         "agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon",
-        "workers", "classify",
+        "workers", "classify", "dashboard",
     }
 )
 

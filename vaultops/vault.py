@@ -93,6 +93,18 @@ class Vault:
         return sorted(r for r in rels if self.is_plan_note(r))
 
     @property
+    def dashboard_rel(self) -> str | None:
+        """The dashboard note (``_System/vaultops.md``), or None when ``[dashboard] path = false``."""
+        path = self.config.dashboard.path
+        return PurePosixPath(path).as_posix() if path else None
+
+    @property
+    def machines_folder(self) -> str | None:
+        """Where each machine keeps its own note: the folder named like the dashboard."""
+        rel = self.dashboard_rel
+        return rel.removesuffix(".md") if rel is not None else None
+
+    @property
     def agent(self) -> str:
         return self.config.agent.name
 
