@@ -105,6 +105,12 @@ class Vault:
         return rel.removesuffix(".md") if rel is not None else None
 
     @property
+    def rendered_paths(self) -> list[str]:
+        """The notes vaultops renders whole: the dashboard, and the machines' folder (ending in "/")."""
+        rel, folder = self.dashboard_rel, self.machines_folder
+        return [rel, f"{folder}/"] if rel is not None and folder is not None else []
+
+    @property
     def agent(self) -> str:
         return self.config.agent.name
 

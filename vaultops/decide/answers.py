@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime
 
 from vaultops.config import Config
 from vaultops.decide.route import Handling, decide, decide_text, to_profile
+from vaultops.lines import line_time
 from vaultops.model import APPROVAL_WORDS, Answer, Decision, Request, State
 
 # A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
@@ -22,6 +24,13 @@ def standing_answer(request: Request) -> Answer | None:
     last = request.statuses[-1].line if request.statuses else request.start
     after = [a for a in request.answers if a.line > last]
     return after[-1] if after else None
+
+
+def escalated_since(request: Request) -> datetime | None:
+    """When an escalation that nobody has answered began; None for any other request."""
+    if request.state is not State.ESCALATED or not request.statuses or standing_answer(request) is not None:
+        return None
+    return line_time(request.statuses[-1].at)
 
 
 def answered(request: Request, config: Config) -> Handling | None:

@@ -16,7 +16,7 @@ from datetime import datetime
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.budget import Budget, day_start
 from vaultops.decide.gate import Clone
-from vaultops.model import Lock, State
+from vaultops.model import Lock, PassOutcome, State
 from vaultops.pipeline.provenance import Vetter
 from vaultops.pipeline.publish import Publisher, with_inserts
 from vaultops.pipeline.report import PassReport
@@ -184,6 +184,16 @@ class Context:
                 )
                 self.state.set("warned-no-git", "1")
             return
-        self.report.commit = self.publisher.commit(
-            self.report.written, self.report.outcomes, self.report.warnings
-        )
+        outcomes = self.report.outcomes or self._rendered_only()
+        self.report.commit = self.publisher.commit(self.report.written, outcomes, self.report.warnings)
+
+    def _rendered_only(self) -> list[PassOutcome]:
+        """A commit of the dashboard alone says so ("vaultops: dashboard heartbeat" when it carries this
+        machine's heartbeat)."""
+        rendered = self.vault.rendered_paths
+        if not self.report.written or not rendered:
+            return []
+        mine = [p for p in self.report.written if p.startswith(rendered[-1])]
+        if len(mine) + (rendered[0] in self.report.written) != len(self.report.written):
+            return []
+        return [PassOutcome("dashboard", f"heartbeat of {self.vault.host}" if mine else "updated", "")]

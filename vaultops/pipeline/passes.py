@@ -18,6 +18,7 @@ from vaultops.pipeline import facts as gathering
 from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
 from vaultops.pipeline.context import Clock, Context, local_now
+from vaultops.pipeline.dashboard import show
 from vaultops.pipeline.follow import follow_workers
 from vaultops.pipeline.incidents import tell_incidents
 from vaultops.pipeline.publish import Publisher
@@ -89,11 +90,12 @@ class Pass:
         return record(self.ctx, done, self.daily)
 
     def close(self) -> PassReport:
-        """Reminders and the digest that are due, the daily note, the commit (and push), then the notices,
-        which link to lines now in the vault."""
+        """Reminders and the digest that are due, the daily note, the dashboard, the commit (and push),
+        then the notices, which link to lines now in the vault."""
         on_time(self.ctx, self.daily)
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
+        show(self.ctx)
         self.ctx.commit()
         tell_incidents(self.ctx, self.daily, self.ctx.teller.deliver(self.ctx.clock().timestamp()))
         return self.report

@@ -52,7 +52,7 @@ class Publisher:
         git = Git(vault.root)
         remote = None
         if vault.config.git.push and git.is_repo():
-            remote = Remote.of(git, vault.config.git.remote)
+            remote = Remote.of(git, vault.config.git.remote, vault.rendered_paths)
         return cls(vault, git, remote)
 
     @property

@@ -15,7 +15,7 @@ from datetime import datetime, time, timedelta
 
 from vaultops.base.durations import say_duration
 from vaultops.base.errors import VaultopsError
-from vaultops.decide.answers import decision_of
+from vaultops.decide.answers import decision_of, escalated_since
 from vaultops.lines import line_time
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
@@ -64,7 +64,7 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
     for rel in ctx.notes():
         note = ctx.last_read.get(rel) or ctx.read(rel)
         for request in note.requests if note is not None else ():
-            at = _escalated_at(request)
+            at = escalated_since(request)
             if at is None or now < at + timedelta(seconds=remind):
                 continue
             if ctx.state.get(_SETTLED + _reminder_key(request)) is None:
@@ -76,7 +76,7 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
 
 def _remind_due(ctx: Context, daily: DailyWriter, now: datetime, due: list[tuple[str, Request]]) -> bool:
     """Send the reminders due that nobody sent; False when their line could not reach the remote yet."""
-    first = min(_escalated_at(r) or now for _, r in due)
+    first = min(escalated_since(r) or now for _, r in due)
     markers = _markers(ctx, daily, first, now)
     fresh: list[tuple[str, Request]] = []
     for rel, request in due:
@@ -110,7 +110,8 @@ def _still_escalated(ctx: Context, due: list[tuple[str, Request]]) -> list[tuple
     for rel, request in due:
         note = now_read[rel]
         same = [r for r in note.requests if r.id == request.id] if note is not None else []
-        if same and _escalated_at(same[0]) is not None and same[0].statuses[-1].at == request.statuses[-1].at:
+        same_escalation = same and same[0].statuses[-1].at == request.statuses[-1].at
+        if same_escalation and escalated_since(same[0]) is not None:
             kept.append((rel, same[0]))
     return kept
 
@@ -122,7 +123,7 @@ def _remind(ctx: Context, rel: str, skeleton: Request, now: datetime) -> None:
         return
     request = found[0]
     last = request.statuses[-1]
-    waited = say_duration((now - (_escalated_at(request) or now)).total_seconds())
+    waited = say_duration((now - (escalated_since(request) or now)).total_seconds())
     ctx.teller.waiting(
         request, State.ESCALATED, now, last.reason, decision_of(request, ctx.config),
         escalated_at=last.at, reminder=waited,
@@ -132,15 +133,6 @@ def _remind(ctx: Context, rel: str, skeleton: Request, now: datetime) -> None:
 
 def _reminder_key(request: Request) -> str:
     return f"reminder#{request.file}#{request.id}#{request.statuses[-1].at}"
-
-
-def _escalated_at(request: Request) -> datetime | None:
-    """When an escalation that nobody has answered began; None for any other request."""
-    if request.state is not State.ESCALATED or not request.statuses:
-        return None
-    if request.answers and request.answers[-1].line > request.statuses[-1].line:
-        return None  # answered, not acted on yet
-    return line_time(request.statuses[-1].at)
 
 
 # --- the digest ---------------------------------------------------------------------------------------
@@ -177,7 +169,7 @@ def digest_facts(ctx: Context, now: datetime) -> DigestFacts:
             if last is None or at is None:
                 continue
             listed = Listed(r.id, rel, at.strftime("%Y-%m-%d %H:%M"), last.reason, last.state.value)
-            if _escalated_at(r) is not None:
+            if escalated_since(r) is not None:
                 waiting.append((at, listed))
             elif last.state in (State.ERROR, State.INTERRUPTED) and at >= since:
                 failed.append((at, listed))

@@ -138,9 +138,10 @@ def status_only(state: State, at: datetime, reason: str) -> list[str]:
 
 
 def heading_link(file: str, heading: str, label: str) -> str:
-    """An Obsidian link to a heading; characters Obsidian cannot carry in a link become spaces."""
+    """An Obsidian link to a heading; characters Obsidian cannot carry in a link become spaces, as its own
+    ``stripHeadingForLink`` makes them (``: # | ^ \\ %%`` and brackets)."""
     note = file[:-3] if file.endswith(".md") else file
-    anchor = " ".join(re.sub(r"[\[\]|#^]", " ", heading).split())
+    anchor = " ".join(re.sub(r"[\[\]|#^:\\%]", " ", heading).split())
     return f"[[{note}#{anchor}|{label}]]"
 
 

@@ -254,6 +254,10 @@ class Backups:
         return path
 
 
+def _kept_changing(rel: str) -> VaultopsError:
+    return VaultopsError(f"{rel} kept changing while vaultops tried to write it; it will try again next pass")
+
+
 class NoteWriter:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
@@ -317,9 +321,23 @@ class NoteWriter:
             if self._replace(path, raw if exists else None, new, stamp):
                 faults.reach("write.after_replace")
                 return WriteResult(rel, True, attempt, new)
-        raise VaultopsError(
-            f"{rel} kept changing while vaultops tried to write it; it will try again next pass"
-        )
+        raise _kept_changing(rel)
+
+    def own(self, rel: str, new: bytes) -> bool:
+        """Make a note vaultops owns whole (the dashboard, a machine's note) hold ``new``; False when it
+        already did.  Written like any note: atomically, and never through a symlink out of the vault."""
+        path = self.vault.resolve(rel)
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                stamp = path.stat().st_mtime_ns if path.exists() else None
+                raw = read_raw(path, max_bytes=self.max_bytes, rel=rel) if stamp is not None else None
+            except FileNotFoundError:
+                continue
+            if raw == new:
+                return False
+            if self._replace(path, raw, new, stamp):
+                return True
+        raise _kept_changing(rel)
 
     def _replace(self, path: Path, expected: bytes | None, new: bytes, stamp: int | None = None) -> bool:
         """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist) and

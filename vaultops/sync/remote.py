@@ -17,6 +17,7 @@ import contextlib
 import os
 import secrets
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vaultops.base import faults
@@ -45,22 +46,28 @@ class Pushed:
 
 
 class Remote:
-    def __init__(self, git: Git, name: str, branch: str) -> None:
+    def __init__(self, git: Git, name: str, branch: str, rendered: Sequence[str] = ()) -> None:
         self.git = git
         self.name = name
         self.branch = branch
+        # notes vaultops renders whole (the dashboard, the machines' notes: a path, or a folder ending in
+        # "/"): when the remote changed one too, its version is kept, and the next pass renders it again
+        self.rendered = tuple(rendered)
+
+    def is_rendered(self, path: str) -> bool:
+        return any(path == r or (r.endswith("/") and path.startswith(r)) for r in self.rendered)
 
     @property
     def tracking(self) -> str:
         return f"refs/remotes/{self.name}/{self.branch}"
 
     @classmethod
-    def of(cls, git: Git, name: str) -> Remote | None:
+    def of(cls, git: Git, name: str, rendered: Sequence[str] = ()) -> Remote | None:
         """The remote this clone syncs through, or None when there is no such remote.  With no branch
         checked out (a rebase under way, say) it still is one: nothing is claimed until there is."""
         if git.run("remote", "get-url", name, check=False).returncode != 0:
             return None
-        return cls(git, name, _branch_of(git))
+        return cls(git, name, _branch_of(git), rendered)
 
     # --- reading the remote ---------------------------------------------------------------------
 
@@ -205,6 +212,8 @@ class Remote:
                 files[path] = after  # the remote did not touch it
             elif after == before or (ours and after is None):
                 continue  # vaultops never deletes a note
+            elif ours and self.is_rendered(path):
+                continue  # the remote's rendering stands; lines of a rendering are not insertions to replay
             elif ours and now is None:
                 pulled.dropped.append(
                     f"{path}: deleted on the remote; this machine's lines in it are dropped"

@@ -1,0 +1,174 @@
+"""The dashboard stage: this machine's own note (its heartbeat), then the dashboard, both committed with
+the pass.  What they say is rendered by ``record.machines`` and ``record.dashboard`` (pure); this module
+gathers what they show and writes them only when their text changes.
+
+Each machine writes only its own note, so two machines never change one file; the dashboard is rendered
+from what every machine reads alike, so two renderings agree once they have the same commits.  When two
+pushes cross, the remote's dashboard is kept (``sync.remote``) and the next pass renders it again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from vaultops import __version__
+from vaultops.base.errors import VaultopsError
+from vaultops.pipeline.context import Context
+from vaultops.record import render
+from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
+from vaultops.record.machines import (
+    MachineFacts,
+    ProfileFact,
+    WorkerFact,
+    heartbeat_due,
+    machine_rel,
+    read_machine,
+    render_machine,
+)
+from vaultops.run.health import Health
+from vaultops.scan.note import ParsedNote
+from vaultops.scan.plan import last_run
+from vaultops.scan.schedule import ScheduleError, next_run, parse_schedule
+from vaultops.workers.registry import LIVE, Registry, observed_state
+
+
+def show(ctx: Context) -> None:
+    """Write this machine's note when a heartbeat is due or a fact changed, and the dashboard when what
+    it shows changed.  A note that cannot be written is said, and the pass goes on."""
+    rel, folder = ctx.vault.dashboard_rel, ctx.vault.machines_folder
+    if rel is None or folder is None:
+        return
+    now = ctx.clock()
+    try:
+        own = machine_rel(folder, ctx.vault.host)
+        mine = my_facts(ctx, now)
+        old = _machine(ctx, own)
+        known = old if isinstance(old, MachineFacts) else None
+        if heartbeat_due(known, mine, ctx.config.dashboard.heartbeat):
+            _own(ctx, own, render_machine(mine))
+        _own(ctx, rel, render_dashboard(fleet(ctx, now)))
+    except VaultopsError as exc:
+        ctx.warn(f"dashboard not written: {exc.message}")
+    except OSError as exc:
+        ctx.warn(f"dashboard not written ({exc.strerror or exc}); it is tried again on the next pass")
+
+
+def fleet(ctx: Context, now: datetime) -> Fleet:
+    """What the dashboard shows, from the notes and the machines' notes as they are on disk now."""
+    folder = ctx.vault.machines_folder or ""
+    notes = [(rel, tuple(note.requests)) for rel in ctx.notes() if (note := _note(ctx, rel)) is not None]
+    machines, problems = machines_of(ctx)
+    quiet = ctx.config.daemon.peer_silent or 2 * ctx.config.dashboard.heartbeat
+    return Fleet(
+        now=now,
+        inbox=ctx.inbox,
+        machine_folder=folder,
+        quiet_after=quiet,
+        notes=notes,
+        scheduled=_scheduled(ctx, now),
+        machines=machines,
+        problems=problems,
+    )
+
+
+def machines_of(ctx: Context) -> tuple[list[MachineFacts], list[str]]:
+    """Every machine's note in the folder, in name order, and a sentence for each that cannot be read."""
+    folder = ctx.vault.machines_folder
+    if folder is None:
+        return [], []
+    path = ctx.vault.resolve(folder)
+    machines: list[MachineFacts] = []
+    problems: list[str] = []
+    for entry in sorted(path.glob("*.md")) if path.is_dir() else []:
+        read = _machine(ctx, f"{folder}/{entry.name}")
+        if isinstance(read, MachineFacts):
+            machines.append(read)
+        elif read:
+            problems.append(read)
+    return machines, problems
+
+
+def my_facts(ctx: Context, now: datetime) -> MachineFacts:
+    profiles = []
+    for name in ctx.config.profiles:
+        health = ctx.state.health(name)
+        profiles.append(ProfileFact(name, health[0] if health is not None else Health.UNCHECKED.value))
+    after = ctx.config.workers.stale_after
+    workers = tuple(
+        WorkerFact(w.name, observed_state(w, now.timestamp(), after), _iso(w.started, now))
+        for w in Registry(ctx.state).all()
+        if w.state in LIVE
+    )
+    budget = ctx.budget()
+    return MachineFacts(
+        host=ctx.vault.host,
+        agent=ctx.vault.agent,
+        version=__version__,
+        last_pass=render.iso(now),
+        day=now.strftime("%Y-%m-%d"),
+        spend_usd=round(budget.spent, 4),
+        budget_usd=budget.limit,
+        profiles=tuple(profiles),
+        workers=workers,
+    )
+
+
+def _iso(timestamp: float, now: datetime) -> str:
+    return render.iso(datetime.fromtimestamp(timestamp, now.tzinfo))
+
+
+# --- reading and writing -------------------------------------------------------------------------------
+
+
+def _note(ctx: Context, rel: str) -> ParsedNote | None:
+    """The note as it is now, its answers vetted (a forged one does not answer an escalation here either);
+    what it has to say was said when the pass read it."""
+    try:
+        note = ctx.writer.read(rel, full=True)  # a finished request with its outcome
+    except VaultopsError:
+        return None
+    if note is None or note.conflict_line is not None:
+        return None
+    return ctx.vetter.note(note)[0]
+
+
+def _machine(ctx: Context, rel: str) -> MachineFacts | str | None:
+    try:
+        note = ctx.writer.read(rel, requests=False)
+    except VaultopsError as exc:
+        return exc.message
+    if note is None:
+        return None
+    if note.frontmatter_error:
+        return f"{rel}: {note.frontmatter_error}"
+    return read_machine(rel, note.frontmatter)
+
+
+def _own(ctx: Context, rel: str, text: str) -> None:
+    if ctx.writer.own(rel, text.encode("utf-8")) and rel not in ctx.report.written:
+        ctx.report.written.append(rel)
+
+
+def _scheduled(ctx: Context, now: datetime) -> list[Scheduled]:
+    out = []
+    for rel in ctx.vault.plan_notes():
+        note = _note(ctx, rel)
+        if note is None:
+            continue
+        for request in note.requests:
+            said = request.fields.get("schedule")
+            if not said:
+                continue
+            try:
+                schedule = parse_schedule(said, now)
+            except ScheduleError:
+                out.append(Scheduled(rel, request.id, said, "its schedule cannot be read"))
+                continue
+            ran = last_run(note.lines, now)
+            when = next_run(schedule, ran, now) if ran is not None or schedule.kind == "once" else None
+            if when is not None:
+                shown = f"next {when.strftime('%Y-%m-%d %H:%M')}"
+            else:
+                shown = "runs on its first pass" if ran is None else "does not run again"
+            out.append(Scheduled(rel, request.id, said, shown))
+    return out

@@ -1,0 +1,271 @@
+"""The dashboard note (``_System/vaultops.md``): the whole fleet at a glance, in the vault.  Pure.
+
+It is a function of what every machine can read, the notes and each machine's own note
+(``record.machines``), and of the time only through coarse steps (an hour, a day, a machine going
+quiet), so two machines render the same text and the note changes only when what it shows changes.
+Times are shown as their lines wrote them, never converted to the rendering machine's zone.
+
+Everything taken from a note is escaped for Markdown: a title cannot start a link, a tag, a comment
+(``%%``) or a table cell, and every request is linked with ``[[note#heading|id]]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from vaultops.base.redact import redact_lines
+from vaultops.decide.answers import escalated_since
+from vaultops.lines import DOT, line_time
+from vaultops.model import Request, State
+from vaultops.record.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
+from vaultops.record.render import heading_link
+
+DASHBOARD_KIND = "vaultops dashboard"
+SHOWN = 50  # lines a section lists before it says how many more there are
+_WAITING = frozenset({State.OPEN, State.LOCKED, State.WAITING, State.APPROVED})
+_FAILED = frozenset({State.ERROR, State.INTERRUPTED})
+_FINISHED = frozenset({State.DONE, State.ERROR, State.DENIED, State.CANCELLED, State.INTERRUPTED})
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~=$%^&])")  # what could start a link, tag, comment or cell
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    file: str
+    request_id: str
+    schedule: str  # as the note wrote it
+    when: str  # when it runs next, as a person reads it: "next 2026-05-04 09:00", "does not run again"
+
+
+@dataclass(frozen=True)
+class Fleet:
+    now: datetime
+    inbox: str
+    machine_folder: str
+    quiet_after: float  # seconds: a machine whose last pass is older is quiet
+    notes: Sequence[tuple[str, Sequence[Request]]] = ()
+    scheduled: Sequence[Scheduled] = ()
+    machines: Sequence[MachineFacts] = ()
+    problems: Sequence[str] = field(default=())  # machine notes that could not be read
+
+
+def render_dashboard(fleet: Fleet) -> str:
+    requests = [r for _, rs in fleet.notes for r in rs]
+    sections = [
+        _escalations(requests, fleet.now),
+        _active(requests, fleet.now),
+        _finished(requests, fleet.now),
+        _schedules(fleet.scheduled),
+        _workers(fleet.machines),
+        _machines(fleet),
+        _spend(fleet),
+    ]
+    body = [
+        "# vaultops",
+        "",
+        "> [!info] vaultops writes this note from the notes and from each machine's own note in "
+        f"`{_code(fleet.machine_folder)}/`; edits here are replaced on its next pass.",
+    ]
+    for section in sections:
+        body += ["", *section]
+    if fleet.problems:
+        body += ["", "## Problems", *(f"- {escape(p)}" for p in fleet.problems)]
+    meta = frontmatter_text(properties(fleet, requests))
+    return "---\n" + meta + "---\n" + "\n".join(redact_lines(body)) + "\n"
+
+
+def properties(fleet: Fleet, requests: Sequence[Request]) -> dict[str, Any]:
+    """The frontmatter: counts for Obsidian's properties view, Dataview and Bases; every key always there."""
+    states = Counter(r.state for r in requests)
+    since = _window_start(fleet.now)
+    finished = [r for r in requests if r.state in _FINISHED and _after(_last_at(r), since)]
+    spent, budget = _spend_totals(fleet)
+    return {
+        "vaultops": DASHBOARD_KIND,
+        "escalations_open": sum(1 for r in requests if escalated_since(r) is not None),
+        "waiting": sum(states[s] for s in _WAITING),
+        "running": states[State.RUNNING],
+        "finished_24h": len(finished),
+        "failed_24h": sum(1 for r in finished if r.state in _FAILED),
+        **{f"state_{s.value}": states[s] for s in State},
+        "spend_today_usd": round(spent, 4),
+        "budget_today_usd": round(budget, 4),
+        "machines": len(fleet.machines),
+        "machines_up": sum(1 for m in fleet.machines if is_up(m, fleet.now, fleet.quiet_after)),
+    }
+
+
+def is_up(machine: MachineFacts, now: datetime, quiet_after: float) -> bool:
+    at = line_time(machine.last_pass)
+    return at is not None and at >= now - timedelta(seconds=quiet_after)
+
+
+# --- sections --------------------------------------------------------------------------------------
+
+
+def _escalations(requests: Sequence[Request], now: datetime) -> list[str]:
+    waiting = sorted(
+        ((at, r) for r in requests if (at := escalated_since(r)) is not None), key=lambda pair: pair[0]
+    )
+    lines = [f"## Waiting for you ({len(waiting)})"]
+    if not waiting:
+        return [*lines, "Nothing waits for your answer."]
+    for at, r in waiting[:SHOWN]:
+        last = r.statuses[-1]
+        reason = escape(last.reason) or "escalated"
+        lines.append(f"- {_request(r)}{DOT}{reason}{DOT}since {shown_time(last.at)}{_age(at, now)}")
+    return lines + _more(len(waiting))
+
+
+def _active(requests: Sequence[Request], now: datetime) -> list[str]:
+    active = [r for r in requests if r.state in _WAITING or r.state is State.RUNNING]
+    lines = [f"## Waiting and running ({len(active)})"]
+    if not active:
+        return [*lines, "Nothing is queued or running."]
+    for r in active[:SHOWN]:
+        lock = r.lock
+        where = f"on {escape(lock.host)}" if lock is not None else "not claimed yet"
+        profile = r.fields.get("profile") or (r.outcomes[-1].route if r.outcomes else "")
+        at = _last_at(r)
+        since = f"since {shown_time(r.statuses[-1].at)}{_age(at, now)}" if at is not None else ""
+        parts = [_request(r), r.state.value, where, escape(profile) if profile else "", since]
+        lines.append("- " + DOT.join(p for p in parts if p))
+    return lines + _more(len(active))
+
+
+def _finished(requests: Sequence[Request], now: datetime) -> list[str]:
+    since = _window_start(now)
+    done = sorted(
+        ((at, r) for r in requests if r.state in _FINISHED and (at := _last_at(r)) and at >= since),
+        key=lambda pair: pair[0],
+        reverse=True,
+    )
+    lines = [f"## Finished in the last 24 h ({len(done)})"]
+    if not done:
+        return [*lines, "Nothing finished."]
+    for _, r in done[:SHOWN]:
+        last = r.statuses[-1]
+        mark = "**failed**" if r.state in _FAILED else r.state.value
+        said = last.reason or _outcome(r)
+        reason = f"{DOT}{escape(said)}" if said else ""
+        lines.append(f"- {_request(r)}{DOT}{mark}{reason}{DOT}{shown_time(last.at)}")
+    return lines + _more(len(done))
+
+
+def _schedules(scheduled: Sequence[Scheduled]) -> list[str]:
+    lines = [f"## Schedules ({len(scheduled)})"]
+    if not scheduled:
+        return [*lines, "No plan note has a schedule."]
+    for s in scheduled[:SHOWN]:
+        lines.append(f"- {_link(s.file, s.request_id, '')}{DOT}`{_code(s.schedule)}`{DOT}{escape(s.when)}")
+    return lines + _more(len(scheduled))
+
+
+def _workers(machines: Sequence[MachineFacts]) -> list[str]:
+    workers = [(m.host, w) for m in machines for w in m.workers]
+    lines = [f"## Workers ({len(workers)})"]
+    if not workers:
+        return [*lines, "No worker is alive."]
+    for host, w in workers[:SHOWN]:
+        where = f"on {escape(host)}{DOT}since {shown_time(w.started)}"
+        lines.append(f"- {escape(w.name)}{DOT}{escape(w.state)}{DOT}{where}")
+    return lines + _more(len(workers))
+
+
+def _machines(fleet: Fleet) -> list[str]:
+    up = sum(1 for m in fleet.machines if is_up(m, fleet.now, fleet.quiet_after))
+    lines = [f"## Machines ({up} of {len(fleet.machines)} up)"]
+    if not fleet.machines:
+        return [*lines, "No machine has written its note yet."]
+    for m in fleet.machines:
+        state = "up" if is_up(m, fleet.now, fleet.quiet_after) else "**quiet**"
+        link = f"[[{machine_rel(fleet.machine_folder, m.host).removesuffix('.md')}|{escape(m.host)}]]"
+        lines.append(
+            f"- {link}{DOT}{state}{DOT}last pass {shown_time(m.last_pass)}{DOT}vaultops {escape(m.version)}"
+            f"{DOT}profiles: {escape(profile_summary(m.profiles))}"
+        )
+    return lines
+
+
+def _spend(fleet: Fleet) -> list[str]:
+    spent, budget = _spend_totals(fleet)
+    lines = ["## Spend today", f"${spent:.2f} of ${budget:.2f}"]
+    for m in fleet.machines:
+        if _today(m, fleet.now):
+            lines.append(f"- {escape(m.host)}: ${m.spend_usd:.2f} of ${m.budget_usd:.2f}")
+    return lines
+
+
+# --- pieces ----------------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Text from a note, on one line, with every Markdown mark escaped: it reads as itself."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
+
+
+def _code(text: str) -> str:
+    return " ".join(text.replace("`", "'").split())
+
+
+def _request(r: Request) -> str:
+    return _link(r.file, r.id, r.title)
+
+
+def _link(file: str, request_id: str, title: str) -> str:
+    """``[[note#heading|id]]`` and the title; a plan note is its whole note."""
+    heading = f"{request_id} {title}".strip() if not request_id.startswith("PLAN-") else ""
+    note = file.removesuffix(".md")
+    link = heading_link(file, heading, request_id) if heading else f"[[{note}|{request_id}]]"
+    shown = escape(title) if title and title != request_id else ""
+    return f"{link} {shown}".rstrip()
+
+
+def _outcome(r: Request) -> str:
+    """What a finished request's outcome line says: its type, route and time."""
+    if not r.outcomes:
+        return ""
+    o = r.outcomes[-1]
+    return ", ".join(part for part in (o.type, o.route, o.duration) if part)
+
+
+def _more(count: int) -> list[str]:
+    return [f"- … and {count - SHOWN} more"] if count > SHOWN else []
+
+
+def _window_start(now: datetime) -> datetime:
+    """24 hours back from the hour: the list changes at most once an hour as it ages."""
+    return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=24)
+
+
+def _last_at(r: Request) -> datetime | None:
+    return line_time(r.statuses[-1].at) if r.statuses else None
+
+
+def _age(at: datetime | None, now: datetime) -> str:
+    """Whole days only: an age that ticked by the minute would rewrite the note all day."""
+    days = (now - at).days if at is not None else 0
+    return f" ({days} d)" if days >= 1 else ""
+
+
+def _after(at: datetime | None, since: datetime) -> bool:
+    return at is not None and at >= since
+
+
+def _today(machine: MachineFacts, now: datetime) -> bool:
+    """The machine's spend is today's, in its own zone."""
+    at = line_time(machine.last_pass)
+    if at is None or at.tzinfo is None:
+        return False
+    return now.astimezone(at.tzinfo).strftime("%Y-%m-%d") == machine.day
+
+
+def _spend_totals(fleet: Fleet) -> tuple[float, float]:
+    today = [m for m in fleet.machines if _today(m, fleet.now)]
+    return sum(m.spend_usd for m in today), sum(m.budget_usd for m in fleet.machines)
+
+
