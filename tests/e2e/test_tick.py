@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.support.helpers import git, make_vault, vaultops
 from vaultops.scan.note import parse_note
+from vaultops.vault import Vault
 
 INBOX = """# Inbox
 
@@ -55,7 +56,8 @@ def test_a_pass_records_results_escalates_and_commits(tmp_path: Path) -> None:
     assert log.startswith("vaultops (hermes-coo)|vaultops: 3 requests")
     changed = git(vault, "show", "--name-only", "--format=", "HEAD").split()
     today = datetime.now().strftime("%Y-%m-%d")
-    assert sorted(changed) == sorted(["_System/COO-Inbox.md", f"Daily/{today}.md"])
+    dashboard = ["_System/vaultops.md", f"_System/vaultops/{Vault.open(vault).host}.md"]
+    assert sorted(changed) == sorted(["_System/COO-Inbox.md", f"Daily/{today}.md", *dashboard])
     daily = (vault / "Daily" / f"{today}.md").read_text()
     assert daily.startswith("# ")  # from the template
     assert "— hermes-coo — Is git installed?" in daily

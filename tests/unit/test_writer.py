@@ -156,6 +156,23 @@ def test_inserted_lines_end_like_the_line_before_them() -> None:
     assert request.state is State.DONE
 
 
+@given(
+    st.lists(st.sampled_from(["x", "", "## REQ-a", "- status: done"]), max_size=6),
+    st.lists(st.sampled_from(["- one", "", "## h"]), min_size=1, max_size=3),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_lines_put_before_the_first_line_are_there_once(
+    existing: list[str], lines: list[str], newline: str
+) -> None:
+    """Regression: lines inserted before the first line (a new daily note made from its template) were
+    written twice on a note with LF endings, and a new daily note held everything twice."""
+    from vaultops.store.placement import Edit
+
+    raw = "".join(f"{line}{newline}" for line in existing).encode()
+    out = splice(raw, newline, [Edit(-1, tuple(lines))])
+    assert out == "".join(f"{line}{newline}" for line in [*lines, *existing]).encode()
+
+
 def test_refuses_paths_outside_the_vault(tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("## REQ-x\ntext\n")

@@ -1,5 +1,5 @@
 """``vaultops status``: the rows of ``vaultops.commands.status`` (requests, profiles, workers, failing
-notifiers) as one report: a table each, or one JSON document."""
+notifiers, machines) as one report: a table each, or one JSON document."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from vaultops.commands.output import Report
 from vaultops.commands.status import (
     channel_rows,
     format_channels,
+    format_machines,
     format_profiles,
     format_table,
     format_workers,
+    machine_rows,
     profile_rows,
     request_rows,
     worker_rows,
@@ -24,7 +26,12 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
     profiles = profile_rows(vault)
     workers = worker_rows(vault)
     channels = channel_rows(vault)
-    doc = {"requests": rows, "profiles": profiles, "workers": workers, "notifiers": channels}
+    machines, unreadable = machine_rows(vault)
+    warnings += unreadable
+    doc = {
+        "requests": rows, "profiles": profiles, "workers": workers, "notifiers": channels,
+        "machines": machines,
+    }  # fmt: skip
     if as_json:
         return Report([], doc, warnings)
     lines = [format_table(rows)]
@@ -34,4 +41,6 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
         lines += ["", format_workers(workers)]
     if channels:
         lines += ["", format_channels(channels)]
+    if machines:
+        lines += ["", format_machines(machines)]
     return Report(lines, doc, warnings)

@@ -316,6 +316,66 @@ def channel_rows(vault: Vault) -> list[dict[str, Any]]:
     ]
 
 
+def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each machine's own note (``_System/vaultops/<host>.md``), as the dashboard shows it, and a sentence
+    for each that cannot be read."""
+    from vaultops.record.dashboard import is_up
+    from vaultops.record.machines import read_machine
+    from vaultops.scan.note import split_frontmatter
+    from vaultops.scan.text import NoteText
+
+    folder = vault.machines_folder
+    path = vault.resolve(folder) if folder is not None else None
+    if folder is None or path is None or not path.is_dir():
+        return [], []
+    now = datetime.now().astimezone()
+    quiet = vault.config.daemon.peer_silent or 2 * vault.config.dashboard.heartbeat
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for entry in sorted(path.glob("*.md")):
+        rel = f"{folder}/{entry.name}"
+        try:
+            lines = NoteText.from_bytes(_read(vault, rel) or b"").lines
+        except (OSError, VaultopsError) as exc:
+            problems.append(f"{rel}: cannot be read ({exc})")
+            continue
+        _, meta, error = split_frontmatter(lines)
+        facts = read_machine(rel, meta) if error is None else f"{rel}: {error}"
+        if isinstance(facts, str):
+            problems.append(facts)
+            continue
+        rows.append(
+            {
+                "host": facts.host,
+                "file": rel,
+                "up": is_up(facts, now, quiet),
+                "last_pass": facts.last_pass,
+                "version": facts.version,
+                "agent": facts.agent,
+                "profiles": {p.name: p.health for p in facts.profiles},
+                "workers": [w.name for w in facts.workers],
+                "spend_today_usd": facts.spend_usd,
+                "budget_usd": facts.budget_usd,
+            }
+        )
+    return rows, problems
+
+
+def format_machines(rows: list[dict[str, Any]]) -> str:
+    table = [
+        [
+            r["host"],
+            "up" if r["up"] else "quiet",
+            r["last_pass"],
+            r["version"],
+            ", ".join(f"{n} {h}" for n, h in r["profiles"].items()) or "-",
+            f"${r['spend_today_usd']:.2f}",
+        ]
+        for r in rows
+    ]
+    return _table(("machine", "state", "last pass", "version", "profiles", "spend today"), table)
+
+
 def format_channels(rows: list[dict[str, Any]]) -> str:
     table = [[r["channel"], r["state"], r["since"], str(r["failures"]), r["last_error"]] for r in rows]
     return _table(("notifier", "state", "since", "tries", "last error"), table)

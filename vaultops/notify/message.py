@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
+from vaultops.base.obsidian import heading_anchor
 from vaultops.base.redact import redact
 
 ASKED_LIMIT = 200  # characters of what was asked: enough to recognise it on a phone's lock screen
@@ -87,15 +88,17 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def obsidian_link(vault_name: str, rel: str) -> str:
-    """``obsidian://open?vault=…&file=…`` for a note, its path without ``.md`` as Obsidian wants it.
+def obsidian_link(vault_name: str, rel: str, heading: str = "") -> str:
+    """``obsidian://open?vault=…&file=…`` for a note, its path without ``.md`` as Obsidian wants it, and
+    ``#heading`` after it to open the note there (Obsidian's "Open heading or block").
 
-    Everything is percent-encoded (``/`` too, as Obsidian's own "Copy Obsidian URL" does), and a
+    Everything is percent-encoded (``/`` and ``#`` too, as Obsidian's own "Copy Obsidian URL" does), and a
     filename's undecodable bytes (surrogate escapes) are encoded as the bytes they stand for.
     """
     file = rel.removesuffix(".md")
+    anchor = heading_anchor(heading)
     vault_q = quote(vault_name, safe="", errors="surrogateescape")
-    file_q = quote(file, safe="", errors="surrogateescape")
+    file_q = quote(file + (f"#{anchor}" if anchor else ""), safe="", errors="surrogateescape")
     return f"obsidian://open?vault={vault_q}&file={file_q}"
 
 
@@ -128,6 +131,7 @@ def escalation_notice(
     occasion: str = "",
     bound: str = "",
     reminder: str = "",
+    heading: str = "",
 ) -> Notice:
     """The message for a request that waits for the person (escalated, interrupted, …).
 
@@ -135,10 +139,11 @@ def escalation_notice(
     request apart: without it, a request escalated again after an approval would never be told again.
     ``bound``: the request's ``binding``, for an escalation that can be answered in the message.
     ``reminder``: how long it has waited, for the one reminder of an escalation still open.
+    ``heading``: the request's heading, which its link opens.
     """
     show = _Shown()
     why = "; ".join(show(r, REASON_LIMIT) for r in reasons if r.strip())
-    link = obsidian_link(vault_name, rel)
+    link = obsidian_link(vault_name, rel, heading)
     lines = [
         f"{request_id} is {state}" + (f", and has waited {reminder} for you." if reminder else "."),
         f"Asked: {show(asked, ASKED_LIMIT)}",
@@ -171,6 +176,26 @@ def budget_notice(
     body = f"Spent ${spent_usd:.2f} of the ${budget_usd:.2f} daily budget on {day} ({percent} %). {then}"
     title = f"{vault_name}: {percent} % of today's budget"
     return Notice(key=f"budget#{day}#{percent}", title=title, body=body)
+
+
+def peer_notice(
+    *, vault_name: str, peer: str, back: bool, last_pass: str, quiet_for: str, dashboard: str
+) -> Notice:
+    """Another machine made no pass for ``[daemon] peer_silent`` (its note did not change), or is back.
+    One per silence: ``last_pass`` names it."""
+    if back:
+        title = f"{vault_name}: {peer} is back"
+        said = f"{peer} makes passes again (last pass {last_pass})."
+    else:
+        title = f"{vault_name}: {peer} is quiet"
+        said = (
+            f"{peer} has made no pass since {last_pass}: its note in the vault has not changed for "
+            f"{quiet_for}. Its daemon may be stopped, or the machine off or offline; on it, "
+            "`vaultops doctor` says what is wrong. Its claims are taken over once their leases run out."
+        )
+    link = obsidian_link(vault_name, dashboard) if dashboard else ""
+    key = f"peer#{peer}#{'back' if back else 'quiet'}#{last_pass}"
+    return Notice(key=key, title=title, body="\n".join(p for p in (said, link) if p))
 
 
 def auth_failure_notice(*, vault_name: str, profile: str, detail: str, since: str) -> Notice:

@@ -46,17 +46,26 @@ def show(ctx: Context) -> None:
         known = old if isinstance(old, MachineFacts) else None
         if heartbeat_due(known, mine, ctx.config.dashboard.heartbeat):
             _own(ctx, own, render_machine(mine))
-        _own(ctx, rel, render_dashboard(fleet(ctx, now)))
+        shown = fleet(ctx, now)
+        if shown is not None:
+            _own(ctx, rel, render_dashboard(shown))
     except VaultopsError as exc:
         ctx.warn(f"dashboard not written: {exc.message}")
     except OSError as exc:
         ctx.warn(f"dashboard not written ({exc.strerror or exc}); it is tried again on the next pass")
 
 
-def fleet(ctx: Context, now: datetime) -> Fleet:
-    """What the dashboard shows, from the notes and the machines' notes as they are on disk now."""
+def fleet(ctx: Context, now: datetime) -> Fleet | None:
+    """What the dashboard shows, from the notes and the machines' notes as they are on disk now; None
+    while a note cannot be read (too big, conflict markers): a dashboard without it would mislead, so the
+    last one stands (the pass has said why)."""
     folder = ctx.vault.machines_folder or ""
-    notes = [(rel, tuple(note.requests)) for rel in ctx.notes() if (note := _note(ctx, rel)) is not None]
+    notes = []
+    for rel in ctx.notes():
+        note = _note(ctx, rel)
+        if note is None and (rel != ctx.inbox or ctx.vault.resolve(rel).exists()):
+            return None
+        notes.append((rel, tuple(note.requests) if note is not None else ()))
     machines, problems = machines_of(ctx)
     quiet = ctx.config.daemon.peer_silent or 2 * ctx.config.dashboard.heartbeat
     return Fleet(
@@ -145,7 +154,8 @@ def _machine(ctx: Context, rel: str) -> MachineFacts | str | None:
 
 
 def _own(ctx: Context, rel: str, text: str) -> None:
-    if ctx.writer.own(rel, text.encode("utf-8")) and rel not in ctx.report.written:
+    # a title may hold a note's undecodable bytes: never written raw (as the note writer does)
+    if ctx.writer.own(rel, text.encode("utf-8", "replace")) and rel not in ctx.report.written:
         ctx.report.written.append(rel)
 
 

@@ -21,6 +21,7 @@ from vaultops.pipeline.context import Clock, Context, local_now
 from vaultops.pipeline.dashboard import show
 from vaultops.pipeline.follow import follow_workers
 from vaultops.pipeline.incidents import tell_incidents
+from vaultops.pipeline.peers import watch_peers
 from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.recover import recover
 from vaultops.pipeline.report import PassReport
@@ -90,9 +91,10 @@ class Pass:
         return record(self.ctx, done, self.daily)
 
     def close(self) -> PassReport:
-        """Reminders and the digest that are due, the daily note, the dashboard, the commit (and push),
-        then the notices, which link to lines now in the vault."""
+        """Reminders and the digest that are due, peers gone quiet or back, the daily note, the dashboard,
+        the commit (and push), then the notices, which link to lines now in the vault."""
         on_time(self.ctx, self.daily)
+        watch_peers(self.ctx, self.daily)
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
         show(self.ctx)

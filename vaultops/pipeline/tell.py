@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from vaultops.base.obsidian import request_heading
 from vaultops.model import Decision, Request, State
 from vaultops.notify.channels import Change
-from vaultops.notify.message import auth_failure_notice, binding, budget_notice, escalation_notice
+from vaultops.notify.message import (
+    auth_failure_notice,
+    binding,
+    budget_notice,
+    escalation_notice,
+    peer_notice,
+)
 from vaultops.notify.outbox import Outbox
 from vaultops.notify.replies import ChatAnswer
 from vaultops.notify.send import deliver
@@ -103,6 +110,7 @@ class Teller:
                 occasion=escalated_at or render.iso(at),
                 bound=bound,
                 reminder=reminder,
+                heading=request_heading(request.id, request.title),
             )
         )
         if state is State.ESCALATED and reason.startswith("auth:"):
@@ -119,6 +127,15 @@ class Teller:
                 vault_name=self.vault_name, day=at.strftime("%Y-%m-%d"), spent_usd=spent, budget_usd=limit
             )
         )
+
+    def peer(self, peer: str, *, back: bool, last_pass: str, quiet_for: str) -> None:
+        dashboard = self.vault.dashboard_rel or ""
+        self.outbox.queue(
+            peer_notice(
+                vault_name=self.vault_name, peer=peer, back=back, last_pass=last_pass, quiet_for=quiet_for,
+                dashboard=dashboard,
+            )
+        )  # fmt: skip
 
     def deliver(self, now: float | None = None) -> list[Change]:
         """Send what the outbox holds; the channels that became failing or recovered, to be said."""

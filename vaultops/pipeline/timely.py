@@ -77,7 +77,7 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
 def _remind_due(ctx: Context, daily: DailyWriter, now: datetime, due: list[tuple[str, Request]]) -> bool:
     """Send the reminders due that nobody sent; False when their line could not reach the remote yet."""
     first = min(escalated_since(r) or now for _, r in due)
-    markers = _markers(ctx, daily, first, now)
+    markers = markers_between(ctx, daily, first, now)
     fresh: list[tuple[str, Request]] = []
     for rel, request in due:
         last = request.statuses[-1]
@@ -95,7 +95,7 @@ def _remind_due(ctx: Context, daily: DailyWriter, now: datetime, due: list[tuple
         heading = f"{request.id} {request.title}".strip()
         said = request.statuses[-1].at
         lines += ["", *reminder_lines(now, ctx.vault.agent, ctx.vault.host, rel, heading, request.id, said)]
-    if not _mark(ctx, daily, lines[1:], now, f"vaultops: reminded {', '.join(r.id for _, r in fresh)}"):
+    if not mark(ctx, daily, lines[1:], now, f"vaultops: reminded {', '.join(r.id for _, r in fresh)}"):
         return False
     for rel, request in fresh:
         _remind(ctx, rel, request, now)
@@ -143,14 +143,14 @@ def _digest(ctx: Context, daily: DailyWriter, now: datetime) -> None:
     day = now.strftime("%Y-%m-%d")
     if now.time() < time(hour, minute) or ctx.state.get(_SETTLED + f"digest#{day}") is not None:
         return
-    host = _markers(ctx, daily, now, now).digests.get(day)
+    host = markers_between(ctx, daily, now, now).digests.get(day)
     if host is not None and host != ctx.vault.host:
         ctx.state.set(_SETTLED + f"digest#{day}", host)
         return
     facts = digest_facts(ctx, now)
     if host is None:
         lines = digest_lines(now, ctx.vault.agent, ctx.vault.host, summary(facts))
-        if not _mark(ctx, daily, lines, now, f"vaultops: digest for {day}"):
+        if not mark(ctx, daily, lines, now, f"vaultops: digest for {day}"):
             return
     ctx.teller.outbox.queue(digest_notice(ctx.teller.vault_name, facts))
     ctx.state.set(_SETTLED + f"digest#{day}", ctx.vault.host)
@@ -203,7 +203,7 @@ def _stale(ctx: Context, now: datetime) -> list[str]:
 # --- the record in the daily note --------------------------------------------------------------------
 
 
-def _markers(ctx: Context, daily: DailyWriter, first: datetime, now: datetime) -> Markers:
+def markers_between(ctx: Context, daily: DailyWriter, first: datetime, now: datetime) -> Markers:
     """What the daily notes from ``first``'s day to today say was sent."""
     lines: list[str] = []
     day = first
@@ -218,7 +218,7 @@ def _markers(ctx: Context, daily: DailyWriter, first: datetime, now: datetime) -
     return read_markers(lines)
 
 
-def _mark(ctx: Context, daily: DailyWriter, lines: Sequence[str], now: datetime, message: str) -> bool:
+def mark(ctx: Context, daily: DailyWriter, lines: Sequence[str], now: datetime, message: str) -> bool:
     """Put ``lines`` in today's daily note; True once they are where every machine looks (the remote,
     when there is one: pushed as a compare-and-swap, before anything is sent)."""
     placed = daily.place(lines, now) if ctx.config.record.daily_note else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from vaultops.base.obsidian import request_heading
 from vaultops.base.redact import redact_lines
 from vaultops.decide.answers import escalated_since
 from vaultops.lines import DOT, line_time
@@ -218,9 +219,7 @@ def _request(r: Request) -> str:
 
 def _link(file: str, request_id: str, title: str) -> str:
     """``[[note#heading|id]]`` and the title; a plan note is its whole note."""
-    heading = f"{request_id} {title}".strip() if not request_id.startswith("PLAN-") else ""
-    note = file.removesuffix(".md")
-    link = heading_link(file, heading, request_id) if heading else f"[[{note}|{request_id}]]"
+    link = heading_link(file, request_heading(request_id, title), request_id)
     shown = escape(title) if title and title != request_id else ""
     return f"{link} {shown}".rstrip()
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vaultops import lines as fmt
+from vaultops.base.obsidian import heading_anchor
 from vaultops.base.redact import redact, redact_lines
 from vaultops.model import PassOutcome, State
 
@@ -138,11 +139,10 @@ def status_only(state: State, at: datetime, reason: str) -> list[str]:
 
 
 def heading_link(file: str, heading: str, label: str) -> str:
-    """An Obsidian link to a heading; characters Obsidian cannot carry in a link become spaces, as its own
-    ``stripHeadingForLink`` makes them (``: # | ^ \\ %%`` and brackets)."""
+    """An Obsidian link to a heading (``heading_anchor``), or to the whole note when ``heading`` is ""."""
     note = file[:-3] if file.endswith(".md") else file
-    anchor = " ".join(re.sub(r"[\[\]|#^:\\%]", " ", heading).split())
-    return f"[[{note}#{anchor}|{label}]]"
+    anchor = heading_anchor(heading)
+    return f"[[{note}#{anchor}|{label}]]" if anchor else f"[[{note}|{label}]]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,7 +112,7 @@ def splice(raw: bytes, newline: str, edits: Sequence[Edit]) -> bytes:
         return b"".join(out)
     # Only "\n" endings: join whole runs of lines at C speed between the insertion points.
     start = 0
-    for after in sorted(by_line):
+    for after in sorted(a for a in by_line if a >= 0):  # the lines before the first (-1) are out already
         out.append(b"\n".join(pieces[start : after + 1]))
         out.append(b"\n" if after + 1 < len(pieces) else nl)
         out.extend(text(after, nl))
