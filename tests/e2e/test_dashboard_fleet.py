@@ -260,5 +260,5 @@ def idle_day(root: Path, n: int, step: int, heartbeat: str = "") -> tuple[int, i
 def test_an_idle_fleet_of_three_makes_a_bounded_number_of_commits_a_day(tmp_path: Path) -> None:
     commits, passes = idle_day(tmp_path, 3, STEP)
     bound = 3 * math.ceil(DAY / HEARTBEAT) + 6
-    print(f"\nidle day, 3 machines, a pass every {STEP} s ({passes} passes): {commits} commits, bound {bound}")
+    print(f"\nidle day, 3 machines, a pass every {STEP} s, {passes} passes: {commits} commits (<= {bound})")
     assert 0 < commits <= bound
