@@ -259,7 +259,7 @@ def test_a_note_over_the_size_limit_is_reported_and_not_touched(tmp_path: Path) 
     assert hashlib.sha256(inbox_path(vault).read_bytes()).hexdigest() == digest
     # the machine's heartbeat is committed (it is alive); the note is in no commit, and no dashboard is
     # drawn without it
-    changed = git(vault, "diff", "--name-only", head, "HEAD").split()
+    changed = git(vault, "diff", "--name-only", head.strip(), "HEAD").split()
     assert INBOX not in changed and "_System/vaultops.md" not in changed, changed
     assert not (vault / ".vaultops" / "state" / "backups").exists()
 

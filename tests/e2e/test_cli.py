@@ -291,7 +291,8 @@ def test_status_on_a_fresh_vault(tmp_path: Path) -> None:
     assert proc.stderr == ""
     proc = vaultops("--vault", str(vault), "status", "--json")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"requests": [], "profiles": [], "workers": [], "notifiers": []}
+    empty = {"requests": [], "profiles": [], "workers": [], "notifiers": [], "machines": []}
+    assert json.loads(proc.stdout) == empty
     assert proc.stdout.count("\n") == 1
 
 

@@ -86,7 +86,7 @@ def test_status_json_has_the_contract_shape(tmp_path: Path) -> None:
     proc = vaultops("--vault", str(vault), "status", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert set(doc) == {"requests", "profiles", "workers", "notifiers"}
+    assert set(doc) == {"requests", "profiles", "workers", "notifiers", "machines"}
     rows = {r["id"]: r for r in doc["requests"]}
     assert set(next(iter(rows.values()))) == {
         "id",
