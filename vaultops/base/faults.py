@@ -1,8 +1,9 @@
 """Named fault-injection points, so tests can kill or freeze vaultops at exact moments.
 
 ``VAULTOPS_FAULT`` lists points, comma-separated, each ``point[:action][@n]``: the process SIGKILLs itself
-(action ``kill``, the default) or stops for good (``hang``) the ``n``-th time it reaches the point (the
-first, by default).  In-process tests register a hook instead.  Both are inert unless a test sets them.
+(action ``kill``, the default), stops for good (``hang``) or raises (``raise``) the ``n``-th time it
+reaches the point (the first, by default).  In-process tests register a hook instead.  Both are inert
+unless a test sets them.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def reach(point: str) -> None:
     action, nth = wanted
     if _reached[point] != nth:
         return
+    if action == "raise":  # a pass that fails, for the heartbeat's fail ping
+        raise RuntimeError(f"fault {point}")
     if action == "hang":
         while True:
             time.sleep(3600)

@@ -24,6 +24,7 @@ from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath
 from vaultops.decide.classify import warm
 from vaultops.model import State
+from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.pipeline.context import Unplaced
 from vaultops.pipeline.passes import Pass, PassReport, local_now
@@ -67,6 +68,8 @@ class Daemon:
         self.fetch_at = float("inf")
         self.unsafe = ""  # what the last pass found leading out of the vault, said once
         self.listener: ChatListener | None = None
+        url = self.config.daemon.heartbeat_url.get_secret_value()
+        self.heartbeat = Heartbeat(url, self.log.warn) if url else None
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -100,6 +103,8 @@ class Daemon:
                 if self.listener is not None:
                     self.listener.close()
                 self.shut_down()
+                if self.heartbeat is not None:
+                    self.heartbeat.close()
                 observer.join(timeout=5)
                 self.state.close()
         return 0
@@ -143,9 +148,18 @@ class Daemon:
             if exc.message != self.unsafe:
                 self.log.warn(exc.message)
             self.unsafe = exc.message
+            self.beat(False)
+        except Exception as exc:  # a bug in one pass must not end the daemon: the monitor hears of it
+            self.log.warn(f"a pass failed: {exc!r}; the daemon goes on, and tries again on the next pass")
+            self.beat(False)
         else:
             if check:  # only a step that looked can say the way out is gone
                 self.unsafe = ""
+            self.beat(True)
+
+    def beat(self, ok: bool) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.passed() if ok else self.heartbeat.failed()
 
     def loop(self) -> None:
         ping = self.notifier.watchdog_interval
@@ -230,6 +244,7 @@ class Daemon:
                 p.ctx.write(rel, back)
 
     def run_pass(self, why: str) -> None:
+        faults.reach("pass.start")
         p = self.new_pass()
         notify = self.config.notify
         chat = notify.telegram.listening or notify.zulip.listening  # answers read every [daemon] fetch
