@@ -77,7 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument(
-        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus", "approve"], help="one section"
+        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus", "approve", "dashboard"], help="one section"
     )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
@@ -88,6 +88,7 @@ def main() -> None:
         "claims": lambda: claims_section(args.quick),
         "bus": lambda: bus_section(args.quick),
         "approve": lambda: approve_section(args.quick),
+        "dashboard": lambda: dashboard_section(args.quick),
     }
     for name, section in sections.items():
         if args.only in (None, name):
@@ -202,6 +203,17 @@ def approve_section(quick: bool) -> None:
     row("approve   Telegram button press -> decision line, p50", med(pressed), med(typed))
     row("approve   note save -> the approved job ran, p50 (baseline)", med(typed_ran), med(typed_ran))
     row("approve   Telegram button press -> the approved job ran, p50", med(ran), med(typed_ran))
+
+
+def dashboard_section(quick: bool) -> None:
+    import dashboard
+
+    t = dashboard.measure(10_000, 3 if quick else 7)
+    print()
+    row("dashboard one pass's parse of a 10,000-request inbox (baseline)", t["parse"], t["parse"])
+    row("dashboard render_dashboard alone", t["render"], t["parse"])
+    row("dashboard the whole stage, inbox unchanged", t["show_unchanged"], t["parse"])
+    row("dashboard the whole stage, inbox just saved", t["show_changed"], t["parse"])
 
 
 def claims_section(quick: bool) -> None:
