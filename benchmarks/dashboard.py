@@ -46,7 +46,8 @@ def measure(n: int = 10_000, runs: int = 5) -> dict[str, float]:
         raw = path.read_bytes()
         vault = Vault.open(root)
         state = StateDB(vault.state_dir / "state.db")
-        ctx = Context(vault, state, lambda: datetime.now().astimezone(), NoteWriter(vault), Publisher.open(vault))
+        now = lambda: datetime.now().astimezone()  # noqa: E731
+        ctx = Context(vault, state, now, NoteWriter(vault), Publisher.open(vault))
         parse = _time(lambda: parse_note(vault.inbox_rel, raw, full=False), runs)
         drawn = fleet(ctx, datetime.now().astimezone())
         assert drawn is not None

@@ -77,7 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument(
-        "--only", choices=["engine", "dispatch", "daemon", "claims", "bus", "approve", "dashboard"], help="one section"
+        "--only",
+        choices=["engine", "dispatch", "daemon", "claims", "bus", "approve", "dashboard"],
+        help="one section",
     )
     args = parser.parse_args()
     runs = 3 if args.quick else 7
