@@ -1,0 +1,106 @@
+"""The dashboard, as a value: a golden rendering with hostile ids and titles, its properties, and the
+escaping as an attacker would try it (text from a note never becomes markup)."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vaultops.lines import lock_line, outcome_line, status_line
+from vaultops.model import State
+from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
+from vaultops.record.machines import MachineFacts, ProfileFact, WorkerFact
+from vaultops.scan.note import parse_note
+
+GOLDEN = Path(__file__).parents[2] / "fixtures" / "golden" / "dashboard.md"
+INBOX = "_System/COO-Inbox.md"
+TZ = timezone(timedelta(hours=2))
+NOW = datetime(2026, 5, 6, 10, 20, tzinfo=TZ)
+
+
+def at(hours_ago: float) -> str:
+    return (NOW - timedelta(hours=hours_ago)).isoformat(timespec="seconds")
+
+
+def block(rid: str, title: str, *lines: str) -> str:
+    return "\n".join([f"## {rid} {title}", "- ready: yes", "Some text.", *lines, ""])
+
+
+def inbox() -> str:
+    return "\n".join(
+        [
+            "# Inbox",
+            "",
+            block("REQ-esc", "Rotate | the [[key]] #tag ^x %%hide",
+                  status_line(State.ESCALATED, at(50), "blocked: rotate")),
+            block("REQ-ans", "Answered", status_line(State.ESCALATED, at(3), "high: delete"),
+                  "- decision: approve"),
+            block("REQ-run", "Проверить диск: /var", lock_line("coo", at(1), "server", "c1"),
+                  status_line(State.RUNNING, at(1), "worker-code")),
+            block("REQ-open", "`code` $x$ ==hi== *b* <i>"),
+            block("REQ-done", "Is git installed?", status_line(State.DONE, at(2)),
+                  outcome_line("done", "env-check", "light", "routine", "direct", "0.01 s")),
+            block("REQ-err", "Nginx 502", status_line(State.ERROR, at(4), "worker-code: timed out")),
+            block("REQ-old", "Long ago", status_line(State.DONE, at(30))),
+        ]
+    )  # fmt: skip
+
+
+def fleet(text: str | None = None, now: datetime = NOW) -> Fleet:
+    note = parse_note(INBOX, (text or inbox()).encode(), full=True)
+    machines = [
+        MachineFacts("laptop", "coo", "0.1.0", at(0.1), "2026-05-06", 0.42, 10.0,
+                     (ProfileFact("worker-code", "online"),), (WorkerFact("fix|preview", "running", at(1)),)),
+        MachineFacts("server", "coo", "0.1.0", at(2), "2026-05-06", 0.10, 10.0),
+    ]  # fmt: skip
+    scheduled = [Scheduled("executor-queue/weekly.md", "PLAN-weekly", "0 7 * * 1", "next 2026-05-11 07:00")]
+    return Fleet(now, INBOX, "_System/vaultops", 1800.0, [(INBOX, tuple(note.requests))], scheduled, machines)
+
+
+def test_the_golden_dashboard() -> None:
+    text = render_dashboard(fleet())
+    if os.environ.get("VAULTOPS_UPDATE_GOLDEN"):
+        GOLDEN.write_text(text)
+    assert text == GOLDEN.read_text()
+
+
+def test_its_properties_count_what_it_shows() -> None:
+    text = render_dashboard(fleet())
+    meta = yaml.safe_load(text.split("---\n")[1])
+    assert meta["escalations_open"] == 1  # the answered one is being acted on, not waiting
+    assert (meta["running"], meta["waiting"], meta["finished_24h"], meta["failed_24h"]) == (1, 1, 2, 1)
+    assert meta["state_escalated"] == 2 and all(f"state_{s.value}" in meta for s in State)
+    assert (meta["machines"], meta["machines_up"], meta["spend_today_usd"]) == (2, 1, 0.52)
+    assert "REQ-old" not in text and "REQ-ans" not in text.split("## Waiting and running")[0]
+
+
+def test_the_same_instant_in_another_zone_and_minutes_later_draw_the_same_note() -> None:
+    text = render_dashboard(fleet())
+    assert render_dashboard(fleet(now=NOW.astimezone(UTC))) == text
+    assert render_dashboard(fleet(now=NOW + timedelta(minutes=5))) == text
+
+
+_LINK = re.compile(r"\[\[([^\]|#]*)")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=60), st.text(max_size=60))
+def test_a_title_or_reason_never_becomes_markup(title: str, reason: str) -> None:
+    title = title.replace("\r", " ")
+    evil = block("REQ-evil", " ".join(title.split()) or "x", status_line(State.ESCALATED, at(1), reason))
+    text = inbox() + "\n" + evil
+    body = render_dashboard(fleet(text)).split("---\n", 2)[2]
+    assert "%%" not in body
+    machines = {f"_System/vaultops/{h}" for h in ("laptop", "server")}
+    made = {"_System/COO-Inbox", "executor-queue/weekly"} | machines
+    assert set(_LINK.findall(body)) <= made
+    headings = [line for line in body.splitlines() if line.startswith("#")]
+    assert len(headings) == 8  # the title and the seven sections: none made by a note's text
+    waiting = body.split("## Waiting for you")[1].split("\n## ")[0]
+    assert sum(1 for line in waiting.splitlines() if line.startswith("- ")) == 2
