@@ -33,6 +33,7 @@ from vaultops.base.errors import ConfigError
 from vaultops.base.layout import CONFIG_FILE as CONFIG_FILE  # re-exported: where the rest of vaultops looks
 from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE
 from vaultops.base.layout import LOCAL_FILE as LOCAL_FILE
+from vaultops.model import Limits
 
 ENV_PREFIX = "VAULTOPS_"
 TELEGRAM_TOKEN_ENV = "VAULTOPS_TELEGRAM_TOKEN"  # the bot token, when it is not in local.toml
@@ -71,6 +72,11 @@ class LimitsConfig(_Section):
     daily_budget_usd: float = Field(10.0, ge=0)
     allowed_roots: tuple[str, ...] = ()
     lock_wait: float = Field(5.0, ge=0)
+    # dollars per million tokens, [input, output], for models whose name holds the key; what a run has
+    # spent is counted with these while it runs (vaultops.run.meter has the list prices)
+    prices: dict[str, tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]] = Field(
+        default_factory=dict
+    )
 
 
 SHELL_TOOLS = frozenset({"Bash", "Shell", "shell", "bash"})
@@ -93,6 +99,27 @@ class ProfileConfig(_Section):
     # line by vaultops), or "none": the person accepts that nothing guards this agent.  Unset: "claude" for
     # a Claude Code command, else ungated, which a profile that gives its agent a shell must not be.
     gate: Literal["claude", "none"] | None = None
+    # what one run may spend, counted by vaultops from Claude Code's stream-json as it arrives
+    max_cost_usd: float | None = Field(None, gt=0)
+    max_turns: int | None = Field(None, ge=1)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.max_cost_usd, self.max_turns)
+
+    def metering_problem(self) -> str:
+        """Why vaultops cannot count this profile's spend as it runs, or "" (it can, or need not)."""
+        if self.output != "claude-json":
+            return (
+                'only a Claude Code profile (output = "claude-json") can be held to max_cost_usd or '
+                "max_turns"
+            )
+        if not is_claude(self.command) and "stream-json" not in self.command:
+            return (
+                "can be held to max_cost_usd or max_turns only if its command is `claude …` or prints "
+                "--output-format stream-json"
+            )
+        return ""
 
     @property
     def gated(self) -> bool:
@@ -373,6 +400,8 @@ class Config(_Section):
             if problems:
                 raise ValueError(f"[profiles.{name}] command: {problems[0]}")
             if problem := profile.gate_problem():
+                raise ValueError(f"[profiles.{name}] {problem}")
+            if profile.limits and (problem := profile.metering_problem()):
                 raise ValueError(f"[profiles.{name}] {problem}")
         return value
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 # What an approval lets through of the calls it answers: each once, or (``approve for this request``) the
 # same calls again for the rest of that request's job.  Nothing wider exists.
@@ -190,3 +190,25 @@ class PassOutcome(NamedTuple):
     request_id: str
     state: str
     detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one run may spend.  None: no limit of that kind."""
+
+    max_cost_usd: float | None = None
+    max_turns: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.max_cost_usd is not None or self.max_turns is not None
+
+    def within(self, other: Limits) -> Limits:
+        """The tighter of the two, limit by limit."""
+        return Limits(_least(self.max_cost_usd, other.max_cost_usd), _least(self.max_turns, other.max_turns))
+
+
+_N = TypeVar("_N", int, float)
+
+
+def _least(a: _N | None, b: _N | None) -> _N | None:
+    return b if a is None else a if b is None else min(a, b)

@@ -187,6 +187,9 @@ class FakeAnthropic:
         self.side_requests: list[tuple[str, Any]] = []
         self.heads = 0
         self.base_url = ""
+        # what every scripted turn's message_start says its input was (None: about the request's size),
+        # so that a test can make each turn cost what it likes
+        self.input_tokens: int | None = None
 
     # -- life cycle -------------------------------------------------------------------------------------
     def start(self) -> str:
@@ -346,7 +349,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("request-id", _id("req"))
         self.end_headers()
-        for event, data in sse_events(blocks, model, size // 40 + 1):
+        tokens = self.api.input_tokens if self.api.input_tokens is not None else size // 40 + 1
+        for event, data in sse_events(blocks, model, tokens):
             chunk = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.write(b"0\r\n\r\n")

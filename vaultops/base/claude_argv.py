@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 SETTINGS_FLAG = "--settings"
+OUTPUT_FLAG = "--output-format"
+VERBOSE_FLAG = "--verbose"  # stream-json in -p mode requires it
 SOURCES_FLAG = "--setting-sources"
 UNGATEABLE_FLAGS = ("--bare",)  # skips hooks
 
@@ -30,3 +32,21 @@ def gate_problem(argv: Sequence[str]) -> str:
 def gated_argv(argv: Sequence[str], settings: Path) -> list[str]:
     """``argv`` with the gate's settings, and the user's only, right after the program."""
     return [argv[0], SETTINGS_FLAG, str(settings), SOURCES_FLAG, "user", *argv[1:]]
+
+
+def streaming_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` printing stream-json (``--output-format stream-json --verbose``) whatever it printed."""
+    out = list(argv)
+    found = False
+    for i, arg in enumerate(out):
+        if arg == OUTPUT_FLAG and i + 1 < len(out):
+            out[i + 1] = "stream-json"
+            found = True
+        elif arg.startswith(OUTPUT_FLAG + "="):
+            out[i] = f"{OUTPUT_FLAG}=stream-json"
+            found = True
+    if not found:
+        out[1:1] = [OUTPUT_FLAG, "stream-json"]
+    if VERBOSE_FLAG not in out:
+        out.insert(1, VERBOSE_FLAG)
+    return out

@@ -8,14 +8,14 @@ in a built-in handler; everything else goes to the first profile that ``[routing
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from vaultops.base.durations import parse_duration
-from vaultops.config import Config
+from vaultops.config import Config, ProfileConfig
 from vaultops.decide.classify import TYPES, Classification, classify
 from vaultops.decide.triage import SecondOpinion, combine
-from vaultops.model import ApprovalScope, Decision, Request
+from vaultops.model import ApprovalScope, Decision, Limits, Request
 
 DIRECT = "direct"
 
@@ -36,6 +36,8 @@ class Handling:
     tools: tuple[str, ...] | None = None  # the request's narrower tool list, if it gave one
     approved: str = ""  # the person's approval this run stands on ("" when none was needed)
     scope: ApprovalScope = "once"  # what the person's approval lets through of the calls it answers
+    # what its run may spend: the request's and its profile's, the tighter of each
+    limits: Limits = field(default_factory=Limits)
 
 
 def no_decision() -> Decision:
@@ -139,6 +141,35 @@ def to_profile(
                 f"(it allows {', '.join(allowed)})"
             )
             return Handling("error", decision, why)
+    limits = asked_limits(fields, profile, name)
+    if isinstance(limits, str):
+        return Handling("error", decision, limits)
     decision = Decision(decision.type, decision.complexity, decision.safety_class, decision.reasons, route,
                         decision.blocked)  # fmt: skip
-    return Handling("profile", decision, "", name, timeout, tools)
+    return Handling("profile", decision, "", name, timeout, tools, limits=limits)
+
+
+def asked_limits(fields: Mapping[str, str], profile: ProfileConfig, name: str) -> Limits | str:
+    """The request's ``max_cost_usd`` and ``max_turns`` within its profile's, or why they cannot be used.
+    A request may only tighten its profile's limits, as with its timeout."""
+    cost = turns = None
+    if raw := fields.get("max_cost_usd", "").strip():
+        try:
+            cost = float(raw.removeprefix("$").strip())
+        except ValueError:
+            cost = None
+        if cost is None or not 0 < cost < float("inf"):
+            return f"max_cost_usd {raw!r} is not an amount of dollars; write e.g. 2 or 0.50"
+    if raw := fields.get("max_turns", "").strip():
+        turns = int(raw) if raw.isascii() and raw.isdigit() else 0
+        if turns < 1:
+            return f"max_turns {raw!r} is not a number of turns; write a whole number, e.g. 20"
+    asked = Limits(cost, turns)
+    if asked and (problem := profile.metering_problem()):
+        return f"[profiles.{name}] {problem}"
+    most = profile.limits
+    if cost is not None and most.max_cost_usd is not None and cost > most.max_cost_usd:
+        return f"asks for max_cost_usd ${cost:g}, more than [profiles.{name}] allows (${most.max_cost_usd:g})"
+    if turns is not None and most.max_turns is not None and turns > most.max_turns:
+        return f"asks for max_turns {turns}, more than [profiles.{name}] allows ({most.max_turns})"
+    return asked.within(most)

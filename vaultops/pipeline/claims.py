@@ -71,6 +71,7 @@ def job_for(ctx: Context, p: AgendaItem) -> Job:
         workdir=request.fields.get("workdir", ""),
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
         done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
+        limits=handling.limits,
     )  # fmt: skip
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from vaultops.base.argv import fill_argv
+from vaultops.base.claude_argv import is_claude, streaming_argv
 from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
 from vaultops.config import ProfileConfig, agent_environ
@@ -19,10 +21,11 @@ from vaultops.decide import targets
 from vaultops.decide.route import DIRECT
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
-from vaultops.model import State
+from vaultops.model import Limits, State
 from vaultops.record.render import RunResult
 from vaultops.run import builtins
-from vaultops.run.outcome import Attempt, Failure, read_attempt
+from vaultops.run.meter import Meter
+from vaultops.run.outcome import Attempt, Failure, read_attempt, redacted
 from vaultops.run.process import ProcessResult, run_process
 from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
@@ -58,6 +61,8 @@ class Job:
     done_tasks: frozenset[int] = frozenset()  # tasks (from 1) an earlier run finished: a retry skips them
     worker: str = ""  # a plan note run by a long-lived worker of this name (vaultops.pipeline.follow)
     files: tuple[str, ...] = ()  # a plan note's files: what its worker may touch
+    # what one agent run may spend, within its profile's (vaultops.run.meter)
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def kind(self) -> WorkKind:
@@ -90,11 +95,20 @@ def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
 
 
 def argv_for(
-    profile: ProfileConfig, values: dict[str, str], tools: tuple[str, ...] | None, *, session: bool = False
+    profile: ProfileConfig,
+    values: dict[str, str],
+    tools: tuple[str, ...] | None,
+    *,
+    session: bool = False,
+    metered: bool = False,
 ) -> list[str]:
     """The command with its placeholders filled; a request's narrower tool list replaces the profile's.
-    ``session``: its ``worker_command`` (a long-lived session), when it has one."""
+    ``session``: its ``worker_command`` (a long-lived session), when it has one.  ``metered``: Claude
+    Code prints stream-json, so that its spend can be counted as it runs (before the placeholders are
+    filled: a request's text can never pose as a flag)."""
     command = list(session_command(profile) if session else profile.command)
+    if metered and is_claude(command):
+        command = streaming_argv(command)
     if tools is not None and ALLOWED_TOOLS_FLAG in command[:-1]:
         at = command.index(ALLOWED_TOOLS_FLAG) + 1
         if "{" not in command[at]:
@@ -111,6 +125,22 @@ def session_command(profile: ProfileConfig) -> tuple[str, ...]:
 def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:
     workdir = Path(os.path.expanduser(profile.workdir)) if profile.workdir else vault.root
     return workdir if workdir.is_absolute() else vault.root / workdir
+
+
+def metered(attempt: Attempt, meter: Meter, secrets: tuple[str, ...]) -> Attempt:
+    """The attempt with what the meter counted where the run did not say it itself: a run stopped at
+    its limit printed no result, so its cost, turns, session and last words come from the stream."""
+    if attempt.failure is not Failure.LIMIT:
+        cost = attempt.cost_usd if attempt.cost_usd is not None else meter.cost_usd
+        return dataclasses.replace(attempt, cost_usd=cost)
+    stopped = dataclasses.replace(
+        attempt,
+        text=meter.last_text,
+        cost_usd=meter.cost_usd,
+        turns=meter.turns,
+        session_id=meter.session_id or None,
+    )
+    return redacted(stopped, secrets)
 
 
 def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
@@ -170,7 +200,11 @@ def run_attempt(
     timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
     if limit is not None:
         timeout = max(0.1, min(timeout, limit))
-    argv = argv_for(profile, values, job.tools)
+    limits = job.limits.within(profile.limits)
+    if limits and (problem := profile.metering_problem()):
+        return Attempt(name, Failure.OTHER, "", f"[profiles.{name}] {problem}", 0.0), ""
+    meter = Meter(limits, vault.config.limits.prices) if limits else None
+    argv = argv_for(profile, values, job.tools, metered=meter is not None)
     if job.resume and profile.output == "claude-json" and attempt_no == 1:
         argv = [argv[0], "--resume", job.resume, *argv[1:]]
     guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files)
@@ -190,8 +224,11 @@ def run_attempt(
             extra_secrets=secret_values({**os.environ, **profile.env}),
             on_start=on_start,
             cancel=cancel,
+            watch=meter.feed if meter is not None else None,
         )
     attempt = read_attempt(profile.output, name, proc, timeout)
+    if meter is not None:
+        attempt = metered(attempt, meter, proc.secrets)
     if attempt.failure is Failure.OTHER and proc.start_error:
         # only a missing or unusable program is the profile's fault; anything else says what it is
         profile_fault = proc.start_error.startswith(("command not found", "permission denied"))

@@ -24,6 +24,7 @@ class Failure(StrEnum):
     AUTH = "auth"
     OTHER = "error"
     CANCELLED = "cancelled"  # stopped because the daemon is shutting down
+    LIMIT = "limit"  # stopped by vaultops at its max_cost_usd or max_turns (vaultops.run.meter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,8 @@ def _started(profile: str, proc: ProcessResult, timeout: float) -> Attempt | Non
     if proc.timed_out:
         output = proc.stdout + proc.stderr
         return Attempt(profile, Failure.TIMEOUT, output, f"timed out after {timeout:g} s", proc.duration)
+    if proc.stopped and result_object(proc.stdout) is None:  # a run that ended first is judged by its end
+        return Attempt(profile, Failure.LIMIT, "", proc.stopped, proc.duration)
     return None
 
 

@@ -41,6 +41,7 @@ class ProcessResult:
     stderr: str  # raw too
     start_error: str | None  # "command not found: foo", "permission denied: ./x", … (redacted)
     cancelled: bool = False  # stopped on request (the daemon shutting down), not by a timeout
+    stopped: str = ""  # why ``watch`` stopped it: a limit it crossed ("cost limit $2 reached …")
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the run's extra_secrets, for redact()
 
 
@@ -51,11 +52,14 @@ class _Reader(threading.Thread):
     descriptor number be reused under the read.
     """
 
-    def __init__(self, stream: IO[bytes], limit: int, activity: _Activity) -> None:
+    def __init__(
+        self, stream: IO[bytes], limit: int, activity: _Activity, watch: _Watch | None = None
+    ) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.limit = limit
         self.activity = activity
+        self.watch = watch
         self.data = bytearray()
         self.dropped = 0
 
@@ -66,6 +70,9 @@ class _Reader(threading.Thread):
                 room = max(0, self.limit - len(self.data))
                 self.data += chunk[:room]
                 self.dropped += len(chunk) - min(room, len(chunk))
+                if self.watch is not None:
+                    self.watch.take(chunk)
+
 
     def text(self) -> str:
         text = bytes(self.data).decode("utf-8", errors="replace")
@@ -74,6 +81,29 @@ class _Reader(threading.Thread):
         if self.is_alive():
             text += "\n[vaultops: stopped reading: a process that left the group still holds the output]\n"
         return text
+
+
+class _Watch:
+    """Hands each whole line of a stream to ``judge``; the first reason it gives stops the run."""
+
+    def __init__(self, judge: Callable[[str], str]) -> None:
+        self.judge = judge
+        self.partial = bytearray()
+        self.reason = ""
+        self.crossed = threading.Event()
+
+    def take(self, chunk: bytes) -> None:
+        self.partial += chunk
+        if b"\n" not in chunk:  # a long line (a tool's whole output) is split once, when it ends
+            return
+        *whole, rest = self.partial.split(b"\n")
+        self.partial = bytearray(rest)
+        for line in whole:
+            if self.crossed.is_set():
+                return
+            if reason := self.judge(line.decode("utf-8", errors="replace")):
+                self.reason = reason
+                self.crossed.set()
 
 
 class _Activity:
@@ -234,6 +264,7 @@ def run_process(
     extra_secrets: Iterable[str] = (),
     on_start: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
+    watch: Callable[[str], str] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (never through a shell) in ``cwd`` as the leader of a new session and group.
 
@@ -242,6 +273,8 @@ def run_process(
     process's environment) is passed without NOTIFY_SOCKET, which belongs to the daemon alone.
     The outputs are kept raw, so that a secret in them cannot break their parse (Claude Code's JSON):
     whoever keeps or shows them redacts them, with ``extra_secrets`` (kept as ``secrets``) as well.
+    ``watch`` is given each line of stdout as it arrives; the first reason it returns stops the group
+    at once, and is the result's ``stopped``.
     """
     args = tuple(argv)
     secrets = list(extra_secrets)
@@ -268,7 +301,11 @@ def run_process(
     if on_start is not None:
         on_start(proc.pid)
     activity = _Activity()
-    readers = [_Reader(stream, max_output_bytes, activity) for stream in (proc.stdout, proc.stderr)]
+    watching = _Watch(watch) if watch is not None else None
+    readers = [
+        _Reader(proc.stdout, max_output_bytes, activity, watching),
+        _Reader(proc.stderr, max_output_bytes, activity),
+    ]
     for reader in readers:
         reader.start()
 
@@ -287,6 +324,8 @@ def run_process(
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
+            if watching is not None and watching.crossed.is_set():
+                break
             if now - started >= timeout or (
                 inactivity_timeout is not None and activity.idle() >= inactivity_timeout
             ):
@@ -303,6 +342,7 @@ def run_process(
 
     duration = time.monotonic() - started
     stdout, stderr = (reader.text() for reader in readers)
+    stopped = watching.reason if watching is not None else ""
     return ProcessResult(
-        args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled, tuple(secrets)
+        args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled, stopped, tuple(secrets)
     )

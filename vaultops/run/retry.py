@@ -6,6 +6,7 @@
 | timeout              | once on the fallback profile                              |
 | unavailable (503/529)| fallback at once                                          |
 | auth (401/403)       | no retry; escalate "auth"                                 |
+| a cost or turn limit | no retry: the request's limit is spent                    |
 | anything else        | one retry on the fallback                                 |
 """
 
@@ -43,7 +44,7 @@ def next_step(
     if last.failure is None:
         return Step("done", last.profile)
     tried = {a.profile for a in attempts}
-    if last.failure is Failure.CANCELLED:
+    if last.failure in (Failure.CANCELLED, Failure.LIMIT):  # a limit holds for the request, not one profile
         return Step("give-up", last.profile, reason=last.detail)
     if last.failure is Failure.AUTH:
         return Step("escalate", last.profile, reason=f"auth: {last.profile} was refused ({last.detail})")

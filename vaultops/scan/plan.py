@@ -43,6 +43,8 @@ class Plan:
     timeout: float | None = None
     tasks: tuple[str, ...] = ()
     worker: str | None = None  # run as a long-lived worker session of this name (docs/architecture.md)
+    max_cost_usd: str | None = None  # as written: vaultops.decide.route reads it as for an inbox request
+    max_turns: str | None = None
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
 
@@ -100,7 +102,7 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
         problems.append(f"{rel}: a plan runs either as `tasks:` or as one `worker:`, not both; remove one")
     return Plan(
         rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
-        worker, skipped, tuple(problems),
+        worker, text_of("max_cost_usd"), text_of("max_turns"), skipped, tuple(problems),
     )  # fmt: skip
 
 
@@ -209,7 +211,8 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         PurePosixPath(note.rel).stem,
     )
     fields = dict(request.fields)
-    for key, value in (("type", plan.type), ("profile", plan.profile), ("workdir", plan.workdir)):
+    for key, value in (("type", plan.type), ("profile", plan.profile), ("workdir", plan.workdir),
+                       ("max_cost_usd", plan.max_cost_usd), ("max_turns", plan.max_turns)):  # fmt: skip
         if value is not None:
             fields[key] = value
     if plan.timeout is not None:

@@ -19,7 +19,9 @@ from vaultops.model import Answer, Lock, Outcome, Request, State, StatusLine
 from vaultops.scan.outline import Heading, Outline
 from vaultops.scan.text import has_undecodable
 
-FIELDS = frozenset({"type", "from", "priority", "profile", "timeout", "tools", "ready"})
+FIELDS = frozenset(
+    {"type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns"}
+)
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_FULL = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_ENDS = frozenset(":,—–()[]")
