@@ -22,7 +22,7 @@ from vaultops.cli import build_parser
 from vaultops.config import Config
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-FREE_KEYS = ("routing", "policy")  # tables whose keys are names of the person's choosing (types, actions)
+FREE_KEYS = ("routing", "policy", "limits.prices")  # tables keyed by names of the person's choosing
 
 
 def section(title: str) -> str:
