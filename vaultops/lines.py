@@ -108,6 +108,18 @@ def parse_outcome(body: str, line: int) -> Outcome | None:
     return Outcome(state, type_, complexity, safety, route, duration, line)
 
 
+SLOT_KEYS = ("scheduled", "missed")  # a scheduled run's time, and a time whose run was skipped
+
+
+def parse_slot(body: str) -> datetime | None:
+    """The time of a ``scheduled: <time> · …`` or ``missed: <time> — why`` line; None when it is not one."""
+    key, _, rest = body.partition(":")
+    if key not in SLOT_KEYS or not rest.startswith(" "):
+        return None
+    when = line_time(rest.split(maxsplit=1)[0]) if rest.strip() else None
+    return when if when is not None and when.tzinfo is not None else None
+
+
 def is_result_heading(text: str) -> bool:
     return text.startswith(("Result", "Run", "Late result")) and _RESULT_HEADING.match(text) is not None
 
@@ -127,6 +139,15 @@ def status_line(state: State, at: str, reason: str = "") -> str:
 
 def outcome_line(state: str, type_: str, complexity: str, safety: str, route: str, duration: str) -> str:
     return "- outcome: " + DOT.join((state, type_, complexity, safety, route, duration))
+
+
+def scheduled_line(slot: str, late: str = "") -> str:
+    """``- scheduled: <the run's time>``, and `` · started 2 h 13 min late`` when it was."""
+    return f"- scheduled: {slot}" + (f"{DOT}started {late} late" if late else "")
+
+
+def missed_line(slot: str, why: str) -> str:
+    return f"- missed: {slot}{SEP}{' '.join(why.split())}"
 
 
 def result_heading(when: str, agent: str, kind: str = "Result") -> str:

@@ -30,6 +30,9 @@ class State(StrEnum):
 
 
 STATES = frozenset(s.value for s in State)
+# What a schedule does with the runs it missed while nothing ran (vaultops.scan.schedule.fire).
+Misfire = Literal["once", "skip", "all"]
+MISFIRES: tuple[Misfire, ...] = ("once", "skip", "all")
 # A request in one of these states is finished until the person answers.
 SETTLED = frozenset(
     {State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED}

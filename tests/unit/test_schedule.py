@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.scan.schedule import ScheduleError, due, next_run, parse_schedule
+from vaultops.decide.schedules import slot_lines
+from vaultops.scan.schedule import (
+    REPLAY_MOST,
+    ScheduleError,
+    due,
+    due_times,
+    fire,
+    next_run,
+    parse_schedule,
+)
 
 T0 = datetime(2026, 5, 4, 6, 0, tzinfo=UTC)
 
@@ -87,3 +96,55 @@ def test_running_when_due_is_never_due_again_at_once(text: str, last_after: int,
         after = next_run(s, now, T0)  # the run happened now
         assert after is not None and after > now
         assert not due(s, now, T0, now)
+
+
+_SCHEDULES = st.sampled_from(["every 1h", "every 7m", "*/5 * * * *", "0 7 * * 1-5", "once 2026-05-05T00:00"])
+
+
+@given(
+    _SCHEDULES,
+    st.sampled_from(["once", "skip", "all"]),
+    st.floats(0, 7200),
+    st.integers(0, 60 * 24 * 30),
+    st.one_of(st.none(), st.integers(0, 60 * 24 * 3)),
+)
+def test_every_due_time_is_run_or_said_missed_exactly_once(
+    text: str, misfire: str, grace: float, minutes: int, last_minutes: int | None
+) -> None:
+    schedule = parse_schedule(text, T0)
+    now = T0 + timedelta(minutes=minutes)
+    last = None if last_minutes is None else min(now, T0 + timedelta(minutes=last_minutes))
+    times, more = due_times(schedule, last, T0, now)
+    assert times == sorted(set(times)) and all(t <= now for t in times)
+    assert all(t > last for t in times) if last is not None else True
+    firing = fire(times, more, now, misfire, grace)  # type: ignore[arg-type]
+    if not times:
+        assert firing is None
+        return
+    assert firing is not None
+    accounted = [*firing.missed, *([firing.run] if firing.run is not None else [])]
+    if misfire == "all":  # the oldest it keeps runs now, the ones after it on the next passes
+        assert sorted(accounted) == times[: len(accounted)]
+    else:
+        assert sorted(accounted) == times, "each listed time is run or said, once"
+    assert firing.more == more
+    if firing.run is not None:
+        assert firing.late == (now - firing.run).total_seconds()
+        if misfire == "skip":
+            assert firing.late <= grace, "skip never runs a time more than the grace late"
+        if misfire == "once":
+            assert firing.run == times[-1], "once runs the latest"
+        if misfire == "all":
+            assert len(times) - len(firing.missed) <= REPLAY_MOST
+    else:
+        assert misfire == "skip" and firing.why.endswith("(misfire: skip)")
+
+
+def test_a_long_outage_of_a_frequent_schedule_is_counted_not_listed() -> None:
+    schedule = parse_schedule("every 1m", T0)
+    times, more = due_times(schedule, T0, T0, T0 + timedelta(days=30))
+    assert len(times) == 1001 and more == 30 * 24 * 60 - 1001
+    assert times[-1] == T0 + timedelta(days=30)
+    lines = slot_lines(fire(times, more, T0 + timedelta(days=30)))  # type: ignore[arg-type]
+    assert len(lines) == 11 and lines[0].startswith("- missed: 2026-05-04T06:01:00+00:00 — 43190 runs from")
+    assert lines[-1] == "- scheduled: 2026-06-03T06:00:00+00:00"

@@ -29,15 +29,12 @@ from vaultops.decide.budget import Budget
 from vaultops.decide.files import files_overlap
 from vaultops.decide.leases import lease_of
 from vaultops.decide.route import Handling, decide, no_decision
+from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
 from vaultops.decide.startable import may_start, retry_asked
 from vaultops.decide.triage import SecondOpinion
 from vaultops.model import Lock, Request, State, Target, targets_of
 from vaultops.scan.note import ParsedNote
-from vaultops.scan.plan import last_run
-from vaultops.scan.schedule import ScheduleError, due, parse_schedule
 
-# A scheduled plan note runs again from these when its time comes.
-SCHEDULABLE = frozenset({State.OPEN, State.WAITING, State.DONE, State.ERROR, State.INTERRUPTED})
 HELD = frozenset({State.LOCKED, State.RUNNING})
 
 
@@ -103,6 +100,8 @@ class AgendaItem:
     request: Request
     handling: Handling
     closes: str = ""  # the request's last status line: what this answers, once it is written
+    # a scheduled run's lines, written with its claim: the times it skips, and the time it is for
+    slots: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,20 +164,6 @@ def takeovers(note: ParsedNote, facts: Facts, config: Config) -> list[AgendaItem
     return out
 
 
-def is_due(note: ParsedNote, request: Request, facts: Facts) -> bool:
-    """A scheduled plan note's time has come: from its last ``### Run`` block, or from when this clone
-    first saw the schedule.  An escalated or running note waits whatever its schedule says."""
-    if request.state not in SCHEDULABLE:
-        return False
-    text = request.fields["schedule"]
-    try:
-        schedule = parse_schedule(text, facts.now)
-    except ScheduleError:
-        return False  # said as the note's problem
-    since = datetime.fromtimestamp(facts.first_seen[(request.id, f"schedule:{text}")], facts.now.tzinfo)
-    return due(schedule, last_run(note.lines, facts.now), since, facts.now)
-
-
 def settle_left(request: Request, facts: Facts, config: Config) -> float:
     """Seconds until this request may be claimed (0 when it may be now)."""
     if request.ready_flag:
@@ -218,8 +203,19 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
     settling: list[Settling] = []
     asks: list[Target] = []
     for target, request in candidates(note):
-        if "schedule" in request.fields and not is_due(note, request, facts):
-            continue
+        slots: tuple[str, ...] = ()
+        if "schedule" in request.fields:
+            if paused(request, config):
+                continue  # until the person writes `- retry: yes` under it
+            since = facts.first_seen[(request.id, f"schedule:{request.fields['schedule']}")]
+            firing = firing_of(note, request, since, facts.now)
+            if firing is None:
+                continue
+            slots = tuple(slot_lines(firing))
+            if firing.run is None:  # only times to skip: said, and the note waits for its next time
+                skipped = Handling("missed", no_decision(), firing.why)
+                items.append(AgendaItem(target, request, skipped, "", slots))
+                continue
         remaining = settle_left(request, facts, config)
         if remaining > 0:
             settling.append(Settling(request.id, remaining))
@@ -249,7 +245,7 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
         ):
             continue  # already said so; an input error is looked at again once the person changes it
         closes = note.lines[request.statuses[-1].line] if request.statuses else ""
-        items.append(AgendaItem(target, request, handling, closes))
+        items.append(AgendaItem(target, request, handling, closes, slots))
     if asks:
         return Agenda(settling=tuple(settling), asks=tuple(asks))
     return Agenda(tuple(within(apart(items, facts, config), facts, config)), tuple(settling))

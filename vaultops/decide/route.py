@@ -22,8 +22,10 @@ DIRECT = "direct"
 
 # How a pass handles a request: run a built-in check, hand it to a profile, escalate it, say why it cannot
 # run, wait (no profile, or the budget), take another machine's expired claim over, or do what the person
-# answered (deny, cancel).
-HandlingKind = Literal["builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover"]
+# answered (deny, cancel), or say the times a schedule skipped (missed).
+HandlingKind = Literal[
+    "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed"
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,6 +97,10 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if kind == "takeover":
             _take_over(ctx, batch, p, now)
             continue
+        if kind == "missed":  # a schedule's skipped times: said, and nothing else changes
+            batch.inserts.append(Insert(p.target, p.slots, expect, seen=p.request.text_hash))
+            batch.said[p.target] = PassOutcome(p.request.id, "missed", p.handling.reason)
+            continue
         if kind in STATUS_ONLY:
             state = STATUS_ONLY[kind]
             lines = render.status_only(state, now, p.handling.reason)
@@ -112,11 +116,13 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         claim = render.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
         if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
             claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]
+        claim = [*p.slots, *claim]  # a scheduled run: the time it is for, in the claim's own write
         batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
         batch.claims[p.target] = Claimed(p, job, tuple(claim))
         batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.handler)
     for (p, job), result in zip(light, _run_light(ctx, [job for _, job in light]), strict=True):
-        lines = render.lock_and_start(
+        lines = [*p.slots]
+        lines += render.lock_and_start(
             ctx.vault.agent, ctx.vault.host, job.claim, result.started, light_lease(ctx.config)
         )
         lines += result_lines(ctx, p.request, p.handling.decision, result)

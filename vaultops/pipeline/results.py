@@ -14,6 +14,7 @@ from datetime import datetime
 
 from vaultops.base import faults
 from vaultops.decide.gate import AgendaItem
+from vaultops.decide.schedules import pausing
 from vaultops.model import Decision, Request, State
 from vaultops.pipeline.context import Context
 from vaultops.record import render
@@ -93,7 +94,10 @@ def _taken_over(ctx: Context, taken: TakenOver) -> None:
 
 
 def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult) -> list[str]:
-    """The result block under ``request`` (a ``### Run`` block for a scheduled plan note)."""
+    """The result block under ``request`` (a ``### Run`` block for a scheduled plan note, whose failure
+    says when it pauses the schedule)."""
+    if result.state is State.ERROR and (pause := pausing(request, ctx.config)):
+        result = replace(result, reason=f"{result.reason}; {pause}" if result.reason else pause)
     return render.result_block(
         result, agent=ctx.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
         max_lines=ctx.config.record.max_lines, heading="Run" if "schedule" in request.fields else "Result",

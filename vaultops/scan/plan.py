@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 from vaultops import lines as fmt
 from vaultops.base.durations import parse_duration
 from vaultops.base.names import name_from, name_problem
+from vaultops.model import MISFIRES
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.requests import whole_note_request
 from vaultops.vault import inside_any
 
 if TYPE_CHECKING:  # croniter is imported only when a plan note with a schedule is read
     from vaultops.scan.schedule import Schedule
+
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_HEADING = re.compile(r"### Run\s+(?:—|–|-)\s+(?P<when>\d{4}-\d\d-\d\d \d\d:\d\d)\s+(?:—|–|-)\s")
@@ -44,6 +46,8 @@ class Plan:
     tasks: tuple[str, ...] = ()
     worker: str | None = None  # run as a long-lived worker session of this name (docs/architecture.md)
     max_cost_usd: str | None = None  # as written: vaultops.decide.route reads it as for an inbox request
+    misfire: str | None = None  # once | skip | all: what happens to runs missed while nothing ran
+    grace: float | None = None  # seconds a run may start late and still count as on time
     max_turns: str | None = None
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
@@ -97,12 +101,24 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
         if timeout is None or timeout <= 0:
             problems.append(f"{rel}: timeout {raw!r} is not a duration; write e.g. 900, 90s or 15m")
             timeout = None
+    misfire = text_of("misfire")
+    if misfire is not None and misfire.lower() not in MISFIRES:
+        choices = ", ".join(MISFIRES)
+        problems.append(f"{rel}: misfire {misfire!r} is not one of {choices}; write e.g. misfire: skip")
+        misfire = None
+    grace = None
+    if (raw := text_of("grace")) is not None:
+        grace = parse_duration(raw)
+        if grace is None or grace < 0:
+            problems.append(f"{rel}: grace {raw!r} is not a duration; write e.g. 10m or 1h")
+            grace = None
     worker = _worker(meta.get("worker"), rel, problems)
     if worker and tasks:
         problems.append(f"{rel}: a plan runs either as `tasks:` or as one `worker:`, not both; remove one")
     return Plan(
         rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
-        worker, text_of("max_cost_usd"), text_of("max_turns"), skipped, tuple(problems),
+        worker, text_of("max_cost_usd"), misfire=misfire.lower() if misfire else None, grace=grace,
+        max_turns=text_of("max_turns"), skipped=skipped, problems=tuple(problems),
     )  # fmt: skip
 
 
@@ -140,7 +156,7 @@ def _prompt(content: str) -> str:
         if line.startswith("### ") and fmt.is_result_heading(line[4:]):
             break
         item = fmt.item_field(line)
-        if item is not None and item[0] in ("locked-by", "status"):
+        if item is not None and item[0] in ("locked-by", "status", *fmt.SLOT_KEYS):
             break
         kept.append(line)
     return "\n".join(kept).strip()
@@ -169,7 +185,12 @@ def workdir_path(workdir: str, vault_root: Path) -> Path:
 
 
 def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
-    """The time of the note's last ``### Run — YYYY-MM-DD HH:MM — agent`` block, in the vault's zone."""
+    """The time the note's schedule was last served: the latest ``- scheduled:`` or ``- missed:`` line
+    (each run says the time it is for, each skipped time is said), else, in a note from before those
+    lines, its last ``### Run — YYYY-MM-DD HH:MM — agent`` block, in the vault's zone."""
+    slots = [when for line in lines if (when := _slot(line)) is not None]
+    if slots:
+        return max(slots)
     for line in reversed(lines):
         if m := _RUN_HEADING.match(line):
             try:
@@ -177,6 +198,12 @@ def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
             except ValueError:
                 continue
     return None
+
+
+def _slot(line: str) -> datetime | None:
+    if not line.startswith("- ") or not line.startswith(fmt.SLOT_KEYS, 2):
+        return None
+    return fmt.parse_slot(line[2:])
 
 
 _TASK_STATE = re.compile(r"(\d+)\s+([a-z]+)")
@@ -223,6 +250,10 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         fields["schedule"] = plan.schedule.text
     if plan.worker:
         fields["worker"] = plan.worker
+    if plan.misfire is not None:
+        fields["misfire"] = plan.misfire
+    if plan.grace is not None:
+        fields["grace"] = f"{plan.grace:g}"
     if plan.tasks:
         fields["tasks"] = "\n".join(" ".join(t.split()) for t in plan.tasks)
         fields["tasks-done"] = tasks_done(note.lines[request.start + 1 : request.end])

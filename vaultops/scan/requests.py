@@ -187,6 +187,8 @@ def _parse_block(
             daemon_lines.add(n)
         elif key == "outcome" and n in daemon_lines:
             outcome_line = n
+        elif key in fmt.SLOT_KEYS and fmt.parse_slot(body) is not None:
+            daemon_lines.add(n)  # a scheduled run's time, or one it skipped: vaultops's, not the prompt
         elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):
             answers.append(answer)
             field_lines.add(n)
