@@ -419,6 +419,17 @@ class Config(_Section):
         return value
 
     @model_validator(mode="after")
+    def _silence_outlasts_heartbeat(self) -> Config:
+        # a machine is heard from once a heartbeat when idle: a shorter silence would call it quiet
+        silent, beat = self.daemon.peer_silent, self.dashboard.heartbeat
+        if silent and self.dashboard.path is not False and silent <= beat:
+            raise ValueError(
+                f"[daemon] peer_silent ({silent:g} s) must be longer than [dashboard] heartbeat "
+                f"({beat:g} s): an idle machine is heard from once a heartbeat; make it twice as long"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _routes_name_profiles(self) -> Config:
         for kind, names in self.routing.items():
             for name in names:
@@ -545,7 +556,10 @@ def load_config(vault: Path, environ: Mapping[str, str] | None = None) -> Config
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(str(p) for p in err["loc"])
-        if len(loc) >= 2 and (loc[0], loc[1]) in env_origin:
+        if not loc:  # a rule across settings: name the files that hold any
+            files = ((shared_path, shared), (local_path, local))
+            source = " with ".join(str(p) for p, layer in files if layer) or str(shared_path)
+        elif len(loc) >= 2 and (loc[0], loc[1]) in env_origin:
             source = f"the environment variable {env_origin[(loc[0], loc[1])]}"
         elif _has_path(local, loc) or (loc and _has_path(local, loc[:-1]) and not _has_path(shared, loc)):
             source = str(local_path)

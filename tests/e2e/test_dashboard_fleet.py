@@ -98,6 +98,13 @@ def merges(repo: Path, ref: str = "HEAD") -> int:
     return int(git(repo, "rev-list", "--merges", "--count", ref).strip())
 
 
+def empty_commits(repo: Path, ref: str = "HEAD") -> list[str]:
+    """Commits whose tree is their parent's: a rebuilt commit whose every change the remote's won."""
+    listed = git(repo, "log", "--format=%H %T %P", ref).splitlines()
+    trees = {line.split()[0]: line.split()[1] for line in listed}
+    return [c for c, t, *parents in map(str.split, listed) if parents and trees.get(parents[0]) == t]
+
+
 def states(text: str) -> dict[str, str]:
     return {r.id: r.state.value for r in parse_note(INBOX, text.encode()).requests}
 
@@ -196,6 +203,8 @@ def test_crossed_dashboard_pushes_keep_the_remotes_and_converge_on_the_next_pass
         rebuilt = git(fleet.remote, "diff-tree", "--no-commit-id", "--name-only", "-r", fleet.branch).split()
         assert DASHBOARD not in rebuilt, "the laptop's rendering replaced the remote's"
         assert merges(fleet.remote, fleet.branch) == 0
+        # a commit that only held the laptop's rendering is dropped, not pushed empty
+        assert empty_commits(fleet.remote, fleet.branch) == []
 
         laptop.run(start + timedelta(seconds=120))
         server.run(start + timedelta(seconds=120))
@@ -214,6 +223,61 @@ def test_crossed_dashboard_pushes_keep_the_remotes_and_converge_on_the_next_pass
         assert marked_files(clone) == []
     assert merges(fleet.remote, fleet.branch) == 0
     fleet.fsck()
+
+
+def test_a_commit_of_a_rendering_alone_is_dropped_when_the_remote_has_its_own(tmp_path: Path) -> None:
+    """The person retitles a finished request: only the dashboard changes.  The server renders it first,
+    so the laptop's commit, rebuilt on the server's, has nothing left: it is dropped, never pushed empty."""
+    slow = '[dashboard]\nheartbeat = "2d"\n\n[daemon]\npeer_silent = "5d"\n'
+    fleet = fleet_of(tmp_path, ["laptop", "server"], "# Inbox\n" + request_block("REQ-one", "Summarise one."),
+                     extra=slow)  # fmt: skip
+    start = now_minute()
+    later = start + timedelta(seconds=60)
+    with agent_log(fleet), machines(fleet) as (laptop, server):
+        laptop.run(start)
+        server.run(start)
+        laptop.run(start)
+        person_push(fleet.person(), lambda t: t.replace("## REQ-one", "## REQ-one Renamed"))
+        base = git(fleet.remote, "rev-parse", fleet.branch).strip()
+        crossed = []
+
+        def meanwhile() -> None:
+            if DASHBOARD in git(fleet.clones[0], "diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"):
+                faults.on("push.before", None)
+                server.run(later)
+                crossed.append(git(fleet.remote, "rev-parse", fleet.branch).strip())
+
+        faults.on("push.before", meanwhile)
+        try:
+            laptop.run(later)
+        finally:
+            faults.on("push.before", None)
+    assert crossed and crossed[0] != base, "the server's rendering did not go first"
+    assert empty_commits(fleet.remote, f"{base}..{fleet.branch}") == []
+    assert git(fleet.remote, "rev-parse", fleet.branch).strip() == crossed[0]
+    assert merges(fleet.remote, fleet.branch) == 0
+
+
+def test_a_stray_edit_of_the_dashboard_never_holds_a_pass_up(tmp_path: Path) -> None:
+    """Someone scribbles in the dashboard on the laptop and never commits it; the server's push changes
+    the dashboard too.  The laptop's next pass puts the rendering back and follows the remote: the new
+    request is claimed there and then, not one pass later after a warning to commit a generated note."""
+    fleet = fleet_of(tmp_path, ["laptop", "server"], "# Inbox\n" + request_block("REQ-one", "Summarise one."))
+    start = now_minute()
+    with agent_log(fleet), machines(fleet) as (laptop, server):
+        laptop.run(start)
+        server.run(start)
+        laptop.run(start)
+        with (fleet.clones[0] / DASHBOARD).open("a") as fh:
+            fh.write("scribble\n")
+        person_push(fleet.person(), lambda t: t + request_block("REQ-two", "Summarise two."))
+        server.run(start + timedelta(seconds=60))  # the server takes REQ-two: its dashboard moves on
+        person_push(fleet.person(), lambda t: t + request_block("REQ-three", "Summarise three."))
+        report = laptop.run(start + timedelta(seconds=120))
+    assert not report.warnings, report.warnings
+    assert ("REQ-three", "done") in [(rid, state) for rid, state, _ in report.outcomes]
+    assert "scribble" not in (fleet.clones[0] / DASHBOARD).read_text()
+    assert git(fleet.clones[0], "status", "--porcelain").strip() == ""
 
 
 # --- (c) an idle day ------------------------------------------------------------------------------------

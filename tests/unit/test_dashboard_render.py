@@ -60,7 +60,7 @@ def fleet(text: str | None = None, now: datetime = NOW) -> Fleet:
         MachineFacts("server", "coo", "0.1.0", at(2), "2026-05-06", 0.10, 10.0),
     ]  # fmt: skip
     scheduled = [Scheduled("executor-queue/weekly.md", "PLAN-weekly", "0 7 * * 1", "next 2026-05-11 07:00")]
-    return Fleet(now, INBOX, "_System/vaultops", 1800.0, [(INBOX, tuple(note.requests))], scheduled, machines)
+    return Fleet(now, INBOX, "_System/vaultops", [(INBOX, tuple(note.requests))], scheduled, machines)
 
 
 def test_the_golden_dashboard() -> None:
@@ -84,6 +84,43 @@ def test_the_same_instant_in_another_zone_and_minutes_later_draw_the_same_note()
     text = render_dashboard(fleet())
     assert render_dashboard(fleet(now=NOW.astimezone(UTC))) == text
     assert render_dashboard(fleet(now=NOW + timedelta(minutes=5))) == text
+
+
+@given(
+    st.sampled_from([-12, -9.5, -3.5, 0, 3.5, 5.5, 5.75, 9.5, 10, 12.75, 14]),
+    st.integers(0, 48 * 60),
+)
+def test_every_zone_draws_the_same_note_at_the_same_instant(offset_h: float, minutes: int) -> None:
+    """Half-hour and 45-minute zones included: the 24 h window and the ages step at the same instants
+    everywhere, so two machines in different zones never take turns rewriting the note."""
+    instant = NOW + timedelta(minutes=minutes)
+    zone = timezone(timedelta(hours=offset_h))
+    assert render_dashboard(fleet(now=instant.astimezone(zone))) == render_dashboard(fleet(now=instant))
+
+
+def test_a_machine_is_quiet_after_two_of_its_own_heartbeats_whoever_draws_it() -> None:
+    slow = MachineFacts("nas", "coo", "0.1.0", at(1), "2026-05-06", heartbeat=3600.0)
+    quick = MachineFacts("vps", "coo", "0.1.0", at(1), "2026-05-06", heartbeat=300.0)
+    assert (slow.quiet_after, quick.quiet_after) == (7500.0, 900.0)
+    note = parse_note(INBOX, inbox().encode(), full=True)
+    notes = [(INBOX, tuple(note.requests))]
+    text = render_dashboard(Fleet(NOW, INBOX, "_System/vaultops", notes, (), [slow, quick]))
+    assert "[[_System/vaultops/nas|nas]] · up · last heartbeat 2026-05-06 09:20" in text
+    assert "[[_System/vaultops/vps|vps]] · **quiet** · last heartbeat 2026-05-06 09:20" in text
+
+
+def test_machines_in_different_zones_show_every_time_with_its_offset() -> None:
+    laptop = MachineFacts("laptop", "coo", "0.1.0", at(0.1), "2026-05-06")
+    sydney = MachineFacts("sydney", "coo", "0.1.0", (NOW - timedelta(hours=0.1)).astimezone(
+        timezone(timedelta(hours=10))).isoformat(timespec="seconds"), "2026-05-06")  # fmt: skip
+    note = parse_note(INBOX, inbox().encode(), full=True)
+    notes = [(INBOX, tuple(note.requests))]
+    one = render_dashboard(Fleet(NOW, INBOX, "_System/vaultops", notes, (), [laptop]))
+    assert "+02:00" not in one, "one zone: times as the lines wrote them"
+    text = render_dashboard(Fleet(NOW, INBOX, "_System/vaultops", notes, (), [laptop, sydney]))
+    assert "last heartbeat 2026-05-06 10:14 +02:00" in text
+    assert "last heartbeat 2026-05-06 18:14 +10:00" in text
+    assert "since 2026-05-06 09:20 +02:00" in text  # a request's time too
 
 
 _LINK = re.compile(r"\[\[([^\]|#]*)")

@@ -329,7 +329,6 @@ def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     if folder is None or path is None or not path.is_dir():
         return [], []
     now = datetime.now().astimezone()
-    quiet = vault.config.daemon.peer_silent or 2 * vault.config.dashboard.heartbeat
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
     for entry in sorted(path.glob("*.md")):
@@ -348,7 +347,7 @@ def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
             {
                 "host": facts.host,
                 "file": rel,
-                "up": is_up(facts, now, quiet),
+                "up": is_up(facts, now),
                 "last_pass": facts.last_pass,
                 "version": facts.version,
                 "agent": facts.agent,

@@ -67,12 +67,10 @@ def fleet(ctx: Context, now: datetime) -> Fleet | None:
             return None
         notes.append((rel, tuple(note.requests) if note is not None else ()))
     machines, problems = machines_of(ctx)
-    quiet = ctx.config.daemon.peer_silent or 2 * ctx.config.dashboard.heartbeat
     return Fleet(
         now=now,
         inbox=ctx.inbox,
         machine_folder=folder,
-        quiet_after=quiet,
         notes=notes,
         scheduled=_scheduled(ctx, now),
         machines=machines,
@@ -119,6 +117,7 @@ def my_facts(ctx: Context, now: datetime) -> MachineFacts:
         budget_usd=budget.limit,
         profiles=tuple(profiles),
         workers=workers,
+        heartbeat=ctx.config.dashboard.heartbeat,
     )
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from vaultops.base.obsidian import request_heading
@@ -31,6 +32,7 @@ SHOWN = 50  # lines a section lists before it says how many more there are
 _WAITING = frozenset({State.OPEN, State.LOCKED, State.WAITING, State.APPROVED})
 _FAILED = frozenset({State.ERROR, State.INTERRUPTED})
 _FINISHED = frozenset({State.DONE, State.ERROR, State.DENIED, State.CANCELLED, State.INTERRUPTED})
+Shown = Callable[[str], str]  # an ISO time as the dashboard shows it
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~=$%^&])")  # what could start a link, tag, comment or cell
 
 
@@ -47,7 +49,6 @@ class Fleet:
     now: datetime
     inbox: str
     machine_folder: str
-    quiet_after: float  # seconds: a machine whose last pass is older is quiet
     notes: Sequence[tuple[str, Sequence[Request]]] = ()
     scheduled: Sequence[Scheduled] = ()
     machines: Sequence[MachineFacts] = ()
@@ -56,13 +57,14 @@ class Fleet:
 
 def render_dashboard(fleet: Fleet) -> str:
     requests = [r for _, rs in fleet.notes for r in rs]
+    when = partial(shown_time, zoned=zoned(fleet.machines))
     sections = [
-        _escalations(requests, fleet.now),
-        _active(requests, fleet.now),
-        _finished(requests, fleet.now),
+        _escalations(requests, fleet.now, when),
+        _active(requests, fleet.now, when),
+        _finished(requests, fleet.now, when),
         _schedules(fleet.scheduled),
-        _workers(fleet.machines),
-        _machines(fleet),
+        _workers(fleet.machines, when),
+        _machines(fleet, when),
         _spend(fleet),
     ]
     body = [
@@ -96,19 +98,26 @@ def properties(fleet: Fleet, requests: Sequence[Request]) -> dict[str, Any]:
         "spend_today_usd": round(spent, 4),
         "budget_today_usd": round(budget, 4),
         "machines": len(fleet.machines),
-        "machines_up": sum(1 for m in fleet.machines if is_up(m, fleet.now, fleet.quiet_after)),
+        "machines_up": sum(1 for m in fleet.machines if is_up(m, fleet.now)),
     }
 
 
-def is_up(machine: MachineFacts, now: datetime, quiet_after: float) -> bool:
+def zoned(machines: Sequence[MachineFacts]) -> bool:
+    """Whether the machines live in different zones: then every time shown says its offset from UTC, or
+    08:41 on one machine and 21:41 on another would read as hours apart."""
+    return len({at.utcoffset() for m in machines if (at := line_time(m.last_pass)) is not None}) > 1
+
+
+def is_up(machine: MachineFacts, now: datetime) -> bool:
+    """Heard from within its own ``quiet_after``: judged from its note alone, so every machine agrees."""
     at = line_time(machine.last_pass)
-    return at is not None and at >= now - timedelta(seconds=quiet_after)
+    return at is not None and at >= now - timedelta(seconds=machine.quiet_after)
 
 
 # --- sections --------------------------------------------------------------------------------------
 
 
-def _escalations(requests: Sequence[Request], now: datetime) -> list[str]:
+def _escalations(requests: Sequence[Request], now: datetime, when: Shown) -> list[str]:
     waiting = sorted(
         ((at, r) for r in requests if (at := escalated_since(r)) is not None), key=lambda pair: pair[0]
     )
@@ -118,11 +127,11 @@ def _escalations(requests: Sequence[Request], now: datetime) -> list[str]:
     for at, r in waiting[:SHOWN]:
         last = r.statuses[-1]
         reason = escape(last.reason) or "escalated"
-        lines.append(f"- {_request(r)}{DOT}{reason}{DOT}since {shown_time(last.at)}{_age(at, now)}")
+        lines.append(f"- {_request(r)}{DOT}{reason}{DOT}since {when(last.at)}{_age(at, now)}")
     return lines + _more(len(waiting))
 
 
-def _active(requests: Sequence[Request], now: datetime) -> list[str]:
+def _active(requests: Sequence[Request], now: datetime, when: Shown) -> list[str]:
     active = [r for r in requests if r.state in _WAITING or r.state is State.RUNNING]
     lines = [f"## Waiting and running ({len(active)})"]
     if not active:
@@ -132,13 +141,13 @@ def _active(requests: Sequence[Request], now: datetime) -> list[str]:
         where = f"on {escape(lock.host)}" if lock is not None else "not claimed yet"
         profile = r.fields.get("profile") or (r.outcomes[-1].route if r.outcomes else "")
         at = _last_at(r)
-        since = f"since {shown_time(r.statuses[-1].at)}{_age(at, now)}" if at is not None else ""
+        since = f"since {when(r.statuses[-1].at)}{_age(at, now)}" if at is not None else ""
         parts = [_request(r), r.state.value, where, escape(profile) if profile else "", since]
         lines.append("- " + DOT.join(p for p in parts if p))
     return lines + _more(len(active))
 
 
-def _finished(requests: Sequence[Request], now: datetime) -> list[str]:
+def _finished(requests: Sequence[Request], now: datetime, when: Shown) -> list[str]:
     since = _window_start(now)
     done = sorted(
         ((at, r) for r in requests if r.state in _FINISHED and (at := _last_at(r)) and at >= since),
@@ -153,7 +162,7 @@ def _finished(requests: Sequence[Request], now: datetime) -> list[str]:
         mark = "**failed**" if r.state in _FAILED else r.state.value
         said = last.reason or _outcome(r)
         reason = f"{DOT}{escape(said)}" if said else ""
-        lines.append(f"- {_request(r)}{DOT}{mark}{reason}{DOT}{shown_time(last.at)}")
+        lines.append(f"- {_request(r)}{DOT}{mark}{reason}{DOT}{when(last.at)}")
     return lines + _more(len(done))
 
 
@@ -166,28 +175,28 @@ def _schedules(scheduled: Sequence[Scheduled]) -> list[str]:
     return lines + _more(len(scheduled))
 
 
-def _workers(machines: Sequence[MachineFacts]) -> list[str]:
+def _workers(machines: Sequence[MachineFacts], when: Shown) -> list[str]:
     workers = [(m.host, w) for m in machines for w in m.workers]
     lines = [f"## Workers ({len(workers)})"]
     if not workers:
         return [*lines, "No worker is alive."]
     for host, w in workers[:SHOWN]:
-        where = f"on {escape(host)}{DOT}since {shown_time(w.started)}"
+        where = f"on {escape(host)}{DOT}since {when(w.started)}"
         lines.append(f"- {escape(w.name)}{DOT}{escape(w.state)}{DOT}{where}")
     return lines + _more(len(workers))
 
 
-def _machines(fleet: Fleet) -> list[str]:
-    up = sum(1 for m in fleet.machines if is_up(m, fleet.now, fleet.quiet_after))
+def _machines(fleet: Fleet, when: Shown) -> list[str]:
+    up = sum(1 for m in fleet.machines if is_up(m, fleet.now))
     lines = [f"## Machines ({up} of {len(fleet.machines)} up)"]
     if not fleet.machines:
         return [*lines, "No machine has written its note yet."]
     for m in fleet.machines:
-        state = "up" if is_up(m, fleet.now, fleet.quiet_after) else "**quiet**"
+        state = "up" if is_up(m, fleet.now) else "**quiet**"
         link = f"[[{machine_rel(fleet.machine_folder, m.host).removesuffix('.md')}|{escape(m.host)}]]"
         lines.append(
-            f"- {link}{DOT}{state}{DOT}last pass {shown_time(m.last_pass)}{DOT}vaultops {escape(m.version)}"
-            f"{DOT}profiles: {escape(profile_summary(m.profiles))}"
+            f"- {link}{DOT}{state}{DOT}last heartbeat {when(m.last_pass)}"
+            f"{DOT}vaultops {escape(m.version)}{DOT}profiles: {escape(profile_summary(m.profiles))}"
         )
     return lines
 
@@ -237,8 +246,9 @@ def _more(count: int) -> list[str]:
 
 
 def _window_start(now: datetime) -> datetime:
-    """24 hours back from the hour: the list changes at most once an hour as it ages."""
-    return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=24)
+    """24 hours back from the hour, in UTC: the list changes at most once an hour as it ages, and at the
+    same moment for machines in zones half an hour apart."""
+    return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=24)
 
 
 def _last_at(r: Request) -> datetime | None:

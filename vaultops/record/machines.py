@@ -16,6 +16,7 @@ from typing import Any
 from vaultops.lines import DOT, line_time
 
 MACHINE_KIND = "vaultops machine"
+QUIET_MARGIN = 300.0
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -43,6 +44,15 @@ class MachineFacts:
     budget_usd: float = 0.0
     profiles: tuple[ProfileFact, ...] = ()
     workers: tuple[WorkerFact, ...] = ()
+    # seconds between its heartbeats when nothing changes ([dashboard] heartbeat): every machine judges
+    # from this one figure, the machine's own, whether it went quiet, so all draw the same dashboard
+    heartbeat: float = 900.0
+
+    @property
+    def quiet_after(self) -> float:
+        """Seconds after its last heartbeat that the machine counts as quiet: two missed heartbeats, and
+        five minutes for a pass's own delay and the clocks' difference."""
+        return 2 * self.heartbeat + QUIET_MARGIN
 
     def same_but_time(self, other: MachineFacts) -> bool:
         """Everything but the heartbeat's time is the same: only the heartbeat would change."""
@@ -72,6 +82,7 @@ def render_machine(facts: MachineFacts) -> str:
         "day": facts.day,
         "spend_today_usd": round(facts.spend_usd, 4),
         "budget_usd": round(facts.budget_usd, 4),
+        "heartbeat_s": round(facts.heartbeat),
         "profiles": {p.name: p.health for p in facts.profiles},
         "workers": [{"name": w.name, "state": w.state, "started": w.started} for w in facts.workers],
     }
@@ -80,7 +91,8 @@ def render_machine(facts: MachineFacts) -> str:
         "",
         f"vaultops writes this note on {facts.host} alone (its heartbeat); edits here are replaced.",
         "",
-        f"- last pass: {shown_time(facts.last_pass)}{DOT}vaultops {facts.version}{DOT}agent {facts.agent}",
+        f"- last heartbeat: {shown_time(facts.last_pass, zoned=True)}{DOT}vaultops {facts.version}"
+        f"{DOT}agent {facts.agent}",
         f"- spend on {facts.day}: ${facts.spend_usd:.2f} of ${facts.budget_usd:.2f}",
         f"- profiles: {profile_summary(facts.profiles)}",
     ]
@@ -109,6 +121,7 @@ def read_machine(rel: str, meta: dict[str, Any]) -> MachineFacts | str:
             budget_usd=float(meta.get("budget_usd") or 0.0),
             profiles=tuple(ProfileFact(str(n), str(h)) for n, h in profiles.items()),
             workers=tuple(WorkerFact(str(w["name"]), str(w["state"]), str(w["started"])) for w in workers),
+            heartbeat=max(0.0, float(meta.get("heartbeat_s") or 900.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         return f"{rel}: its frontmatter is not a machine's ({exc}); delete it, and its machine writes it anew"
@@ -120,10 +133,15 @@ def profile_summary(profiles: tuple[ProfileFact, ...]) -> str:
     return ", ".join(f"{p.name} {p.health}" for p in profiles)
 
 
-def shown_time(iso: str) -> str:
-    """An ISO time as a person reads it, in the zone it was written in: every machine shows it alike."""
+def shown_time(iso: str, *, zoned: bool = False) -> str:
+    """An ISO time as a person reads it, in the zone it was written in: every machine shows it alike.
+    ``zoned``: with its offset from UTC, for a fleet whose machines live in different zones."""
     at = line_time(iso)
-    return at.strftime("%Y-%m-%d %H:%M") if at is not None else iso
+    if at is None:
+        return iso
+    shown = at.strftime("%Y-%m-%d %H:%M")
+    offset = at.strftime("%z")  # +1100 (Python 3.11 has no %:z)
+    return f"{shown} {offset[:3]}:{offset[3:5]}" if zoned and offset else shown
 
 
 def frontmatter_text(meta: dict[str, Any]) -> str:

@@ -143,6 +143,8 @@ class Remote:
                 # A move cut short (kill -9) leaves files already at `sha` that look like local changes.
                 self._stage_files_already_at(sha)
                 moved = self.git.move_head(head, sha)
+            if moved.why == "local changes" and self._put_back_renderings(head, sha):
+                moved = self.git.move_head(head, sha)
         if moved.why == "busy":
             return f"{moved.detail}; vaultops follows the remote on its next pass"
         if moved.why:
@@ -151,6 +153,25 @@ class Remote:
                 "commit them (obsidian-git does) and vaultops follows the remote again"
             )
         return ""
+
+    def _put_back_renderings(self, head: str, sha: str) -> bool:
+        """Local changes to the notes vaultops renders whole, in the way of the move: they are nobody's
+        work (each note says edits there are replaced), so the committed version is put back and the next
+        pass renders it again.  True when there were any."""
+        changed = self.git.run("diff", "--name-only", "-z", "--no-renames", head, sha, check=False)
+        put_back = False
+        for path in filter(None, changed.stdout.split("\0")):
+            if not self.is_rendered(path):
+                continue
+            committed = self.git.blob(head, path)
+            on_disk = self.git.root / path
+            if committed is not None and (not on_disk.is_file() or on_disk.read_bytes() != committed):
+                self.git.run("checkout", head, "--", path, check=False)
+                put_back = True
+            elif committed is None and on_disk.is_file() and not on_disk.is_symlink():
+                on_disk.unlink()
+                put_back = True
+        return put_back
 
     def _finish_unfinished_move(self, head: str) -> str:
         """A move killed half-way left files at its target while HEAD stayed: finish it first (the
@@ -232,6 +253,8 @@ class Remote:
                     )
                     return None
                 files[path] = merged
+        if ours and not files:  # every change it held, the remote made its own way (a rendering)
+            return base
         return self.git.commit_files(base, files, message.rstrip("\n") + "\n", (name, email, date))
 
     def _merge_file(self, current: bytes, base: bytes, other: bytes) -> bytes | None:
