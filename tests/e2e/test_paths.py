@@ -15,6 +15,7 @@ import pytest
 from tests.support.clones import Fleet, request_block
 from tests.support.daemon_helpers import Daemon, daemon_vault
 from tests.support.helpers import INBOX, git, make_vault, vaultops
+from tests.support.paths import REPO
 from tests.support.waiting import wait_for
 from vaultops.base.confine import confine, make_dirs, write_text
 from vaultops.base.errors import UnsafePath
@@ -282,6 +283,35 @@ def test_init_in_an_empty_repository_commits_what_it_wrote(tmp_path: Path) -> No
     assert "initialised a git repository" not in proc.stdout
     assert _committed_files(vault) == INIT_FILES
     assert git(vault, "status", "--porcelain") == ""
+
+
+def test_init_on_a_copy_of_the_template_commits_vaultops_files_and_nothing_of_the_persons(
+    tmp_path: Path,
+) -> None:
+    """The README's first step: the template's config and inbox are there already, so init writes nothing,
+    but the repository it creates must still carry them, or the other machines never get the config."""
+    vault = tmp_path / "vault"
+    shutil.copytree(REPO / "vault-template", vault)
+    proc = vaultops("init", str(vault))
+    assert proc.returncode == 0, proc
+    assert "initialised a git repository" in proc.stdout
+    assert _committed_files(vault) == INIT_FILES
+    untracked = git(vault, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert "?? .obsidian/daily-notes.json" in untracked  # the person's notes are theirs to commit
+
+
+def test_init_names_vaultops_files_a_repository_never_committed(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(REPO / "vault-template", vault)
+    git(vault, "init", "-q")
+    proc = vaultops("init", str(vault))
+    assert proc.returncode == 0, proc
+    said = [line for line in proc.stdout.splitlines() if "is not committed" in line]
+    assert said == [
+        f"{rel} is not committed: commit it, so that your other machines get it"
+        for rel in (".vaultops/config.toml", INBOX, ".gitignore")
+    ]
+    assert git(vault, "rev-list", "--all").strip() == ""
 
 
 def test_init_without_git_says_nothing_was_committed(tmp_path: Path) -> None:

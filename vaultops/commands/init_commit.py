@@ -24,6 +24,17 @@ def _dirty(git: Git, rel: str) -> bool:
     return bool(proc.stdout.strip())
 
 
+def untracked(root: Path, rel: str) -> bool:
+    """The file is in a git repository that has never committed it."""
+    git = Git(root)
+    try:
+        if not git.is_repo():
+            return False
+        return git.run("ls-files", "--error-unmatch", "--", rel, check=False).returncode != 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def dirty_before(root: Path, rels: Sequence[str]) -> set[str]:
     """Which of ``rels`` hold uncommitted changes of the person now (call before init writes)."""
     git = Git(root)

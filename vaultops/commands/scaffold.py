@@ -13,7 +13,7 @@ from vaultops.base.confine import confine, make_dirs, write_text
 from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import CONFIG_FILE, DEFAULT_INBOX, DEFAULT_QUEUE, named_vault, vault_folder
 from vaultops.commands.hook import hook_command
-from vaultops.commands.init_commit import commit_init, dirty_before
+from vaultops.commands.init_commit import commit_init, dirty_before, untracked
 from vaultops.commands.output import Report
 from vaultops.gate.claude import hook_entry
 from vaultops.sync.git import Git, GitError
@@ -159,12 +159,24 @@ def init_vault(root: Path, inbox: str = DEFAULT_INBOX, queue: str = DEFAULT_QUEU
         changed.append(".gitignore")
         done.append(f"added to .gitignore: {', '.join(added)}")
     git = Git(root)
+    fresh = False
     if not git.is_repo():
         with contextlib.suppress(GitError, OSError, subprocess.SubprocessError):
             git.init()
             done.append("initialised a git repository")
+            fresh = True
+    # A repository init just made holds nothing of the person's yet: vaultops's own files that were
+    # there already (a copy of the template) go in too, or the other machines never get the config.
+    own = [rel for rel in (CONFIG_FILE, inbox, ".gitignore") if (root / rel).is_file()]
+    if fresh:
+        changed = [rel for rel in own if rel not in changed] + changed
     if changed:
         done += commit_init(root, changed, theirs)
+    done += [
+        f"{rel} is not committed: commit it, so that your other machines get it"
+        for rel in own
+        if rel not in changed and untracked(root, rel)
+    ]
     return done
 
 
