@@ -1,0 +1,166 @@
+"""A code job's own git worktree: made on its own branch, reused by its retry, and removed only when the
+person says so and its work is safe.  I/O edge: it runs git (argv, never a shell) in the code repository.
+
+A request that names ``repo:`` runs in ``<worktrees>/<repo name>/<request id>`` on branch
+``vaultops/<request id>``, started from the repository's HEAD when the job was claimed (its ``base``).
+vaultops never removes one by itself: agent tools that cleaned up their worktrees lost people's work
+(claude-code #41089, #77268).  ``remove`` takes one away when its branch is merged into the base's branch
+or pushed, or anyway (``force``) when the person says so; the branch, and with it every commit, stays.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+BRANCH_PREFIX = "vaultops/"
+FOLDER = ".vaultops-worktrees"  # beside the repositories, in the allowed root that holds them
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_GIT_TIMEOUT = 120.0
+
+
+class WorktreeError(Exception):
+    """Why a worktree cannot be made, found or removed: one sentence that says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Worktree:
+    path: Path
+    branch: str
+    base: str  # the commit it started from
+
+    @property
+    def short(self) -> str:
+        return self.base[:12]
+
+
+def branch_for(request_id: str) -> str:
+    return BRANCH_PREFIX + (_UNSAFE.sub("-", request_id).strip("-.") or "job")
+
+
+def place_for(repo: Path, root: Path, request_id: str) -> Path:
+    """Where a job's worktree goes: ``root/<repo name>/<request id>``."""
+    job = _UNSAFE.sub("-", request_id).strip("-.") or "job"
+    return root / (_UNSAFE.sub("-", repo.name) or "repo") / job
+
+
+def default_root(repo: Path, roots: Sequence[Path]) -> Path:
+    """``[limits] worktrees`` unset: a folder beside the repositories, in the allowed root that holds
+    ``repo`` (so the job's workdir is inside the allowed roots as any workdir must be)."""
+    real = Path(os.path.realpath(repo))
+    holders = [r for r in roots if real == r or r in real.parents]
+    root = max(holders, key=lambda r: len(r.parts)) if holders else real.parent
+    return root / FOLDER
+
+
+def git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # never the vault's git
+    env |= {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=_GIT_TIMEOUT, check=False
+    )
+
+
+def _ok(args: Sequence[str], cwd: Path, doing: str) -> str:
+    try:
+        proc = git(args, cwd)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise WorktreeError(f"could not {doing} in {cwd}: {exc}") from None
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or ["no reason given"])[-1]
+        raise WorktreeError(f"could not {doing} in {cwd}: {said}")
+    return proc.stdout.strip()
+
+
+def repo_problem(repo: Path) -> str:
+    """Why ``repo`` cannot hold worktrees ("" when it can): it must be a git repository with a commit."""
+    if not repo.is_dir():
+        return f"repo {repo} is not a folder; name a git repository"
+    try:
+        top = _ok(["rev-parse", "--show-toplevel"], repo, "find the repository")
+        _ok(["rev-parse", "--verify", "-q", "HEAD^{commit}"], repo, "find a commit")
+    except WorktreeError:
+        return f"repo {repo} is not a git repository with a commit; name one (git init, then commit)"
+    if Path(os.path.realpath(top)) != Path(os.path.realpath(repo)):
+        return f"repo {repo} is inside the repository {top}; name that repository itself"
+    return ""
+
+
+def head_of(repo: Path) -> str:
+    return _ok(["rev-parse", "HEAD^{commit}"], repo, "read HEAD")
+
+
+def open_worktree(repo: Path, path: Path, branch: str, base: str) -> Worktree:
+    """The job's worktree at ``path`` on ``branch``: the one there (a retry goes on in it, with whatever
+    the last run left), or a new one started from ``base``.  A folder there that is not this
+    repository's worktree on this branch is never touched."""
+    if path.exists():
+        return _existing(repo, path, branch, base)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    exists = git(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], repo).returncode == 0
+    if exists:  # removed before, its branch kept: the work goes on from where the branch is
+        _ok(["worktree", "add", str(path), branch], repo, f"add a worktree for {branch}")
+    else:
+        _ok(["worktree", "add", "-b", branch, str(path), base], repo, f"add a worktree on {branch}")
+    return Worktree(path, branch, base)
+
+
+def _existing(repo: Path, path: Path, branch: str, base: str) -> Worktree:
+    try:
+        common = _ok(["rev-parse", "--path-format=absolute", "--git-common-dir"], path, "read the worktree")
+        mine = _ok(["rev-parse", "--path-format=absolute", "--git-common-dir"], repo, "read the repository")
+        on = _ok(["symbolic-ref", "-q", "--short", "HEAD"], path, "read its branch")
+    except WorktreeError:
+        on, common, mine = "", "", "?"
+    if os.path.realpath(common) != os.path.realpath(mine) or on != branch:
+        raise WorktreeError(
+            f"{path} is there but is not {repo.name}'s worktree on {branch}; move it away, or delete the "
+            "request's worktree line to start afresh"
+        )
+    return Worktree(path, branch, base)
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What the job's branch holds: its commits since the base, its diffstat, and uncommitted changes."""
+
+    commits: tuple[str, ...]  # "1a2b3c4 subject", oldest first
+    diffstat: str
+    uncommitted: tuple[str, ...]  # `git status --short` lines
+
+
+def work_of(wt: Worktree) -> Work:
+    log = _ok(["log", "--reverse", "--format=%h %s", f"{wt.base}..HEAD"], wt.path, "list its commits")
+    stat = _ok(["diff", "--stat", wt.base], wt.path, "read its diffstat")
+    status = _ok(["status", "--short", "--untracked-files=all"], wt.path, "read its status")
+    return Work(tuple(filter(None, log.splitlines())), stat, tuple(filter(None, status.splitlines())))
+
+
+def safe_to_remove(repo: Path, wt: Worktree) -> str:
+    """Why removing the worktree could lose work ("" when it cannot): changes not committed, or a branch
+    neither merged into the repository's HEAD nor on a remote."""
+    work = work_of(wt)
+    if work.uncommitted:
+        return f"{wt.path} has {len(work.uncommitted)} uncommitted changes"
+    tip = head_of(wt.path)
+    merged = git(["merge-base", "--is-ancestor", tip, "HEAD"], repo).returncode == 0
+    pushed = bool(_ok(["branch", "-r", "--contains", tip], repo, "look for it on the remotes"))
+    if not merged and not pushed:
+        return f"{wt.branch} is neither merged nor pushed"
+    return ""
+
+
+def remove(repo: Path, wt: Worktree, *, force: bool = False) -> str:
+    """Remove the worktree (never its branch); returns what was done.  Without ``force`` only when
+    ``safe_to_remove`` says nothing could be lost."""
+    if not wt.path.exists():
+        _ok(["worktree", "prune"], repo, "prune worktrees")
+        return f"{wt.path} was already gone; branch {wt.branch} is kept"
+    if not force and (why := safe_to_remove(repo, wt)):
+        raise WorktreeError(f"not removed: {why}; merge or push it, or write `- cleanup: force`")
+    _ok(["worktree", "remove", *(["--force"] if force else []), str(wt.path)], repo, "remove the worktree")
+    return f"removed {wt.path}; branch {wt.branch} is kept"
