@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument(
         "--only",
-        choices=["engine", "dispatch", "daemon", "claims", "bus", "approve", "dashboard"],
+        choices=["engine", "dispatch", "daemon", "claims", "bus", "approve", "dashboard", "worktree"],
         help="one section",
     )
     args = parser.parse_args()
@@ -91,6 +91,7 @@ def main() -> None:
         "bus": lambda: bus_section(args.quick),
         "approve": lambda: approve_section(args.quick),
         "dashboard": lambda: dashboard_section(args.quick),
+        "worktree": lambda: worktree_section(args.quick),
     }
     for name, section in sections.items():
         if args.only in (None, name):
@@ -216,6 +217,16 @@ def dashboard_section(quick: bool) -> None:
     row("dashboard render_dashboard alone", t["render"], t["parse"])
     row("dashboard the whole stage, inbox unchanged", t["show_unchanged"], t["parse"])
     row("dashboard the whole stage, inbox just saved", t["show_changed"], t["parse"])
+
+
+def worktree_section(quick: bool) -> None:
+    import worktree
+
+    t = worktree.measure(5000, 3 if quick else 7)
+    print()
+    row("worktree  copying a 5,000-file repository's files (baseline)", t["copy"], t["copy"])
+    row("worktree  a code job's new worktree and branch", t["setup"], t["copy"])
+    row("worktree  finding it again on a retry", t["reuse"], t["copy"])
 
 
 def claims_section(quick: bool) -> None:
