@@ -73,6 +73,8 @@ class LimitsConfig(_Section):
     allowed_roots: tuple[str, ...] = ()
     lock_wait: float = Field(5.0, ge=0)
     pause_after: int = Field(3, ge=0)  # a schedule's failed runs in a row before it is paused (0: never)
+    # where code jobs' worktrees go ("": .vaultops-worktrees in the allowed root that holds the repo)
+    worktrees: str = ""
     # dollars per million tokens, [input, output], for models whose name holds the key; what a run has
     # spent is counted with these while it runs (vaultops.run.meter has the list prices)
     prices: dict[str, tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]] = Field(

@@ -146,6 +146,19 @@ def scheduled_line(slot: str, late: str = "") -> str:
     return f"- scheduled: {slot}" + (f"{DOT}started {late} late" if late else "")
 
 
+def worktree_line(path: str, branch: str, base: str) -> str:
+    """Where a code job runs: ``- worktree: <folder> · branch vaultops/<id> · base <commit>``.  Written
+    for the person; vaultops never reads it back (the folder and branch follow from the request)."""
+    return f"- worktree: {path}{DOT}branch {branch}{DOT}base {base}"
+
+
+_WORKTREE = re.compile(r"worktree: \S.* · branch \S+ · base [0-9a-f]{7,40}")
+
+
+def is_worktree_line(body: str) -> bool:
+    return _WORKTREE.fullmatch(body) is not None
+
+
 def missed_line(slot: str, why: str) -> str:
     return f"- missed: {slot}{SEP}{' '.join(why.split())}"
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -236,7 +237,14 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _SYMBOLS = frozenset("/+=~!@$%^*")
 
 
+_ASCII_CLASSES = tuple(map(frozenset, (string.ascii_uppercase, string.ascii_lowercase, string.digits)))
+
+
 def _classes(value: str) -> int:
+    """How many kinds of character ``value`` mixes: upper case, lower case, digits, symbols."""
+    if value.isascii():  # what the patterns match, almost always: one set, four look-ups
+        chars = frozenset(value)
+        return sum(not chars.isdisjoint(kind) for kind in (*_ASCII_CLASSES, _SYMBOLS))
     return sum(
         (
             any(c.isupper() for c in value),

@@ -46,6 +46,13 @@ def patterns_overlap(a: str, b: str) -> bool:
     return pa[:n] == pb[:n]
 
 
+def in_repo(files: Sequence[str], repo: str) -> tuple[str, ...]:
+    """A code job's files as paths in its repository (all of it when it names none), so that two jobs
+    on one repository are compared, and jobs on two repositories never are."""
+    folder = repo.rstrip("/")
+    return tuple(f"{folder}/{f.strip().removeprefix('./').lstrip('/')}" for f in files) or (f"{folder}/**",)
+
+
 def files_overlap(a: Sequence[str], b: Sequence[str]) -> bool:
     if not a or not b:
         return True

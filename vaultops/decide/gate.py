@@ -26,7 +26,7 @@ from datetime import datetime
 from vaultops.config import Config
 from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.budget import Budget
-from vaultops.decide.files import files_overlap
+from vaultops.decide.files import files_overlap, in_repo
 from vaultops.decide.leases import lease_of
 from vaultops.decide.route import Handling, decide, no_decision
 from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
@@ -83,7 +83,8 @@ class Facts:
     heavy_runs: Mapping[str, str] = field(default_factory=dict)  # request id -> claim of its last heavy run
     workdir_problems: Mapping[str, str] = field(
         default_factory=dict
-    )  # request id -> why its workdir is refused
+    )  # request id -> why its workdir (or its repo) is refused
+    repos: Mapping[str, str] = field(default_factory=dict)  # request id -> its repo:, resolved
     opinions: Mapping[Target, SecondOpinion | None] = field(default_factory=dict)  # model triage, as asked
     # the budget as it stood once each request's second opinion was paid for: asking the model costs too
     budget_after: Mapping[Target, Budget] = field(default_factory=dict)
@@ -256,16 +257,24 @@ def files_of(request: Request) -> tuple[str, ...]:
     return tuple(f for f in request.fields.get("files", "").split("\n") if f)
 
 
+def busy_of(request: Request, facts: Facts) -> tuple[str, ...]:
+    """What a job may change, as the overlap rule compares it: a code job's files in its repository."""
+    files = files_of(request)
+    repo = facts.repos.get(request.id)
+    return in_repo(files, repo) if repo else files
+
+
 def apart(items: Sequence[AgendaItem], facts: Facts, config: Config) -> list[AgendaItem]:
     """Plan notes whose ``files:`` overlap a job's already taken in this pass, or a live worker's, wait
-    for a later pass: two jobs that might change one file never run at once.  A plan run by a worker
-    also waits for a free place (``[workers] max``) and for its worker's name."""
+    for a later pass: two jobs that might change one file never run at once.  Code jobs on one
+    repository count as its files (all of it, when they name none), whatever worktree each runs in.  A
+    plan run by a worker also waits for a free place (``[workers] max``) and for its worker's name."""
     busy = [*facts.busy_files, *(w.files for w in facts.workers)]  # a worker without files: any file
     places = (config.workers.max or config.limits.max_concurrent) - len(facts.workers) - len(facts.starting)
     names = {w.name for w in facts.workers} | set(facts.starting)
     out = []
     for p in items:
-        files = files_of(p.request)
+        files = busy_of(p.request, facts)
         if p.handling.kind == "profile" and (name := p.request.fields.get("worker")):
             if name in names or places <= 0 or any(files_overlap(files, b) for b in busy):
                 continue  # it starts once the worker of that name, a place, or its files are free

@@ -8,11 +8,14 @@ plans again.  Only claims that landed become jobs, so nothing runs twice.
 
 from __future__ import annotations
 
+import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
+from vaultops import lines as fmt
 from vaultops.base import faults
 from vaultops.decide.gate import AgendaItem, files_of
 from vaultops.decide.leases import job_budget, light_lease, worker_budget
@@ -24,7 +27,9 @@ from vaultops.pipeline.running import run_check
 from vaultops.record import render
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
+from vaultops.run.worktrees import WorktreeError, base_for, branch_for, default_root, place_for
 from vaultops.scan.note import ParsedNote
+from vaultops.scan.plan import workdir_path
 from vaultops.store.inserts import Applied, Insert
 
 # Handlings that only write a status line.
@@ -60,9 +65,44 @@ class Batch:
         return Batch(keep, {}, [(t, e) for t, e in self.effects if t not in drop], set(), said)
 
 
-def job_for(ctx: Context, p: AgendaItem) -> Job:
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a code job runs: a worktree of its repository, on its own branch."""
+
+    repo: Path
+    worktree: Path
+    branch: str
+    base: str
+
+    def line(self) -> str:
+        return fmt.worktree_line(str(self.worktree), self.branch, self.base[:12])
+
+
+def place_of(ctx: Context, request: Request) -> Place | str | None:
+    """A code job's worktree (None: the request names no repo), or why it cannot have one now.  The folder
+    and branch follow from the request's id alone: nothing typed in the note can point them elsewhere."""
+    raw = request.fields.get("repo", "").strip()
+    if not raw:
+        return None
+    repo = Path(os.path.realpath(workdir_path(raw, ctx.vault.root)))
+    setting = ctx.config.limits.worktrees
+    root = workdir_path(setting, ctx.vault.root) if setting else default_root(repo, ctx.vault.allowed_roots)
+    branch = branch_for(request.id)
+    try:
+        base = base_for(repo, branch)
+    except WorktreeError as exc:
+        return f"{exc}; the job was not started"
+    return Place(repo, place_for(repo, root, request.id), branch, base)
+
+
+def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
     """The work an agenda item becomes once claimed."""
     request, handling = p.request, p.handling
+    where = (
+        {"repo": str(place.repo), "worktree": str(place.worktree), "branch": place.branch, "base": place.base}
+        if place is not None
+        else {}
+    )
     return Job(
         file=request.file, request_id=request.id, title=request.title, text=request.text or "",
         type=handling.decision.type, claim=new_claim(), handler=handling.profile, timeout=handling.timeout,
@@ -71,7 +111,7 @@ def job_for(ctx: Context, p: AgendaItem) -> Job:
         workdir=request.fields.get("workdir", ""),
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
         done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
-        limits=handling.limits,
+        limits=handling.limits, **where,
     )  # fmt: skip
 
 
@@ -102,13 +142,13 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
             batch.said[p.target] = PassOutcome(p.request.id, "missed", p.handling.reason)
             continue
         if kind in STATUS_ONLY:
-            state = STATUS_ONLY[kind]
-            lines = render.status_only(state, now, p.handling.reason)
-            batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
-            batch.effects.append((p.target, StatusSaid(p, state, now)))
-            batch.said[p.target] = PassOutcome(p.request.id, state.value, p.handling.reason)
+            _say(batch, p, STATUS_ONLY[kind], now, p.handling.reason)
             continue
-        job = job_for(ctx, p)
+        place = place_of(ctx, p.request) if kind == "profile" else None
+        if isinstance(place, str):  # its repository cannot take a worktree now: said, nothing claimed
+            _say(batch, p, State.ERROR, now, place)
+            continue
+        job = job_for(ctx, p, place)
         if kind == "builtin" and not claim_light:
             light.append((p, job))
             continue
@@ -117,6 +157,8 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
             claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]
         claim = [*p.slots, *claim]  # a scheduled run: the time it is for, in the claim's own write
+        if place is not None:  # where it runs, for the person: said with the claim
+            claim = [place.line(), *claim]
         batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
         batch.claims[p.target] = Claimed(p, job, tuple(claim))
         batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.handler)
@@ -130,6 +172,15 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
         batch.effects.append((p.target, Done(Claimed(p, job, ()), result)))
     return batch
+
+
+def _say(batch: Batch, p: AgendaItem, state: State, now: datetime, reason: str) -> None:
+    """A status line and nothing else: an error, an escalation, a wait, a denial, a cancellation."""
+    lines = render.status_only(state, now, reason)
+    expect = frozenset({p.request.state})
+    batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
+    batch.effects.append((p.target, StatusSaid(p, state, now)))
+    batch.said[p.target] = PassOutcome(p.request.id, state.value, reason)
 
 
 def _take_over(ctx: Context, batch: Batch, p: AgendaItem, now: datetime) -> None:

@@ -7,17 +7,21 @@ says need one, and the gate is then asked again with the answers.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
 from vaultops.decide.startable import retry_asked
 from vaultops.model import index_by_id
 from vaultops.pipeline.context import Context
 from vaultops.run import triage
+from vaultops.run.worktrees import repo_problem
 from vaultops.scan.note import ParsedNote
-from vaultops.scan.plan import workdir_problem
+from vaultops.scan.plan import workdir_path, workdir_problem
+from vaultops.vault import inside_any
 from vaultops.workers.registry import Registry
 
 
@@ -48,6 +52,7 @@ def gather(
     }
     heavy = {}
     problems = {}
+    repos: dict[str, str] = {}
     starters = candidates(note)
     for _, r in starters:
         if r.lock is None and not retry_asked(r):
@@ -56,14 +61,35 @@ def gather(
                 heavy[r.id] = str(ran["claim"])
         if why := workdir_problem(r.fields.get("workdir"), ctx.vault.root, ctx.vault.allowed_roots):
             problems[r.id] = why
+        elif raw := r.fields.get("repo", "").strip():
+            found = repo_of(ctx, raw, bool(r.fields.get("workdir")))
+            if isinstance(found, Path):
+                repos[r.id] = str(found)
+            else:
+                problems[r.id] = found
     # a takeover needs a fresh view of the remote: judged from a stale one, it could run work twice
     fresh = not ctx.publisher.shared or ctx.publisher.through_remote
     live = Registry(ctx.state).live() if starters else []  # only a request that may start needs them
     workers = tuple(LiveWorker(w.name, w.files) for w in live)
     return replace(
-        base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, fresh=fresh,
+        base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, repos=repos, fresh=fresh,
         busy_files=tuple(busy_files), workers=workers, starting=tuple(starting), slots=slots,
     )  # fmt: skip
+
+
+def repo_of(ctx: Context, raw: str, has_workdir: bool) -> Path | str:
+    """A request's ``repo:`` as the real folder of a git repository inside the allowed roots, or why
+    it cannot hold the request's worktree."""
+    if has_workdir:
+        return "a code job runs in a worktree of its repo: remove `workdir:` or `repo:`"
+    path = workdir_path(raw, ctx.vault.root)
+    real = Path(os.path.realpath(path))
+    if not inside_any(path, ctx.vault.allowed_roots) or real == ctx.vault.root:
+        return (
+            f"repo {raw} resolves to {real}, outside [limits] allowed_roots (or the vault itself); "
+            "add its folder there or name another repository"
+        )
+    return repo_problem(real) or real
 
 
 def agenda(ctx: Context, note: ParsedNote, facts: Facts) -> Agenda:

@@ -135,7 +135,7 @@ class Pass:
         the remote and plans again."""
         ctx = self.ctx
         # a worker's empty files: any file; another plan's: none named, so it is not checked
-        busy = [*running_files, *(c.job.files for c in taken if c.job.files or c.job.worker)]
+        busy = [*running_files, *(c.job.busy for c in taken if c.job.busy or c.job.worker)]
         starting = [c.job.worker for c in taken if c.job.worker]  # claimed in this pass, not spawned yet
         soonest_before = self.report.next_settle
         for _ in range(CLAIM_ATTEMPTS):

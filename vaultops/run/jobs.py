@@ -18,6 +18,7 @@ from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
 from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide import targets
+from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
@@ -27,6 +28,7 @@ from vaultops.run import builtins
 from vaultops.run.meter import Meter
 from vaultops.run.outcome import Attempt, Failure, read_attempt, redacted
 from vaultops.run.process import ProcessResult, run_process
+from vaultops.run.worktrees import WorktreeError, open_worktree
 from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
 
@@ -63,6 +65,15 @@ class Job:
     files: tuple[str, ...] = ()  # a plan note's files: what its worker may touch
     # what one agent run may spend, within its profile's (vaultops.run.meter)
     limits: Limits = field(default_factory=Limits)
+    repo: str = ""  # a code job's repository (its real path): it runs in a worktree of its own
+    worktree: str = ""  # that worktree's folder, on ``branch``, started from ``base``
+    branch: str = ""
+    base: str = ""
+
+    @property
+    def busy(self) -> tuple[str, ...]:
+        """What it may change, as the overlap rule compares it with other jobs' files."""
+        return in_repo(self.files, self.repo) if self.repo else self.files
 
     @property
     def kind(self) -> WorkKind:
@@ -173,7 +184,16 @@ def run_attempt(
 ) -> tuple[Attempt, str]:
     """One run of one profile: (what it produced, the vault path of its full log).  ``limit``: the
     seconds left of the job's budget, which cuts the profile's timeout short."""
-    workdir = workdir_path(job.workdir, vault.root) if job.workdir else workdir_of(vault, profile)
+    if job.worktree:
+        try:
+            made = open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base)
+        except WorktreeError as exc:
+            return Attempt(name, Failure.OTHER, "", str(exc), 0.0), ""
+        workdir = made.path
+    elif job.workdir:
+        workdir = workdir_path(job.workdir, vault.root)
+    else:
+        workdir = workdir_of(vault, profile)
     if not inside_any(workdir, vault.allowed_roots) or not workdir.is_dir():
         detail = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
         return Attempt(name, Failure.OTHER, "", detail, 0.0), ""
@@ -207,7 +227,9 @@ def run_attempt(
     argv = argv_for(profile, values, job.tools, metered=meter is not None)
     if job.resume and profile.output == "claude-json" and attempt_no == 1:
         argv = [argv[0], "--resume", job.resume, *argv[1:]]
-    guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files)
+    if job.branch:  # the gate lets it push there, and nowhere else
+        env["VAULTOPS_BRANCH"] = job.branch
+    guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files, job.branch)
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:

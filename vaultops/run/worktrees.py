@@ -94,6 +94,14 @@ def head_of(repo: Path) -> str:
     return _ok(["rev-parse", "HEAD^{commit}"], repo, "read HEAD")
 
 
+def base_for(repo: Path, branch: str) -> str:
+    """The commit a job's worktree starts from: the repository's HEAD, or, when the job's branch is
+    there already (a retry), where that branch left it."""
+    if git(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], repo).returncode == 0:
+        return _ok(["merge-base", "HEAD", branch], repo, f"find where {branch} started")
+    return head_of(repo)
+
+
 def open_worktree(repo: Path, path: Path, branch: str, base: str) -> Worktree:
     """The job's worktree at ``path`` on ``branch``: the one there (a retry goes on in it, with whatever
     the last run left), or a new one started from ``base``.  A folder there that is not this

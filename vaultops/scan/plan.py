@@ -49,6 +49,7 @@ class Plan:
     misfire: str | None = None  # once | skip | all: what happens to runs missed while nothing ran
     grace: float | None = None  # seconds a run may start late and still count as on time
     max_turns: str | None = None
+    repo: str | None = None  # a git repository: the job runs in a worktree of its own
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
 
@@ -118,7 +119,7 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
     return Plan(
         rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
         worker, text_of("max_cost_usd"), misfire=misfire.lower() if misfire else None, grace=grace,
-        max_turns=text_of("max_turns"), skipped=skipped, problems=tuple(problems),
+        max_turns=text_of("max_turns"), repo=text_of("repo"), skipped=skipped, problems=tuple(problems),
     )  # fmt: skip
 
 
@@ -156,7 +157,7 @@ def _prompt(content: str) -> str:
         if line.startswith("### ") and fmt.is_result_heading(line[4:]):
             break
         item = fmt.item_field(line)
-        if item is not None and item[0] in ("locked-by", "status", *fmt.SLOT_KEYS):
+        if item is not None and item[0] in ("locked-by", "status", "worktree", *fmt.SLOT_KEYS):
             break
         kept.append(line)
     return "\n".join(kept).strip()
@@ -239,7 +240,8 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
     )
     fields = dict(request.fields)
     for key, value in (("type", plan.type), ("profile", plan.profile), ("workdir", plan.workdir),
-                       ("max_cost_usd", plan.max_cost_usd), ("max_turns", plan.max_turns)):  # fmt: skip
+                       ("max_cost_usd", plan.max_cost_usd), ("max_turns", plan.max_turns),
+                       ("repo", plan.repo)):  # fmt: skip
         if value is not None:
             fields[key] = value
     if plan.timeout is not None:

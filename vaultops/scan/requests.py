@@ -20,7 +20,7 @@ from vaultops.scan.outline import Heading, Outline
 from vaultops.scan.text import has_undecodable
 
 FIELDS = frozenset(
-    {"type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns"}
+    {"type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns", "repo"}
 )
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_FULL = re.compile(r"REQ-[A-Za-z0-9._-]+")
@@ -187,6 +187,8 @@ def _parse_block(
             daemon_lines.add(n)
         elif key == "outcome" and n in daemon_lines:
             outcome_line = n
+        elif key == "worktree" and fmt.is_worktree_line(body):
+            daemon_lines.add(n)  # where its job ran: vaultops's, not the prompt (and never read back)
         elif key in fmt.SLOT_KEYS and fmt.parse_slot(body) is not None:
             daemon_lines.add(n)  # a scheduled run's time, or one it skipped: vaultops's, not the prompt
         elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):

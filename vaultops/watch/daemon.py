@@ -284,7 +284,7 @@ class Daemon:
         job = claimed.job
         future = self.jobs.submit(p.run_job, claimed, dispatcher)
         self.inflight[job.claim] = future
-        self.inflight_files[job.claim] = job.files
+        self.inflight_files[job.claim] = job.busy
         self.log.info("started", request=job.request_id, claim=job.claim, profile=job.handler)
 
         def finished(f: Future[RunResult]) -> None:
