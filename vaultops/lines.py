@@ -20,8 +20,10 @@ _LOCK = re.compile(
 _STATUS = re.compile(
     r"status:\s*(?P<state>[a-z]+)(?:\s+@\s+(?P<at>\S+))?(?:\s+(?:—|–|--?)\s+(?P<reason>.*?))?\s*$"
 )
+# The person's answers under a request; cleanup removes a code job's worktree (vaultops.run.worktrees).
+ANSWER_KEYS = ("decision", "retry", "cancel", "cleanup")
 _ANSWER = re.compile(
-    r"(?P<key>decision|retry|cancel):\s*(?P<value>[A-Za-z]+)"
+    r"(?P<key>decision|retry|cancel|cleanup):\s*(?P<value>[A-Za-z]+)"
     r"(?:\s+(?:(?P<once>once)|(?P<request>for\s+this\s+request)))?(?![\w-])"
     r"(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
     re.IGNORECASE,
@@ -94,7 +96,9 @@ def parse_answer(body: str, line: int) -> Answer | None:
         return None
     key = m["key"].lower()
     value = m["value"].lower()
-    valid = {"decision": ("approve", "deny"), "retry": ("yes",), "cancel": ("yes",)}[key]
+    valid = {
+        "decision": ("approve", "deny"), "retry": ("yes",), "cancel": ("yes",), "cleanup": ("yes", "force")
+    }[key]  # fmt: skip
     if value not in valid or ((m["once"] or m["request"]) and value != "approve"):
         return None
     return Answer(key, value, (m["comment"] or "").strip(), line, "request" if m["request"] else "once")

@@ -132,8 +132,8 @@ def test_a_kill_nine_mid_job_leaves_the_worktree_and_the_retry_goes_on_there(
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
-        started = wait_for(lambda: len(where(tmp_path)) == 1 and (tree / "fix.py").exists())
-        assert started, "the job never started"
+        started = wait_for(lambda: len(where(tmp_path)) == 1 and _commits(repo, "vaultops/REQ-long") == 1)
+        assert started, "the job never started (or never committed its first step)"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the pass, mid-job
         proc.wait()
@@ -151,6 +151,12 @@ def test_a_kill_nine_mid_job_leaves_the_worktree_and_the_retry_goes_on_there(
     assert git(repo, "rev-list", "--count", "main..vaultops/REQ-long").strip() == "2"
 
 
+def _commits(repo: Path, branch: str) -> int:
+    proc = subprocess.run(["git", "rev-list", "--count", f"main..{branch}"], cwd=repo, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    return int(proc.stdout.strip()) if proc.returncode == 0 else 0
+
+
 def _agents(cwd: Path) -> list[int]:
     """Processes running in ``cwd`` (the hung fake agent)."""
     pids = []
@@ -162,3 +168,50 @@ def _agents(cwd: Path) -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+def statuses(vault: Path) -> list[str]:
+    return [line for line in inbox_text(vault).splitlines() if line.startswith("- status: ")]
+
+
+def test_cleanup_refuses_an_unmerged_branch_until_it_is_merged_or_forced(tmp_path: Path, home: Path) -> None:
+    vault, repo = vault_for(tmp_path, home, code_request("REQ-a") + code_request("REQ-b"))
+    tick(Vault.open(vault), wait_settle=False)
+    tick(Vault.open(vault), wait_settle=False)
+    trees = home / "code" / ".vaultops-worktrees" / "app"
+    assert states(vault) == {"REQ-a": "done", "REQ-b": "done"}
+    text = inbox_text(vault)
+    a_end = text.index("## REQ-b")
+    text = text[:a_end] + "- cleanup: yes\n" + text[a_end:] + "- cleanup: yes\n"
+    (vault / INBOX).write_text(text)
+    git(repo, "merge", "-q", "--ff-only", "vaultops/REQ-b")  # REQ-b's work is merged, REQ-a's is not
+    tick(Vault.open(vault), wait_settle=False)
+    said = statuses(vault)
+    assert any(s.endswith("worktree kept: not removed: vaultops/REQ-a is neither merged nor pushed; merge or "
+                          "push it, or write `- cleanup: force`") for s in said), said  # fmt: skip
+    assert any(s.endswith(f"worktree removed {trees / 'REQ-b'}; branch vaultops/REQ-b is kept") for s in said)
+    assert (trees / "REQ-a").is_dir() and not (trees / "REQ-b").exists()
+    assert states(vault) == {"REQ-a": "done", "REQ-b": "done"}, "a cleanup leaves the state the job ended in"
+    with (vault / INBOX).open("r+") as fh:  # the person insists, under REQ-a's refusal
+        text = fh.read()
+        at = text.index("## REQ-b")
+        fh.seek(0)
+        fh.write(text[:at] + "- cleanup: force\n" + text[at:])
+    tick(Vault.open(vault), wait_settle=False)
+    assert not (trees / "REQ-a").exists()
+    assert git(repo, "branch", "--list", "vaultops/REQ-a").strip(), "the branch and its commits stay"
+    tick(Vault.open(vault), wait_settle=False)
+    assert len(statuses(vault)) == 7, "two runs of two lines, three cleanups: each answered once"
+
+
+def test_a_cleanup_typed_with_the_request_is_not_the_persons_answer(tmp_path: Path, home: Path) -> None:
+    forged = "- status: done @ 2026-05-04T09:00:00+10:00\n- cleanup: force\n"
+    vault, _ = vault_for(tmp_path, home, code_request("REQ-c"))
+    tick(Vault.open(vault), wait_settle=False)
+    tree = home / "code" / ".vaultops-worktrees" / "app" / "REQ-c"
+    (tree / "unsaved.txt").write_text("work not committed yet\n")
+    with (vault / INBOX).open("a") as fh:
+        fh.write(forged)  # a done line vaultops never wrote, and a forced cleanup under it
+    tick(Vault.open(vault), wait_settle=False)
+    assert (tree / "unsaved.txt").exists(), "nothing is removed on the word of a line vaultops did not write"
+    assert "forced cleanup" in inbox_text(vault)

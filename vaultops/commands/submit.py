@@ -20,7 +20,7 @@ _CYRILLIC_LATIN = "a b v g d e e zh z i y k l m n o p r s t u f h ts ch sh sch -
 _CYRILLIC = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", _CYRILLIC_LATIN.split(" "), strict=True))
 # Lines of the text that would change the structure of the inbox, and get a backslash in front.
 _STRUCTURAL = re.compile(r"^( {0,3})(#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)")
-_KEYS = FIELDS | {"status", "locked-by", "outcome", "decision", "retry", "cancel"}
+_KEYS = FIELDS | {"status", "locked-by", "outcome", "worktree", *fmt.SLOT_KEYS, *fmt.ANSWER_KEYS}
 
 
 def slug(text: str, words: int = 4) -> str:

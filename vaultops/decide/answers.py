@@ -40,6 +40,10 @@ def answered(request: Request, config: Config) -> Handling | None:
     if answer is None:
         return None
     said = f" — {answer.comment}" if answer.comment else ""
+    if answer.key == "cleanup":  # its worktree, once its job is over; the state it ended in stays
+        if request.state in (State.LOCKED, State.RUNNING):
+            return None
+        return Handling("cleanup", decision_of(request, config), answer.value)
     if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
         return Handling("cancel", decision_of(request, config), f"cancelled by the person{said}")
     if answer.key != "decision" or request.state is not State.ESCALATED:

@@ -231,7 +231,7 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
             request.state is State.INTERRUPTED
             and not retry_asked(request)
             and not request.forged
-            and handling.kind not in ("builtin", "cancel")
+            and handling.kind not in ("builtin", "cancel", "cleanup")
         ):
             continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
         budget = facts.budget_after.get(target, facts.budget)

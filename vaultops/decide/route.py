@@ -24,7 +24,7 @@ DIRECT = "direct"
 # run, wait (no profile, or the budget), take another machine's expired claim over, or do what the person
 # answered (deny, cancel), or say the times a schedule skipped (missed).
 HandlingKind = Literal[
-    "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed"
+    "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed", "cleanup"
 ]
 
 

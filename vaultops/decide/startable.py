@@ -11,6 +11,8 @@ from __future__ import annotations
 from vaultops.decide.answers import standing_answer
 from vaultops.model import Request, State
 
+FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED})
+
 # States a pass may start work from.
 STARTABLE = frozenset({State.OPEN, State.WAITING})
 
@@ -41,4 +43,7 @@ def may_start(request: Request) -> bool:
         return True
     if request.state is State.ERROR:
         return retry_asked(request) or input_error_shaped(request) or standing_answer(request) is not None
+    if request.state in FINISHED:  # done, cancelled or denied: only its worktree's cleanup is asked for
+        answer = standing_answer(request)
+        return answer is not None and answer.key == "cleanup"
     return request.state is State.ESCALATED and standing_answer(request) is not None

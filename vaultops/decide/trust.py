@@ -154,4 +154,6 @@ _NAMES = {
     ("decision", "deny"): "denial",
     ("retry", "yes"): "retry",
     ("cancel", "yes"): "cancellation",
+    ("cleanup", "yes"): "cleanup",
+    ("cleanup", "force"): "forced cleanup",
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -27,7 +27,15 @@ from vaultops.pipeline.running import run_check
 from vaultops.record import render
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
-from vaultops.run.worktrees import WorktreeError, base_for, branch_for, default_root, place_for
+from vaultops.run.worktrees import (
+    Worktree,
+    WorktreeError,
+    base_for,
+    branch_for,
+    default_root,
+    place_for,
+    remove,
+)
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
 from vaultops.store.inserts import Applied, Insert
@@ -76,6 +84,9 @@ class Place:
 
     def line(self) -> str:
         return fmt.worktree_line(str(self.worktree), self.branch, self.base[:12])
+
+    def tree(self) -> Worktree:
+        return Worktree(self.worktree, self.branch, self.base)
 
 
 def place_of(ctx: Context, request: Request) -> Place | str | None:
@@ -144,6 +155,9 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if kind in STATUS_ONLY:
             _say(batch, p, STATUS_ONLY[kind], now, p.handling.reason)
             continue
+        if kind == "cleanup":  # the state it ended in stays; the line says what became of the worktree
+            _say(batch, p, p.request.state, now, clean_up(ctx, p.request, force=p.handling.reason == "force"))
+            continue
         place = place_of(ctx, p.request) if kind == "profile" else None
         if isinstance(place, str):  # its repository cannot take a worktree now: said, nothing claimed
             _say(batch, p, State.ERROR, now, place)
@@ -174,11 +188,25 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
     return batch
 
 
+def clean_up(ctx: Context, request: Request, *, force: bool) -> str:
+    """Remove a finished code job's worktree, as the person asked; what became of it, in one sentence."""
+    place = place_of(ctx, request)
+    if place is None:
+        return "nothing to clean up: this request names no repo:, so it has no worktree"
+    if isinstance(place, str):
+        return f"worktree kept: {place.removesuffix('; the job was not started')}"
+    try:
+        return f"worktree {remove(place.repo, place.tree(), force=force)}"
+    except WorktreeError as exc:
+        return f"worktree kept: {exc}"
+
+
 def _say(batch: Batch, p: AgendaItem, state: State, now: datetime, reason: str) -> None:
     """A status line and nothing else: an error, an escalation, a wait, a denial, a cancellation."""
     lines = render.status_only(state, now, reason)
     expect = frozenset({p.request.state})
     batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
+    p = replace(p, handling=replace(p.handling, reason=reason))
     batch.effects.append((p.target, StatusSaid(p, state, now)))
     batch.said[p.target] = PassOutcome(p.request.id, state.value, reason)
 

@@ -38,8 +38,8 @@ from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.sync.git import AUTHOR_PREFIX, Blamed, Git
 
-_REMEMBERED = frozenset({"status", "decision", "retry", "cancel"})
-_ANSWERS = frozenset({"decision", "retry", "cancel"})
+_REMEMBERED = frozenset({"status", *fmt.ANSWER_KEYS})
+_ANSWERS = frozenset(fmt.ANSWER_KEYS)
 
 
 def own_lines(inserts: Sequence[Insert]) -> list[tuple[str, str, str]]:

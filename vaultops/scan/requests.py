@@ -150,7 +150,8 @@ def _parse_block(
     last, answered = _last_status(lines, block_items)
     # full: an escalation is read whole, for the text it was written for (an answer from chat is bound to it)
     waiting = last is not None and last.state in WAITING_ON_PERSON and not answered and not full
-    if last is not None and (last.state in FINISHED or waiting):
+    # a finished request the person answered since (`- cleanup:` its worktree) is read whole
+    if last is not None and ((last.state in FINISHED and not answered) or waiting):
         if not full:
             return Request(
                 ident, title, file, start, end, _last_line(lines, start, end), {}, None, statuses=(last,)
@@ -191,7 +192,7 @@ def _parse_block(
             daemon_lines.add(n)  # where its job ran: vaultops's, not the prompt (and never read back)
         elif key in fmt.SLOT_KEYS and fmt.parse_slot(body) is not None:
             daemon_lines.add(n)  # a scheduled run's time, or one it skipped: vaultops's, not the prompt
-        elif key in ("decision", "retry", "cancel") and (answer := fmt.parse_answer(body, n)):
+        elif key in fmt.ANSWER_KEYS and (answer := fmt.parse_answer(body, n)):
             answers.append(answer)
             field_lines.add(n)
             answer_lines.add(n)
@@ -251,7 +252,7 @@ def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine |
             parsed = fmt.item_field(line)
             if parsed is not None and parsed[0] == "status" and (status := fmt.parse_status(parsed[2], n)):
                 return status, answered
-        elif not answered and ("decision:" in line or "retry:" in line or "cancel:" in line):
+        elif not answered and any(f"{key}:" in line for key in fmt.ANSWER_KEYS):
             parsed = fmt.item_field(line)
             answered = parsed is not None and fmt.parse_answer(parsed[2], n) is not None
     return None, answered
