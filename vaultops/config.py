@@ -105,6 +105,16 @@ class ProfileConfig(_Section):
     # what one run may spend, counted by vaultops from Claude Code's stream-json as it arrives
     max_cost_usd: float | None = Field(None, gt=0)
     max_turns: int | None = Field(None, ge=1)
+    # a code job's review before done: its checks (argv lists, never a shell) run in its worktree
+    review: bool = False
+    checks: tuple[tuple[str, ...], ...] = ()
+
+    @field_validator("checks")
+    @classmethod
+    def _argv_checks(cls, value: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        if any(not argv or not argv[0].strip() for argv in value):
+            raise ValueError('checks are argv lists, each with a program: checks = [["pytest", "-q"]]')
+        return value
 
     @property
     def limits(self) -> Limits:

@@ -97,7 +97,8 @@ def parse_answer(body: str, line: int) -> Answer | None:
     key = m["key"].lower()
     value = m["value"].lower()
     valid = {
-        "decision": ("approve", "deny"), "retry": ("yes",), "cancel": ("yes",), "cleanup": ("yes", "force")
+        "decision": ("approve", "deny", "accept"), "retry": ("yes",), "cancel": ("yes",),
+        "cleanup": ("yes", "force"),
     }[key]  # fmt: skip
     if value not in valid or ((m["once"] or m["request"]) and value != "approve"):
         return None

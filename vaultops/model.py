@@ -27,6 +27,7 @@ class State(StrEnum):
     INTERRUPTED = "interrupted"
     CANCELLED = "cancelled"
     SUPERSEDED = "superseded"
+    REVIEW = "review"  # a code job finished and checked: the person accepts it, or asks for changes
 
 
 STATES = frozenset(s.value for s in State)
@@ -35,7 +36,7 @@ Misfire = Literal["once", "skip", "all"]
 MISFIRES: tuple[Misfire, ...] = ("once", "skip", "all")
 # A request in one of these states is finished until the person answers.
 SETTLED = frozenset(
-    {State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED}
+    {State.DONE, State.ERROR, State.ESCALATED, State.DENIED, State.CANCELLED, State.INTERRUPTED, State.REVIEW}
 )
 
 

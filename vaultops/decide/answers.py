@@ -46,7 +46,13 @@ def answered(request: Request, config: Config) -> Handling | None:
         return Handling("cleanup", decision_of(request, config), answer.value)
     if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
         return Handling("cancel", decision_of(request, config), f"cancelled by the person{said}")
-    if answer.key != "decision" or request.state is not State.ESCALATED:
+    if request.state is State.REVIEW and answer.key == "decision":  # a code job's review, answered
+        if answer.value == "accept":
+            return Handling("accept", decision_of(request, config), f"accepted by the person{said}")
+        if answer.value == "deny":
+            return Handling("deny", decision_of(request, config), f"rejected by the person{said}")
+        return None  # `approve` is not an answer to a review: `accept`, or `- retry: yes — changes`
+    if answer.key != "decision" or request.state is not State.ESCALATED or answer.value == "accept":
         return None
     if answer.value == "deny":
         return Handling("deny", decision_of(request, config), f"denied by the person{said}")

@@ -7,6 +7,7 @@ in a built-in handler; everything else goes to the first profile that ``[routing
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -24,7 +25,8 @@ DIRECT = "direct"
 # run, wait (no profile, or the budget), take another machine's expired claim over, or do what the person
 # answered (deny, cancel), or say the times a schedule skipped (missed).
 HandlingKind = Literal[
-    "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed", "cleanup"
+    "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed", "cleanup",
+    "accept",
 ]
 
 
@@ -40,6 +42,8 @@ class Handling:
     scope: ApprovalScope = "once"  # what the person's approval lets through of the calls it answers
     # what its run may spend: the request's and its profile's, the tighter of each
     limits: Limits = field(default_factory=Limits)
+    review: bool = False  # a code job goes to review when its agent is done, after its checks
+    checks: tuple[tuple[str, ...], ...] = ()
 
 
 def no_decision() -> Decision:
@@ -146,9 +150,49 @@ def to_profile(
     limits = asked_limits(fields, profile, name)
     if isinstance(limits, str):
         return Handling("error", decision, limits)
+    review = asked_review(fields, profile)
+    if isinstance(review, str):
+        return Handling("error", decision, review)
     decision = Decision(decision.type, decision.complexity, decision.safety_class, decision.reasons, route,
                         decision.blocked)  # fmt: skip
-    return Handling("profile", decision, "", name, timeout, tools, limits=limits)
+    return Handling("profile", decision, "", name, timeout, tools, limits=limits, review=review is not None,
+                    checks=review or ())  # fmt: skip
+
+
+def asked_review(
+    fields: Mapping[str, str], profile: ProfileConfig
+) -> tuple[tuple[str, ...], ...] | str | None:
+    """The checks of a job that goes to review (its own, else its profile's; maybe none), None for one that
+    does not, or why it cannot.  A review needs the job's worktree: its checks run there."""
+    said = fields.get("review", "").strip().lower()
+    if said not in ("", "yes", "true", "no", "false"):
+        return f"review {fields['review']!r} is yes or no"
+    wanted = said in ("yes", "true") or (profile.review and said not in ("no", "false"))
+    if not wanted:
+        return None
+    if not fields.get("repo", "").strip():
+        return "review needs repo: (its checks run in the job's worktree); name the repository"
+    checks: list[tuple[str, ...]] = []
+    for line in filter(str.strip, fields.get("checks", "").split("\n")):
+        try:
+            checks += commands_of(line)
+        except ValueError as exc:
+            return f"check {line!r} cannot be read as a command ({exc}); quote it as a shell would"
+    return tuple(checks) or profile.checks
+
+
+def commands_of(line: str) -> list[tuple[str, ...]]:
+    """``pytest -q; ruff check .`` as argv lists: words as a shell splits them, commands at an unquoted
+    ``;``.  Nothing else of a shell's: a ``|`` or ``$(…)`` is just a character of an argument."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";")
+    lexer.whitespace_split = True
+    out: list[tuple[str, ...]] = [()]
+    for token in lexer:
+        if token and set(token) == {";"}:
+            out.append(())
+        else:
+            out[-1] += (token,)
+    return [argv for argv in out if argv]
 
 
 def asked_limits(fields: Mapping[str, str], profile: ProfileConfig, name: str) -> Limits | str:

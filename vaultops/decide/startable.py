@@ -46,4 +46,4 @@ def may_start(request: Request) -> bool:
     if request.state in FINISHED:  # done, cancelled or denied: only its worktree's cleanup is asked for
         answer = standing_answer(request)
         return answer is not None and answer.key == "cleanup"
-    return request.state is State.ESCALATED and standing_answer(request) is not None
+    return request.state in (State.ESCALATED, State.REVIEW) and standing_answer(request) is not None

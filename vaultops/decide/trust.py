@@ -152,6 +152,7 @@ def _quoted(lines: Sequence[str], answer: Answer) -> str:
 _NAMES = {
     ("decision", "approve"): "approval",
     ("decision", "deny"): "denial",
+    ("decision", "accept"): "acceptance",
     ("retry", "yes"): "retry",
     ("cancel", "yes"): "cancellation",
     ("cleanup", "yes"): "cleanup",

@@ -17,12 +17,14 @@ from pathlib import Path
 
 from vaultops import lines as fmt
 from vaultops.base import faults
+from vaultops.decide.answers import own_words, standing_answer
 from vaultops.decide.gate import AgendaItem, files_of
 from vaultops.decide.leases import job_budget, light_lease, worker_budget
 from vaultops.decide.startable import retry_asked
 from vaultops.model import PassOutcome, Request, State, Target
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.results import Claimed, Done, Effect, StatusSaid, TakenOver, result_lines
+from vaultops.pipeline.review import session_key
 from vaultops.pipeline.running import run_check
 from vaultops.record import render
 from vaultops.record.render import RunResult
@@ -47,6 +49,7 @@ STATUS_ONLY = {
     "wait": State.WAITING,
     "deny": State.DENIED,
     "cancel": State.CANCELLED,
+    "accept": State.DONE,  # a code job's review, accepted
 }
 
 
@@ -122,8 +125,20 @@ def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
         workdir=request.fields.get("workdir", ""),
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
         done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
-        limits=handling.limits, **where,
+        limits=handling.limits, review=handling.review, checks=handling.checks, **where,
+        **reviewed_before(ctx, request),
     )  # fmt: skip
+
+
+def reviewed_before(ctx: Context, request: Request) -> dict[str, str]:
+    """A code job the person reviewed and sent back (``- retry: yes — what to change``): the feedback,
+    and the session to go on with when this machine ran the last one."""
+    if request.state is not State.REVIEW or not retry_asked(request):
+        return {}
+    answer = standing_answer(request)
+    feedback = own_words(answer.comment) if answer is not None else ""
+    session = ctx.state.get(session_key(request.file, request.id)) or ""
+    return {"feedback": feedback or "(no comment: look again at your work)", "resume": session}
 
 
 def budget_of(ctx: Context, p: AgendaItem) -> float | None:

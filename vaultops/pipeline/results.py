@@ -116,10 +116,11 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
         f"{result.state.value} · {job.type} · {render.seconds(result.duration)}",
     )
     ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
-    if result.state in (State.ESCALATED, State.INTERRUPTED):
+    if result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW):
+        review = "Accept it, or send it back with what to change" if result.state is State.REVIEW else None
         ctx.teller.waiting(
             item.request, result.state, result.started, result.reason, item.handling.decision,
-            status_at=render.ended(result),
+            proposed=review, status_at=render.ended(result),
         )  # fmt: skip
 
 

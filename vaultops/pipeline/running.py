@@ -16,6 +16,7 @@ from vaultops.model import State
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.follow import start_worker
 from vaultops.pipeline.results import Claimed, with_budget_warning
+from vaultops.pipeline.review import reviewed
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
@@ -60,6 +61,7 @@ def run_job(ctx: Context, job: Job, dispatcher: Dispatcher) -> RunResult:
             result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
         else:
             result = asked_of_the_person(ctx.vault, job, dispatcher.run(job, started).result)
+            result = reviewed(ctx, job, result, dispatcher.lock)
     finally:
         if job.lasting:
             end_of_job(ctx.vault.root, job.request_id)

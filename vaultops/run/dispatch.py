@@ -28,6 +28,11 @@ class Dispatched:
     attempts: tuple[Attempt, ...]
 
 
+def review_note(feedback: str) -> str:
+    """What the person asked to change, after the request's text (a run that cannot resume its session)."""
+    return f"\n\nThe person reviewed the last run and asks: {feedback}" if feedback else ""
+
+
 class Dispatcher:
     """Shared by the jobs of one pass: state.db access is serialised, health answers are reused."""
 
@@ -59,6 +64,11 @@ class Dispatcher:
 
     def prompt(self, job: Job, name: str, attempts: Sequence[Attempt]) -> str:
         profile = self.vault.config.profiles[name]
+        if job.feedback and job.resume and profile.output == "claude-json" and not attempts:
+            return (
+                f"The person reviewed your work on request {job.request_id} and asks for changes: "
+                f"{job.feedback}\nMake them in the same worktree, commit them, and say what you changed."
+            )
         if job.resume and profile.output == "claude-json" and not attempts:
             return (
                 f"The person approved what you asked for: {job.resumed_for}. It may run once now, exactly "
@@ -69,7 +79,7 @@ class Dispatcher:
             file=job.file,
             title=job.title,
             type=job.type,
-            text=job.text,
+            text=job.text + review_note(job.feedback),
             workdir=str(workdir_of(self.vault, profile)),
             tools=job.tools if job.tools is not None else profile.tools,
             timeout=min(job.timeout, profile.timeout) if job.timeout else profile.timeout,

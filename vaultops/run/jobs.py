@@ -69,6 +69,9 @@ class Job:
     worktree: str = ""  # that worktree's folder, on ``branch``, started from ``base``
     branch: str = ""
     base: str = ""
+    review: bool = False  # when its agent is done, its checks run and the person reviews it
+    checks: tuple[tuple[str, ...], ...] = ()
+    feedback: str = ""  # what the person asked to change, reviewing its last run
 
     @property
     def busy(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -50,6 +51,8 @@ class Plan:
     grace: float | None = None  # seconds a run may start late and still count as on time
     max_turns: str | None = None
     repo: str | None = None  # a git repository: the job runs in a worktree of its own
+    review: str | None = None  # yes or no: the finished job waits for the person's review
+    checks: tuple[str, ...] = ()  # each a command line (split as a shell would, run without one)
     skipped: str = ""  # why it is not run at all: "paused" or "a draft"
     problems: tuple[str, ...] = ()
 
@@ -114,12 +117,16 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
             problems.append(f"{rel}: grace {raw!r} is not a duration; write e.g. 10m or 1h")
             grace = None
     worker = _worker(meta.get("worker"), rel, problems)
+    review = meta.get("review")  # YAML reads `yes` as True
+    review_said = "yes" if review is True else "no" if review is False else text_of("review")
+    checks = _checks(meta.get("checks"), rel, problems)
     if worker and tasks:
         problems.append(f"{rel}: a plan runs either as `tasks:` or as one `worker:`, not both; remove one")
     return Plan(
         rel, body, text_of("type"), text_of("profile"), text_of("workdir"), files, schedule, timeout, tasks,
         worker, text_of("max_cost_usd"), misfire=misfire.lower() if misfire else None, grace=grace,
-        max_turns=text_of("max_turns"), repo=text_of("repo"), skipped=skipped, problems=tuple(problems),
+        max_turns=text_of("max_turns"), repo=text_of("repo"), review=review_said, checks=checks,
+        skipped=skipped, problems=tuple(problems),
     )  # fmt: skip
 
 
@@ -137,6 +144,23 @@ def _worker(value: Any, rel: str, problems: list[str]) -> str | None:
         problems.append(f"{rel}: `worker:` {problem}")
         return None
     return name
+
+
+def _checks(value: Any, rel: str, problems: list[str]) -> tuple[str, ...]:
+    """``checks: [pytest -q, [ruff, check, .]]``: each a command line, or an argv list."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        if isinstance(item, list) and item and all(isinstance(a, str | int | float) for a in item):
+            out.append(shlex.join(str(a) for a in item))
+        elif isinstance(item, str | int | float) and str(item).strip():
+            out.append(" ".join(str(item).split("\n")))
+        else:
+            problems.append(f"{rel}: `checks:` lists commands, e.g. checks: [pytest -q, [ruff, check, .]]")
+            return ()
+    return tuple(out)
 
 
 def _strings(value: Any, key: str, rel: str, problems: list[str]) -> tuple[str, ...]:
@@ -252,6 +276,10 @@ def as_plan_note(note: ParsedNote, tz: datetime) -> ParsedNote:
         fields["schedule"] = plan.schedule.text
     if plan.worker:
         fields["worker"] = plan.worker
+    if plan.review is not None:
+        fields["review"] = plan.review
+    if plan.checks:
+        fields["checks"] = "\n".join(plan.checks)
     if plan.misfire is not None:
         fields["misfire"] = plan.misfire
     if plan.grace is not None:

@@ -20,7 +20,10 @@ from vaultops.scan.outline import Heading, Outline
 from vaultops.scan.text import has_undecodable
 
 FIELDS = frozenset(
-    {"type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns", "repo"}
+    {
+        "type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns",
+        "repo", "review", "checks",
+    }
 )
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_FULL = re.compile(r"REQ-[A-Za-z0-9._-]+")
@@ -28,7 +31,7 @@ _ID_ENDS = frozenset(":,—–()[]")
 # Requests in these states are over: only their last status, lock, outcome and fields are read.
 FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED, State.SUPERSEDED})
 # ...and so are these, until the person answers under them.
-WAITING_ON_PERSON = frozenset({State.ESCALATED})
+WAITING_ON_PERSON = frozenset({State.ESCALATED, State.REVIEW})
 
 
 def split_heading(text: str) -> tuple[str, str, str | None]:

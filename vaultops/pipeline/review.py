@@ -1,0 +1,133 @@
+"""Review before done: a code job whose agent says it is done has its checks run in its worktree, each
+under the policy gate and a time limit, and waits in ``review`` with its diffstat, its commits and each
+check's exit status and output, failing checks first.  The person answers ``- decision: accept`` (done)
+or ``- retry: yes — what to change``, which goes on in the same Claude Code session when this machine ran
+it (vaultops.pipeline.claims).  "Done" that was not done is what the person reviews, not what they get.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vaultops.base.redact import redact, secret_values
+from vaultops.config import agent_environ
+from vaultops.gate.answer import GateError, load_table, scope_for
+from vaultops.gate.job import GateJob
+from vaultops.model import State
+from vaultops.pipeline.context import Context
+from vaultops.policy.decide import decide_call
+from vaultops.policy.tools import ToolCall
+from vaultops.record.render import RunResult
+from vaultops.run.jobs import Job
+from vaultops.run.process import run_process
+from vaultops.run.worktrees import Work, Worktree, WorktreeError, work_of
+
+TAIL = 15  # lines of a check's output shown in the note (the whole of it is in the run's log)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    argv: tuple[str, ...]
+    exit_code: int | None  # None: it did not run, or did not end
+    tail: str = ""
+    why: str = ""  # why it did not run, or did not end
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0
+
+    @property
+    def shown(self) -> str:
+        return shlex.join(self.argv)
+
+    @property
+    def verdict(self) -> str:
+        return f"exit {self.exit_code}" if self.exit_code is not None else self.why
+
+
+def session_key(file: str, request_id: str) -> str:
+    """Where state.db keeps the session of a job's last run, for a review's feedback to go on in."""
+    return f"session:{file}:{request_id}"
+
+
+def reviewed(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) -> RunResult:
+    """A finished code job that asks for review, after its checks; any other result as it is.  ``lock``
+    guards state.db, which the jobs of a pass share."""
+    if not job.review or result.state is not State.DONE or not job.worktree:
+        return result
+    if result.session:
+        with lock:
+            ctx.state.set(session_key(job.file, job.request_id), result.session)
+    tree = Worktree(Path(job.worktree), job.branch, job.base)
+    timeout = ctx.config.profiles[job.handler].timeout if job.handler in ctx.config.profiles else 600.0
+    checks = [run_one(ctx, job, tree, argv, timeout) for argv in job.checks]
+    try:
+        work: Work | str = work_of(tree)
+    except WorktreeError as exc:
+        work = str(exc)
+    output = report(checks, work, tree, result.output)
+    return replace(result, state=State.REVIEW, output=output, reason=summary(checks, work, tree))
+
+
+def run_one(ctx: Context, job: Job, tree: Worktree, argv: tuple[str, ...], timeout: float) -> Check:
+    """One check in the worktree, if the gate lets it run there (a check is a command like any other)."""
+    guard = GateJob(ctx.vault.root, str(tree.path), job.request_id, job.claim, None, job.files, job.branch)
+    call = ToolCall("Bash", {"command": shlex.join(argv)}, str(tree.path))
+    try:
+        verdict = decide_call(call, scope_for(guard, str(tree.path), os.environ), load_table(ctx.vault.root))
+    except GateError as exc:
+        return Check(argv, None, why=f"not run: {exc}")
+    if verdict.kind != "approve":
+        return Check(argv, None, why=f"not run: the gate says {verdict.kind} ({verdict.reason})")
+    secrets = secret_values(os.environ)
+    proc = run_process(
+        argv, cwd=tree.path, env=agent_environ(os.environ), timeout=timeout, extra_secrets=secrets
+    )
+    output = redact("\n".join(filter(None, (proc.stdout.rstrip(), proc.stderr.rstrip()))), secrets)
+    tail = "\n".join(output.splitlines()[-TAIL:])
+    if proc.start_error:
+        return Check(argv, None, tail, proc.start_error)
+    if proc.timed_out:
+        return Check(argv, None, tail, f"timed out after {timeout:g} s")
+    return Check(argv, proc.exit_code, tail)
+
+
+def summary(checks: Sequence[Check], work: Work | str, tree: Worktree) -> str:
+    """The status line's reason: failing checks first, then what the branch holds, then the answers."""
+    failed = [c for c in checks if not c.passed]
+    if failed:
+        said = "; ".join(f"{c.shown} ({c.verdict})" for c in failed)
+        head = f"review: {len(failed)} of {len(checks)} checks failed: {said}"
+    else:
+        head = f"review: {len(checks)} checks passed" if checks else "review: no checks configured"
+    commits = f"{len(work.commits)} commits on {tree.branch}" if isinstance(work, Work) else work
+    answers = "`- decision: accept` makes it done, `- retry: yes — what to change` sends it back"
+    return f"{head}; {commits}; {answers}"
+
+
+def report(checks: Sequence[Check], work: Work | str, tree: Worktree, said: str) -> str:
+    """What the result block shows, failing checks first: each check with its exit status and the end of
+    its output, the branch's commits and diffstat, changes not committed, and the agent's last words."""
+    out: list[str] = []
+    ordered = sorted(checks, key=lambda c: c.passed)  # failed first, each group in the order configured
+    failed = sum(1 for c in checks if not c.passed)
+    out.append(f"Checks: {failed} of {len(checks)} failed" if failed else f"Checks: {len(checks)} passed")
+    for c in ordered:
+        out.append(f"{'PASS' if c.passed else 'FAIL'} {c.shown} — {c.verdict}")
+        out += [f"    {line}" for line in c.tail.splitlines()]
+    if isinstance(work, str):
+        out += ["", f"The branch could not be read: {work}"]
+    else:
+        out += ["", f"Branch {tree.branch}, from {tree.base[:12]}: {len(work.commits)} commits"]
+        out += [f"    {c}" for c in work.commits] or ["    (no commits: the work is not committed)"]
+        out += ["", "Diffstat:", *(f"    {line}" for line in work.diffstat.splitlines() or ["(no changes)"])]
+        if work.uncommitted:
+            out += ["", f"Not committed ({len(work.uncommitted)}):", *(f"    {u}" for u in work.uncommitted)]
+    if said.strip():
+        out += ["", "The agent said:", said.rstrip()]
+    return "\n".join(out)
