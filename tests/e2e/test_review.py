@@ -5,11 +5,14 @@ back with the feedback; answers the person did not give count for nothing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import git, inbox_text, make_vault
+from tests.support.claude_cli import profile, requires_claude
+from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
+from tests.support.helpers import git, inbox_text, make_vault, routed, vault_with, vaultops
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
@@ -122,3 +125,37 @@ def test_approve_is_not_an_answer_to_a_review(vault: Path) -> None:
     answer(vault, "- decision: approve")
     tick(Vault.open(vault), wait_settle=False)
     assert last_status(vault).startswith("review"), "still waiting for accept or feedback"
+
+
+# --- with the real Claude Code CLI ---------------------------------------------------------------------
+
+
+@requires_claude
+def test_feedback_resumes_the_same_claude_code_session_in_the_same_worktree(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    code = tmp_path / "code"
+    repo = code / "app"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "app.py").write_text("print('hi')\n")
+    git(repo, "add", "app.py")
+    git(repo, "-c", "user.name=Ann", "-c", "user.email=ann@example.org", "commit", "-qm", "start")
+    first_run = [ToolUse("Bash", {"command": "echo fixed > fix.py"}), Text("DONE: fix.py written.")]
+    second_run = [ToolUse("Bash", {"command": "echo empty-tab >> fix.py"}), Text("DONE: the empty tab too.")]
+    api.script(*first_run, *second_run)
+    inbox = request(fields="- review: yes\n- checks: test -f fix.py\n").replace("~/code/app", str(repo))
+    table = profile("worker-code", api.start(), tmp_path / "cc", timeout=120)
+    local = routed(table, 'code = ["worker-code"]', "[0.1]") + f'\n[limits]\nallowed_roots = ["{code}"]\n'
+    vault = vault_with(tmp_path / "v", "# Inbox\n" + inbox, local)
+    first = vaultops("--vault", str(vault), "tick", timeout=180)
+    assert last_status(vault).startswith("review — review: 1 checks passed"), first.stdout + first.stderr
+    assert len(api.requests) == 2
+    answer(vault, "- retry: yes — handle the empty tab too")
+    again = vaultops("--vault", str(vault), "tick", timeout=180)
+    assert last_status(vault).startswith("review — review: 1 checks passed"), again.stdout + again.stderr
+    resumed = json.dumps(api.requests[2])
+    assert "handle the empty tab too" in resumed, "the feedback reached the model"
+    assert "echo fixed > fix.py" in resumed, "in the same conversation: the first run's turns came with it"
+    tree = code / ".vaultops-worktrees" / "app" / "REQ-fix"
+    assert (tree / "fix.py").read_text() == "fixed\nempty-tab\n", "in the same worktree, on the first run's"
