@@ -428,3 +428,23 @@ def test_a_worker_whose_plan_another_machine_took_over_is_stopped(make: Callable
     )
     assert listed(vault)["coder"]["state"] == "exited"
     assert last_status(path).startswith("- status: interrupted"), "the takeover's word stands"
+
+
+def test_a_worker_on_a_repo_works_in_the_plans_own_worktree(
+    make: Callable[..., Path], tmp_path: Path
+) -> None:
+    code = tmp_path / "code"
+    repo = code / "app"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "app.py").write_text("print('hi')\n")
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-qm", "start")
+    roots = f'\n[limits]\nallowed_roots = ["{code}"]\n'
+    vault = worker_vault(make, {"tabs.md": plan(f"worker: coder\nrepo: {repo}\nfiles: [src/**]\n")}, roots)
+    run_tick(vault)
+    tree = code / ".vaultops-worktrees" / "app" / "PLAN-tabs"
+    assert listed(vault)["coder"]["dir"] == str(tree)
+    assert git(tree, "symbolic-ref", "--short", "HEAD").strip() == "vaultops/PLAN-tabs"
+    assert f"- worktree: {tree} · branch vaultops/PLAN-tabs" in (vault / QUEUE / "tabs.md").read_text()
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.model import Request, State, Target, targets_of
@@ -23,6 +24,7 @@ from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt
+from vaultops.run.worktrees import WorktreeError, open_worktree
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
 from vaultops.store.asked import describe, grant, waiting
@@ -79,6 +81,11 @@ def start_worker(ctx: Context, job: Job, files: tuple[str, ...]) -> RunResult:
     profile = job.route[0] if job.route else job.handler
     chosen = vault.config.profiles[profile]
     dir = workdir_path(job.workdir, vault.root) if job.workdir else None
+    if job.worktree:  # a code job's own worktree, as for a one-shot run (vaultops.run.worktrees)
+        try:
+            dir = open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base).path
+        except WorktreeError as exc:
+            return RunResult(State.ERROR, profile, started, 0.0, "", f"{exc}; `- retry: yes` tries again")
     given = PromptInput(
         job.request_id, job.file, job.title, job.type, job.text, str(dir or vault.root), job.tools,
         files, job.timeout, job.earlier,
@@ -88,7 +95,7 @@ def start_worker(ctx: Context, job: Job, files: tuple[str, ...]) -> RunResult:
     try:
         worker = spawn(
             vault, job.worker, (), dir=dir, files=files, parent=vault.agent, profile=profile, prompt=prompt,
-            plan=job.file, claim=job.claim, request=job.request_id,
+            plan=job.file, claim=job.claim, request=job.request_id, branch=job.branch,
         )  # fmt: skip
     except WorkerError as exc:
         duration = (ctx.clock() - started).total_seconds()

@@ -98,6 +98,7 @@ def spawn(
     plan: str | None = None,
     claim: str | None = None,
     request: str | None = None,
+    branch: str = "",
 ) -> Worker:
     """Start a worker and wait until it runs (or failed to start); return its row.
 
@@ -191,7 +192,7 @@ def spawn(
     ]
     if gated:
         tools = vault.config.profiles[profile].allowed_tools() if profile is not None else None
-        job = GateJob(vault.root, str(workdir), request or name, claim or "", tools, tuple(files))
+        job = GateJob(vault.root, str(workdir), request or name, claim or "", tools, tuple(files), branch)
         argv += ["--gate", gate_spec(job)]
     _reap()
     state = state_db(vault)
