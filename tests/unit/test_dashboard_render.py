@@ -141,3 +141,14 @@ def test_a_title_or_reason_never_becomes_markup(title: str, reason: str) -> None
     assert len(headings) == 8  # the title and the seven sections: none made by a note's text
     waiting = body.split("## Waiting for you")[1].split("\n## ")[0]
     assert sum(1 for line in waiting.splitlines() if line.startswith("- ")) == 2
+
+
+def test_a_code_job_waiting_for_review_waits_for_you_and_is_counted() -> None:
+    said = "review: 1 of 2 checks failed: pytest -q"
+    text = inbox() + block("REQ-rev", "Fix the preview", status_line(State.REVIEW, at(5), said))
+    drawn = render_dashboard(fleet(text))
+    waiting = drawn[drawn.index("## Waiting for you") : drawn.index("## Waiting and running")]
+    assert "REQ-rev" in waiting and said in waiting
+    assert "reviews_open: 1" in drawn and "escalations_open: 1" in drawn
+    answered = render_dashboard(fleet(text + "- decision: accept\n"))
+    assert "reviews_open: 0" in answered

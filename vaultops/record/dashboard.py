@@ -21,7 +21,7 @@ from typing import Any
 
 from vaultops.base.obsidian import request_heading
 from vaultops.base.redact import redact_lines
-from vaultops.decide.answers import escalated_since
+from vaultops.decide.answers import escalated_since, standing_answer
 from vaultops.lines import DOT, line_time
 from vaultops.model import Request, State
 from vaultops.record.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
@@ -90,6 +90,7 @@ def properties(fleet: Fleet, requests: Sequence[Request]) -> dict[str, Any]:
     return {
         "vaultops": DASHBOARD_KIND,
         "escalations_open": sum(1 for r in requests if escalated_since(r) is not None),
+        "reviews_open": sum(1 for r in requests if r.state is State.REVIEW and _waits(r) is not None),
         "waiting": sum(states[s] for s in _WAITING),
         "running": states[State.RUNNING],
         "finished_24h": len(finished),
@@ -119,7 +120,7 @@ def is_up(machine: MachineFacts, now: datetime) -> bool:
 
 def _escalations(requests: Sequence[Request], now: datetime, when: Shown) -> list[str]:
     waiting = sorted(
-        ((at, r) for r in requests if (at := escalated_since(r)) is not None), key=lambda pair: pair[0]
+        ((at, r) for r in requests if (at := _waits(r)) is not None), key=lambda pair: pair[0]
     )
     lines = [f"## Waiting for you ({len(waiting)})"]
     if not waiting:
@@ -249,6 +250,13 @@ def _window_start(now: datetime) -> datetime:
     """24 hours back from the hour, in UTC: the list changes at most once an hour as it ages, and at the
     same moment for machines in zones half an hour apart."""
     return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=24)
+
+
+def _waits(r: Request) -> datetime | None:
+    """Since when a request waits for the person's answer: an escalation, or a code job's review."""
+    if r.state is State.REVIEW and r.statuses and standing_answer(r) is None:
+        return line_time(r.statuses[-1].at)
+    return escalated_since(r)
 
 
 def _last_at(r: Request) -> datetime | None:
