@@ -360,3 +360,18 @@ def test_the_budget_a_request_is_judged_by_is_the_one_after_its_own_second_opini
     assert kinds(agenda_for(note, before, config)) == {"REQ-2": "profile"}
     spent = replace(before, budget_after={Target("REQ-2"): Budget(1.0, 1.0)})
     assert kinds(agenda_for(note, spent, config)) == {"REQ-2": "wait"}
+
+
+def test_a_cleanup_is_left_to_the_machine_that_ran_the_job() -> None:
+    block = (
+        "## REQ-code Fix it\n- type: code\n- repo: ~/code/app\n- ready: yes\nFix it.\n"
+        "- locked-by: vaultops @ 2026-12-02T08:00:00+00:00 (server, claim abc123, lease 700 s)\n"
+        "- status: running @ 2026-12-02T08:00:00+00:00\n"
+        "- status: done @ 2026-12-02T08:10:00+00:00\n- cleanup: yes"
+    )
+    note = inbox(block)
+    elsewhere = agenda_for(note, facts_for(note), CONFIG)
+    assert elsewhere.items == (), "the worktree is on the server"
+    mine = facts_for(note, clone=Clone("server", AGENT, shared=False))
+    [item] = agenda_for(note, mine, CONFIG).items
+    assert (item.handling.kind, item.handling.reason) == ("cleanup", "yes")

@@ -227,6 +227,8 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
                 asks.append(target)
                 continue
             handling = decide(request, config, facts.opinions.get(target))
+        elif handling.kind == "cleanup" and request.lock is not None and not facts.clone.made(request.lock):
+            continue  # the worktree is on the machine that ran the job: that machine removes it
         if (
             request.state is State.INTERRUPTED
             and not retry_asked(request)

@@ -23,6 +23,12 @@ def retry_asked(request: Request) -> bool:
     return any(a.key == "retry" and a.value == "yes" and a.line > last for a in request.answers)
 
 
+def cleanup_asked(request: Request) -> bool:
+    """The person's standing answer is ``- cleanup: yes`` or ``force``."""
+    answer = standing_answer(request)
+    return answer is not None and answer.key == "cleanup"
+
+
 def input_error_shaped(request: Request) -> bool:
     """An error that vaultops wrote without running anything: a run's error closes a result block,
     whose outcome line comes right before it."""
@@ -44,6 +50,5 @@ def may_start(request: Request) -> bool:
     if request.state is State.ERROR:
         return retry_asked(request) or input_error_shaped(request) or standing_answer(request) is not None
     if request.state in FINISHED:  # done, cancelled or denied: only its worktree's cleanup is asked for
-        answer = standing_answer(request)
-        return answer is not None and answer.key == "cleanup"
+        return cleanup_asked(request)
     return request.state in (State.ESCALATED, State.REVIEW) and standing_answer(request) is not None

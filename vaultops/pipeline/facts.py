@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
-from vaultops.decide.startable import retry_asked
+from vaultops.decide.startable import cleanup_asked, retry_asked
 from vaultops.model import index_by_id
 from vaultops.pipeline.context import Context
 from vaultops.run import triage
@@ -41,7 +41,8 @@ def gather(
     except FileNotFoundError:  # rewritten by git's checkout since it was read: as good as just saved
         mtime = wall
     # the gate asks whose claim a lock is only of requests held now
-    locks = [r.lock for r in note.requests if r.state in HELD and r.lock is not None]
+    # ...and of a request whose worktree the person asked to clean up: only its machine has it
+    locks = [r.lock for r in note.requests if (r.state in HELD or cleanup_asked(r)) and r.lock is not None]
     now = ctx.clock()
     base = Facts(now=now, wall=wall, mtime=mtime, clone=ctx.clone(*locks), budget=ctx.budget())
     seen = {
