@@ -42,7 +42,10 @@ def firing_of(note: ParsedNote, request: Request, since: float, now: datetime) -
     except ScheduleError:
         return None  # said as the note's problem
     first_seen = datetime.fromtimestamp(since, now.tzinfo)
-    times, more = due_times(schedule, last_run(note.lines, now), first_seen, now)
+    try:
+        times, more = due_times(schedule, last_run(note.lines, now), first_seen, now)
+    except (ValueError, OverflowError, ArithmeticError):  # a date no calendar has (30 Feb), or too far
+        return None  # said as the note's problem (vaultops.scan.schedule.parse_schedule checks it first)
     grace = float(request.fields.get("grace") or DEFAULT_GRACE)
     return fire(times, more, now, _misfire(request.fields.get("misfire", "")), grace)
 

@@ -213,7 +213,9 @@ def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
     """The time the note's schedule was last served: the latest ``- scheduled:`` or ``- missed:`` line
     (each run says the time it is for, each skipped time is said), else, in a note from before those
     lines, its last ``### Run — YYYY-MM-DD HH:MM — agent`` block, in the vault's zone."""
-    slots = [when for line in lines if (when := _slot(line)) is not None]
+    # only lines of its own: not inside a fence (an agent's output), never in the future (a run is
+    # always written for a time that has come), so neither can stop or shift the schedule
+    slots = [when for line in outside_fences(lines) if (when := _slot(line)) is not None and when <= tz]
     if slots:
         return max(slots)
     for line in reversed(lines):
@@ -223,6 +225,25 @@ def last_run(lines: Sequence[str], tz: datetime) -> datetime | None:
             except ValueError:
                 continue
     return None
+
+
+def outside_fences(lines: Sequence[str]) -> list[str]:
+    """The lines not inside a fenced code block (``` or ~~~, closed by a fence as long at least)."""
+    out: list[str] = []
+    fence = ""
+    for line in lines:
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) <= 3 and stripped[:3] in ("```", "~~~"):
+            run = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+            if not fence:
+                fence = run
+                continue
+            if run[0] == fence[0] and len(run) >= len(fence) and not stripped[len(run) :].strip():
+                fence = ""
+                continue
+        if not fence:
+            out.append(line)
+    return out
 
 
 def _slot(line: str) -> datetime | None:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from croniter import CroniterBadCronError, croniter
+from croniter import CroniterBadCronError, CroniterBadDateError, croniter
 
 from vaultops.model import Misfire
 
@@ -29,6 +29,7 @@ _ONCE = re.compile(r"once\s+(\S.*)", re.I)
 _BARE_DURATION = re.compile(r"\d+(?:\.\d+)?\s*[smhd]\w*", re.I)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_EVERY = 60.0  # seconds: anything more often is a mistake in a note, not a schedule
+MAX_EVERY = 366 * 86400.0  # and anything rarer is a date, not a repetition
 DEFAULT_GRACE = 600.0  # seconds a run may start after its time and still count as on time
 REPLAY_MOST = 10  # `misfire: all` replays at most this many missed runs
 _COUNTED = 1000  # missed times listed one by one; beyond this they are only counted
@@ -54,6 +55,8 @@ def parse_schedule(text: str, tz: datetime) -> Schedule:
         raise ScheduleError("the schedule is empty; write a cron line, `every 2h` or `once 2026-05-04T09:00`")
     if m := _EVERY.fullmatch(said):
         seconds = float(m[1]) * _UNIT_SECONDS[m[2][0].lower()]
+        if seconds > MAX_EVERY:
+            raise ScheduleError(f"schedule {said!r} is less often than once a year; use `once …` instead")
         if seconds < MIN_EVERY:
             raise ScheduleError(
                 f"schedule {said!r} is more often than once a minute; use at least `every 1m`"
@@ -74,8 +77,8 @@ def parse_schedule(text: str, tz: datetime) -> Schedule:
         )
     if len(said.split()) == 5:
         try:
-            croniter(said, tz)
-        except (CroniterBadCronError, ValueError, KeyError) as exc:
+            croniter(said, tz).get_next(datetime)  # a day no month has (30 Feb) fails only when asked
+        except (CroniterBadCronError, CroniterBadDateError, ValueError, KeyError, OverflowError) as exc:
             raise ScheduleError(f"schedule {said!r} is not a cron line vaultops can read ({exc})") from None
         return Schedule("cron", said, cron=said)
     raise ScheduleError(
