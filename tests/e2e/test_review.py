@@ -103,6 +103,22 @@ def test_feedback_sends_it_back_with_the_feedback_and_it_returns_to_review(
     assert "2 commits on vaultops/REQ-fix" in last_status(vault), "on top of the first run's work"
 
 
+def test_a_check_is_run_only_as_the_gate_judged_it(vault: Path) -> None:
+    """``'A=b/evil.sh'`` reads to the gate as an assignment alone, but runs the worktree's file
+    ``./A=b/evil.sh``: such a check is never run."""
+    vault = open_vault(vault, request(fields="- review: yes\n- checks: 'A=b/evil.sh'\n"))
+    repo = vault.parent / "home" / "code" / "app"  # the file is in the repository: the worktree has it
+    (repo / "A=b").mkdir()
+    marker = vault.parent / "ran"
+    (repo / "A=b" / "evil.sh").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (repo / "A=b" / "evil.sh").chmod(0o755)
+    git(repo, "add", "A=b/evil.sh")
+    git(repo, "-c", "user.name=Ann", "-c", "user.email=ann@example.org", "commit", "-qm", "tool")
+    tick(Vault.open(vault), wait_settle=False)
+    assert "not run: a program whose name holds `=` is not what the gate judges" in last_status(vault)
+    assert not marker.exists()
+
+
 def test_review_without_a_repo_is_an_error_line(vault: Path) -> None:
     vault = open_vault(vault, request(fields="- review: yes\n").replace("- repo: ~/code/app\n", ""))
     tick(Vault.open(vault), wait_settle=False)

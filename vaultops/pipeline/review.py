@@ -76,6 +76,8 @@ def reviewed(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) ->
 
 def run_one(ctx: Context, job: Job, tree: Worktree, argv: tuple[str, ...], timeout: float) -> Check:
     """One check in the worktree, if the gate lets it run there (a check is a command like any other)."""
+    if "=" in argv[0]:  # the gate would read `A=b/x` as an assignment; run, it is the program `./A=b/x`
+        return Check(argv, None, why="not run: a program whose name holds `=` is not what the gate judges")
     guard = GateJob(ctx.vault.root, str(tree.path), job.request_id, job.claim, None, job.files, job.branch)
     call = ToolCall("Bash", {"command": shlex.join(argv)}, str(tree.path))
     try:
