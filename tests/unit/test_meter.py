@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from vaultops.decide.route import asked_limits
 from vaultops.model import Limits
 from vaultops.run.meter import DEAREST, Meter, price_of
 from vaultops.run.outcome import Failure, from_claude
-from vaultops.run.process import ProcessResult
+from vaultops.run.process import ProcessResult, run_process
 from vaultops.run.retry import next_step
 from vaultops.vault import Vault
 
@@ -225,3 +226,37 @@ def test_a_text_profile_cannot_be_held_to_a_limit(tmp_path: Path) -> None:
     (tmp_path / ".vaultops" / "config.toml").write_text(config)
     with pytest.raises(ConfigError, match=r"\[profiles.mine\] only a Claude Code profile"):
         Vault.open(tmp_path).config  # noqa: B018
+
+
+def test_an_early_result_line_never_freezes_the_count() -> None:
+    meter = Meter(Limits(max_cost_usd=1.0, max_turns=5))
+    meter.feed(json.dumps({"type": "result", "total_cost_usd": 0, "num_turns": 0}))
+    meter.feed(json.dumps({"type": "result", "total_cost_usd": float("-inf"), "num_turns": -5}))
+    said = [meter.feed(assistant(f"m{i}", 100_000)) for i in range(3)]
+    assert said[1] == "cost limit $1 reached after 2 turns ($1.00 spent)", said
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"type": "assistant", "message": {"id": "m", "content": 5, "usage": {"input_tokens": 9}}}',
+        '{"type": "assistant", "message": {"id": "m", "content": true}}',
+        '{"type": "assistant", "message": {"id": "m", "usage": {"input_tokens": ' + "9" * 400 + "}}}",
+        '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    ],
+)
+def test_a_line_the_meter_cannot_count_stops_the_run_and_never_raises(line: str) -> None:
+    meter = Meter(Limits(max_cost_usd=1.0))
+    said = meter.feed(line)
+    assert said == "" or said.startswith(("stopped: vaultops could not count", "cost limit"))
+    if "9" * 400 in line:
+        assert said.startswith("cost limit"), "a count past any model's is counted as huge, not dropped"
+
+
+def test_a_watch_that_fails_stops_the_run_instead_of_its_reader(tmp_path: Path) -> None:
+    def judge(line: str) -> str:
+        raise RuntimeError("a bug")
+
+    script = "import time\nprint('one', flush=True)\ntime.sleep(60)\n"
+    proc = run_process([sys.executable, "-c", script], cwd=tmp_path, timeout=120, watch=judge)
+    assert proc.stopped == "stopped: its output could not be read (RuntimeError)" and not proc.timed_out

@@ -91,20 +91,28 @@ class Meter:
 
     @property
     def turns(self) -> int:
-        if self.final_turns is not None:
-            return self.final_turns
-        return sum(1 for call in self.calls.values() if call.top_level)
+        counted = sum(1 for call in self.calls.values() if call.top_level)
+        return max(counted, self.final_turns or 0)  # a result line can add to the count, never lower it
 
     @property
     def cost_usd(self) -> float:
-        if self.final_cost is not None:
-            return self.final_cost
-        return sum(call.cost(self.prices) for call in self.calls.values())
+        counted = sum(call.cost(self.prices) for call in self.calls.values())
+        return max(counted, self.final_cost or 0.0)
 
     def feed(self, line: str) -> str:
-        """Take one line of stdout.  Returns why the run must stop now, once; "" otherwise."""
+        """Take one line of stdout.  Returns why the run must stop now, once; "" otherwise.  A line it
+        cannot make sense of stops the run: what cannot be counted cannot be held to a limit."""
         if self.crossed:
             return ""
+        try:
+            return self._feed(line)
+        except (ValueError, TypeError, ArithmeticError, RecursionError, AttributeError) as exc:
+            self.crossed = f"stopped: vaultops could not count its spend ({type(exc).__name__} in its output)"
+            return self.crossed
+
+    def _feed(self, line: str) -> str:
+        if not line.lstrip().startswith("{"):
+            return ""  # not an event of the stream (a tool's stray print): nothing to count
         try:
             event = json.loads(line)
         except ValueError:
@@ -121,10 +129,10 @@ class Meter:
             self.crossed = self._over_cost() or self._over_turns(self.turns)
         elif kind == "result":
             cost, turns = event.get("total_cost_usd"), event.get("num_turns")
-            if isinstance(cost, int | float) and not isinstance(cost, bool):
-                self.final_cost = max(float(cost), self.cost_usd)
+            if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
+                self.final_cost = max(float(cost), 0.0)
             if isinstance(turns, int) and not isinstance(turns, bool):
-                self.final_turns = max(turns, self.turns)
+                self.final_turns = max(turns, 0)
         return self.crossed
 
     def _assistant(self, event: Mapping[str, Any]) -> None:
@@ -142,7 +150,8 @@ class Meter:
             call.cache_write = max(call.cache_write, _count(usage, "cache_creation_input_tokens"))
             call.cache_read = max(call.cache_read, _count(usage, "cache_read_input_tokens"))
             call.output_reported = max(call.output_reported, _count(usage, "output_tokens"))
-        for block in message.get("content") or ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "text":
@@ -169,7 +178,9 @@ class Meter:
 
 def _count(usage: Mapping[str, Any], key: str) -> int:
     value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return 0
+    return min(value, 10**12)  # more tokens than any model takes: counted as that many, not overflowing
 
 
 def _turns(n: int) -> str:

@@ -29,6 +29,7 @@ _CHUNK = 65536
 # After the group is gone, how long to wait for the pipes to close.  A process that left the group
 # (setsid) can hold them open forever; its output after that is not waited for.
 _DRAIN = 2.0
+_LONGEST_LINE = 64 * 1024 * 1024  # bytes a watched line may hold before the run is stopped
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,15 +96,25 @@ class _Watch:
     def take(self, chunk: bytes) -> None:
         self.partial += chunk
         if b"\n" not in chunk:  # a long line (a tool's whole output) is split once, when it ends
+            if len(self.partial) > _LONGEST_LINE:
+                self._stop(f"stopped: a line of its output ran past {_LONGEST_LINE} bytes")
             return
         *whole, rest = self.partial.split(b"\n")
         self.partial = bytearray(rest)
         for line in whole:
             if self.crossed.is_set():
                 return
-            if reason := self.judge(line.decode("utf-8", errors="replace")):
-                self.reason = reason
-                self.crossed.set()
+            try:
+                reason = self.judge(line.decode("utf-8", errors="replace"))
+            except Exception as exc:  # a judge that fails must stop the run, not the reading thread
+                reason = f"stopped: its output could not be read ({type(exc).__name__})"
+            if reason:
+                self._stop(reason)
+
+    def _stop(self, reason: str) -> None:
+        if not self.crossed.is_set():
+            self.reason = reason
+            self.crossed.set()
 
 
 class _Activity:
