@@ -16,7 +16,7 @@ from tests.support.paths import REPO
 from vaultops.base.claude_argv import streaming_argv
 from vaultops.base.errors import ConfigError
 from vaultops.config import ProfileConfig
-from vaultops.decide.route import asked_limits
+from vaultops.decide.route import asked_limits, asked_review
 from vaultops.model import Limits
 from vaultops.run.meter import DEAREST, Meter, price_of
 from vaultops.run.outcome import Failure, from_claude
@@ -260,3 +260,17 @@ def test_a_watch_that_fails_stops_the_run_instead_of_its_reader(tmp_path: Path) 
     script = "import time\nprint('one', flush=True)\ntime.sleep(60)\n"
     proc = run_process([sys.executable, "-c", script], cwd=tmp_path, timeout=120, watch=judge)
     assert proc.stopped == "stopped: its output could not be read (RuntimeError)" and not proc.timed_out
+
+
+def test_a_request_adds_to_its_profiles_review_and_never_skips_it() -> None:
+    reviewing = CLAUDE.model_copy(update={"review": True, "checks": (("pytest", "-q"),)})
+    repo = {"repo": "~/code/app"}
+    assert asked_review({**repo, "review": "no"}, reviewing) == (
+        "asks for no review, but its profile reviews every job; remove `review: no`"
+    )
+    assert asked_review({**repo, "checks": "true"}, reviewing) == (("pytest", "-q"), ("true",))
+    assert asked_review({**repo, "checks": "pytest -q"}, reviewing) == (("pytest", "-q"),)
+    assert asked_review({**repo, "review": "no"}, CLAUDE) is None
+    assert asked_review({"review": "yes"}, CLAUDE) == (
+        "review needs repo: (its checks run in the job's worktree); name the repository"
+    )

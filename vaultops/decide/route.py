@@ -162,12 +162,15 @@ def to_profile(
 def asked_review(
     fields: Mapping[str, str], profile: ProfileConfig
 ) -> tuple[tuple[str, ...], ...] | str | None:
-    """The checks of a job that goes to review (its own, else its profile's; maybe none), None for one that
-    does not, or why it cannot.  A review needs the job's worktree: its checks run there."""
+    """The checks of a job that goes to review (its profile's, then its own; maybe none), None for one that
+    does not, or why it cannot.  A review needs the job's worktree: its checks run there.  As with its
+    limits, a request may only add to what its profile asks: never skip the review or its checks."""
     said = fields.get("review", "").strip().lower()
     if said not in ("", "yes", "true", "no", "false"):
         return f"review {fields['review']!r} is yes or no"
-    wanted = said in ("yes", "true") or (profile.review and said not in ("no", "false"))
+    if profile.review and said in ("no", "false"):
+        return "asks for no review, but its profile reviews every job; remove `review: no`"
+    wanted = said in ("yes", "true") or profile.review
     if not wanted:
         return None
     if not fields.get("repo", "").strip():
@@ -178,7 +181,7 @@ def asked_review(
             checks += commands_of(line)
         except ValueError as exc:
             return f"check {line!r} cannot be read as a command ({exc}); quote it as a shell would"
-    return tuple(checks) or profile.checks
+    return (*profile.checks, *(c for c in checks if c not in profile.checks))
 
 
 def commands_of(line: str) -> list[tuple[str, ...]]:
