@@ -564,3 +564,24 @@ def test_the_grep_tool_over_files_named_like_secrets_reads_secrets(sandbox: Sand
 )
 def test_their_everyday_neighbours_stay_approved(sandbox: Sandbox, command: str) -> None:
     assert _verdict(sandbox, command).kind == "approve", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm exec -c 'rm -rf /tmp/victim'",
+        "npm exec --call 'cat ~/.ssh/id_rsa'",
+        "npm exec --call='cat ~/.ssh/id_rsa'",
+        "npm x -c 'rm -rf /tmp/victim'",
+        "pnpm exec -c 'rm -rf /tmp/victim'",
+        "pnpm exec --shell-mode 'rm -rf /tmp/victim'",
+        "pnpm dlx -c 'rm -rf /tmp/victim'",
+        "npm exec -- 'rm -rf /tmp/victim'",
+        "npx 'rm -rf /tmp/victim'",
+    ],
+)
+def test_a_command_string_handed_to_a_package_runner_is_never_approved(
+    sandbox: Sandbox, command: str
+) -> None:
+    """Found by an attack: ``npm exec -c STRING`` was judged as a local script named STRING, and approved."""
+    assert _verdict(sandbox, command).kind != "approve"

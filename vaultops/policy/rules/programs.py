@@ -167,6 +167,9 @@ def _wrapper_inner(j: Judge, inner: list[Word]) -> None:
     if not inner:
         j.add("read", "runs nothing")
         return
+    if any(c.isspace() for c in inner[0].text):  # a command string, not a program: a shell runs it
+        j.add("unknown", f"runs the command string {inner[0].text!r}, which a shell would read")
+        return
     sub = SimpleCommand(tuple(inner), (), (), j.cmd.cwds, j.cmd.via, j.cmd.piped_in, j.cmd.stdin_args)
     inner_judge = Judge(sub, j.scope, "/")
     inner_judge.cwds = j.cwds
@@ -199,6 +202,10 @@ def _npm(j: Judge, args: list[Word]) -> None:
         j.add("key_rotation", f"{j.cmd.name} {sub}")
     elif sub in ("run", "run-script") and rest and DEPLOY_WORDS.match(rest[0].text):
         j.add("deploy", f"runs the script {rest[0].text!r}")
+    elif sub in ("exec", "x", "dlx") and (
+        has(args, "-c", "--call", "--shell-mode") or any(a.text.startswith(("--call=", "-c=")) for a in args)
+    ):
+        j.add("unknown", f"runs a command string through {j.cmd.name} {sub} -c")
     elif sub in ("exec", "x", "dlx"):
         _wrapper_inner(j, rest)
     elif sub == "" and j.cmd.name in ("yarn", "pnpm", "bun"):
