@@ -175,3 +175,12 @@ def test_feedback_resumes_the_same_claude_code_session_in_the_same_worktree(
     assert "echo fixed > fix.py" in resumed, "in the same conversation: the first run's turns came with it"
     tree = code / ".vaultops-worktrees" / "app" / "REQ-fix"
     assert (tree / "fix.py").read_text() == "fixed\nempty-tab\n", "in the same worktree, on the first run's"
+
+
+def test_an_answer_whose_comment_says_status_still_counts(vault: Path) -> None:
+    """Found by an attack: `- decision: accept — status: looks good` was not seen under a review."""
+    vault = open_vault(vault, request())
+    tick(Vault.open(vault), wait_settle=False)
+    answer(vault, "- decision: accept — status: looks good")
+    tick(Vault.open(vault), wait_settle=False)
+    assert last_status(vault) == "done — accepted by the person — status: looks good"

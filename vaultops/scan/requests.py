@@ -255,7 +255,7 @@ def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine |
             parsed = fmt.item_field(line)
             if parsed is not None and parsed[0] == "status" and (status := fmt.parse_status(parsed[2], n)):
                 return status, answered
-        elif not answered and any(f"{key}:" in line for key in fmt.ANSWER_KEYS):
+        if not answered and any(f"{key}:" in line for key in fmt.ANSWER_KEYS):  # "— status: ok" too
             parsed = fmt.item_field(line)
             answered = parsed is not None and fmt.parse_answer(parsed[2], n) is not None
     return None, answered
