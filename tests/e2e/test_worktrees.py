@@ -14,6 +14,7 @@ from vaultops.run.worktrees import (
     branch_for,
     default_root,
     head_of,
+    job_name,
     open_worktree,
     place_for,
     remove,
@@ -130,3 +131,28 @@ def test_a_repo_that_cannot_hold_worktrees_says_why(tmp_path: Path, kind: str) -
         ("name a git repository", "(git init, then commit)", "name that repository itself")
     )
     assert repo_problem(code_repo(tmp_path / "good")) == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (("REQ-fix", "_System/COO-Inbox.md"), ("REQ-fix.", "_System/COO-Inbox.md")),
+        (("REQ-fix", "_System/COO-Inbox.md"), ("REQ-fix-", "_System/COO-Inbox.md")),
+        (("PLAN-note", "executor-queue/Исправить.md"), ("PLAN-note", "executor-queue/修正.md")),
+        (("PLAN-fix-tab", "executor-queue/fix tab.md"), ("PLAN-fix-tab", "executor-queue/fix-tab.md")),
+    ],
+)
+def test_two_requests_never_share_a_worktree_or_a_branch(a: tuple[str, str], b: tuple[str, str]) -> None:
+    """Found by an attack: names cleaned for git and the file system made `REQ-fix.` share `REQ-fix`'s
+    branch, and every plan note named in another script share `PLAN-note`'s."""
+    assert branch_for(*a) != branch_for(*b)
+    assert place_for(Path("/c/app"), Path("/w"), *a) != place_for(Path("/c/app"), Path("/w"), *b)
+    lossy = job_name(*b)
+    assert job_name(lossy, "_System/COO-Inbox.md") != lossy, "no request id can pose as a cleaned name"
+    assert git(Path("/"), "check-ref-format", "--branch", branch_for(*b)).strip() == branch_for(*b)
+
+
+def test_a_name_git_takes_as_it_is_stays_as_it_is() -> None:
+    rid = "REQ-2026-05-06-fix_tabs.v2"
+    assert branch_for(rid, "_System/COO-Inbox.md") == f"vaultops/{rid}"
+    assert job_name("PLAN-tabs", "executor-queue/tabs.md") == "PLAN-tabs"

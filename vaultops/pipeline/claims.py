@@ -101,12 +101,12 @@ def place_of(ctx: Context, request: Request) -> Place | str | None:
     repo = Path(os.path.realpath(workdir_path(raw, ctx.vault.root)))
     setting = ctx.config.limits.worktrees
     root = workdir_path(setting, ctx.vault.root) if setting else default_root(repo, ctx.vault.allowed_roots)
-    branch = branch_for(request.id)
+    branch = branch_for(request.id, request.file)
     try:
         base = base_for(repo, branch)
     except WorktreeError as exc:
         return f"{exc}; the job was not started"
-    return Place(repo, place_for(repo, root, request.id), branch, base)
+    return Place(repo, place_for(repo, root, request.id, request.file), branch, base)
 
 
 def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:

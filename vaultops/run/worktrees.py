@@ -10,12 +10,13 @@ or pushed, or anyway (``force``) when the person says so; the branch, and with i
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 BRANCH_PREFIX = "vaultops/"
 FOLDER = ".vaultops-worktrees"  # beside the repositories, in the allowed root that holds them
@@ -38,14 +39,26 @@ class Worktree:
         return self.base[:12]
 
 
-def branch_for(request_id: str) -> str:
-    return BRANCH_PREFIX + (_UNSAFE.sub("-", request_id).strip("-.") or "job")
+def job_name(request_id: str, file: str = "") -> str:
+    """A request's name for its branch and folder: its id, when git and the file system take it as it
+    is; else what they take, and a hash of the id and its note, so that two requests never share one
+    (``REQ-fix`` and ``REQ-fix.``; plan notes ``Исправить.md`` and ``修正.md``, both ``PLAN-note``)."""
+    name = _UNSAFE.sub("-", request_id).strip("-.") or "job"
+    stem = PurePosixPath(file).stem
+    plan_lossy = request_id.startswith("PLAN-") and bool(file) and request_id != "PLAN-" + stem
+    if name == request_id and not plan_lossy:
+        return name
+    tag = hashlib.blake2b(f"{file}\0{request_id}".encode("utf-8", "surrogateescape"), digest_size=8)
+    return f"{name}+{tag.hexdigest()}"  # `+` is never left in a name taken as it is: no id can pose as one
 
 
-def place_for(repo: Path, root: Path, request_id: str) -> Path:
-    """Where a job's worktree goes: ``root/<repo name>/<request id>``."""
-    job = _UNSAFE.sub("-", request_id).strip("-.") or "job"
-    return root / (_UNSAFE.sub("-", repo.name) or "repo") / job
+def branch_for(request_id: str, file: str = "") -> str:
+    return BRANCH_PREFIX + job_name(request_id, file)
+
+
+def place_for(repo: Path, root: Path, request_id: str, file: str = "") -> Path:
+    """Where a job's worktree goes: ``root/<repo name>/<job name>``."""
+    return root / (_UNSAFE.sub("-", repo.name) or "repo") / job_name(request_id, file)
 
 
 def default_root(repo: Path, roots: Sequence[Path]) -> Path:
