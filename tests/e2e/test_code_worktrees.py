@@ -101,7 +101,7 @@ def test_a_repo_outside_the_allowed_roots_or_not_a_repository_is_an_error_line(
     vault, _ = vault_for(tmp_path, home, inbox)
     tick(Vault.open(vault), wait_settle=False)
     text = inbox_text(vault)
-    assert "outside [limits] allowed_roots (or the vault itself); add its folder there" in text
+    assert "outside [limits] allowed_roots; add its folder there or name another repository" in text
     assert f"repo {home / 'code' / 'plain'} is not a git repository with a commit" in text
     assert where(tmp_path) == []
 
@@ -215,3 +215,13 @@ def test_a_cleanup_typed_with_the_request_is_not_the_persons_answer(tmp_path: Pa
     tick(Vault.open(vault), wait_settle=False)
     assert (tree / "unsaved.txt").exists(), "nothing is removed on the word of a line vaultops did not write"
     assert "forced cleanup" in inbox_text(vault)
+
+
+def test_a_repo_inside_the_vault_is_refused(tmp_path: Path, home: Path) -> None:
+    """Found by an attack: its worktrees would have landed in the vault, untracked in its git."""
+    vault, _ = vault_for(tmp_path, home, code_request("REQ-in").replace("~/code/app", "projects/app"))
+    code_repo(vault / "projects")
+    tick(Vault.open(vault), wait_settle=False)
+    said = "repo projects/app is the vault or inside it; name a repository outside the vault"
+    assert said in inbox_text(vault)
+    assert where(tmp_path) == [] and not (vault / ".vaultops-worktrees").exists()

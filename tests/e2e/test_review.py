@@ -184,3 +184,19 @@ def test_an_answer_whose_comment_says_status_still_counts(vault: Path) -> None:
     answer(vault, "- decision: accept — status: looks good")
     tick(Vault.open(vault), wait_settle=False)
     assert last_status(vault) == "done — accepted by the person — status: looks good"
+
+
+def test_the_claims_lease_covers_the_checks(vault: Path) -> None:
+    """Found by an attack: checks ran past the claim's lease, so another machine could take the job over
+    while they ran.  The lease now counts each check at its profile's timeout."""
+    vault = open_vault(vault, request(fields="- review: yes\n- checks: true; true; true\n"))
+    plain = open_vault(vault.parent / "plain", request("REQ-fix", "").replace("- repo: ~/code/app\n", ""))
+    tick(Vault.open(vault), wait_settle=False)
+    tick(Vault.open(plain), wait_settle=False)
+
+    def lease(v: Path) -> int:
+        line = next(x for x in inbox_text(v).splitlines() if x.startswith("- locked-by:"))
+        return int(line.rsplit("lease ", 1)[1].split()[0])
+
+    timeout = 30  # the fake profiles' timeout
+    assert lease(vault) == lease(plain) + 3 * timeout

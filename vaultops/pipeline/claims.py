@@ -24,7 +24,7 @@ from vaultops.decide.startable import retry_asked
 from vaultops.model import PassOutcome, Request, State, Target
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.results import Claimed, Done, Effect, StatusSaid, TakenOver, result_lines
-from vaultops.pipeline.review import session_key
+from vaultops.pipeline.review import checks_time, session_key
 from vaultops.pipeline.running import run_check
 from vaultops.record import render
 from vaultops.record.render import RunResult
@@ -181,7 +181,9 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if kind == "builtin" and not claim_light:
             light.append((p, job))
             continue
-        lease = job.budget + ctx.config.git.lease_margin if job.budget else light_lease(ctx.config)
+        lease = light_lease(ctx.config)
+        if job.budget:  # its runs, then its checks (a review's), then the margin
+            lease = job.budget + checks_time(ctx, job) + ctx.config.git.lease_margin
         claim = render.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
         if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
             claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]

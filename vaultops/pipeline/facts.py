@@ -85,11 +85,13 @@ def repo_of(ctx: Context, raw: str, has_workdir: bool) -> Path | str:
         return "a code job runs in a worktree of its repo: remove `workdir:` or `repo:`"
     path = workdir_path(raw, ctx.vault.root)
     real = Path(os.path.realpath(path))
-    if not inside_any(path, ctx.vault.allowed_roots) or real == ctx.vault.root:
+    if not inside_any(path, ctx.vault.allowed_roots):
         return (
-            f"repo {raw} resolves to {real}, outside [limits] allowed_roots (or the vault itself); "
-            "add its folder there or name another repository"
+            f"repo {raw} resolves to {real}, outside [limits] allowed_roots; add its folder there or "
+            "name another repository"
         )
+    if real == ctx.vault.root or ctx.vault.root in real.parents:  # its worktrees would land in the vault
+        return f"repo {raw} is the vault or inside it; name a repository outside the vault"
     return repo_problem(real) or real
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -55,17 +56,36 @@ def session_key(file: str, request_id: str) -> str:
     return f"session:{file}:{request_id}"
 
 
-def reviewed(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) -> RunResult:
+def checks_time(ctx: Context, job: Job) -> float:
+    """The longest a job's checks may take together: each its profile's timeout.  Its claim's lease
+    covers them, so that no other machine takes the job over while they run."""
+    return len(job.checks) * _check_timeout(ctx, job) if job.review else 0.0
+
+
+def _check_timeout(ctx: Context, job: Job) -> float:
+    return ctx.config.profiles[job.handler].timeout if job.handler in ctx.config.profiles else 600.0
+
+
+def reviewed(
+    ctx: Context, job: Job, result: RunResult, lock: threading.Lock, cancel: threading.Event | None = None
+) -> RunResult:
     """A finished code job that asks for review, after its checks; any other result as it is.  ``lock``
-    guards state.db, which the jobs of a pass share."""
+    guards state.db, which the jobs of a pass share; ``cancel`` (the daemon shutting down) stops them."""
     if not job.review or result.state is not State.DONE or not job.worktree:
         return result
     if result.session:
         with lock:
             ctx.state.set(session_key(job.file, job.request_id), result.session)
     tree = Worktree(Path(job.worktree), job.branch, job.base)
-    timeout = ctx.config.profiles[job.handler].timeout if job.handler in ctx.config.profiles else 600.0
-    checks = [run_one(ctx, job, tree, argv, timeout) for argv in job.checks]
+    timeout = _check_timeout(ctx, job)
+    deadline = time.monotonic() + checks_time(ctx, job)
+    checks = []
+    for argv in job.checks:
+        left = min(timeout, deadline - time.monotonic())
+        if left <= 0 or (cancel is not None and cancel.is_set()):
+            checks.append(Check(argv, None, why="not run: the job's time for its checks ran out"))
+            continue
+        checks.append(run_one(ctx, job, tree, argv, left, cancel))
     try:
         work: Work | str = work_of(tree)
     except WorktreeError as exc:
@@ -74,7 +94,14 @@ def reviewed(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) ->
     return replace(result, state=State.REVIEW, output=output, reason=summary(checks, work, tree))
 
 
-def run_one(ctx: Context, job: Job, tree: Worktree, argv: tuple[str, ...], timeout: float) -> Check:
+def run_one(
+    ctx: Context,
+    job: Job,
+    tree: Worktree,
+    argv: tuple[str, ...],
+    timeout: float,
+    cancel: threading.Event | None = None,
+) -> Check:
     """One check in the worktree, if the gate lets it run there (a check is a command like any other)."""
     if "=" in argv[0]:  # the gate would read `A=b/x` as an assignment; run, it is the program `./A=b/x`
         return Check(argv, None, why="not run: a program whose name holds `=` is not what the gate judges")
@@ -87,13 +114,14 @@ def run_one(ctx: Context, job: Job, tree: Worktree, argv: tuple[str, ...], timeo
     if verdict.kind != "approve":
         return Check(argv, None, why=f"not run: the gate says {verdict.kind} ({verdict.reason})")
     secrets = secret_values(os.environ)
-    proc = run_process(
-        argv, cwd=tree.path, env=agent_environ(os.environ), timeout=timeout, extra_secrets=secrets
-    )
+    env = agent_environ(os.environ)
+    proc = run_process(argv, cwd=tree.path, env=env, timeout=timeout, extra_secrets=secrets, cancel=cancel)
     output = redact("\n".join(filter(None, (proc.stdout.rstrip(), proc.stderr.rstrip()))), secrets)
     tail = "\n".join(output.splitlines()[-TAIL:])
     if proc.start_error:
         return Check(argv, None, tail, proc.start_error)
+    if proc.cancelled:
+        return Check(argv, None, tail, "stopped when vaultops shut down")
     if proc.timed_out:
         return Check(argv, None, tail, f"timed out after {timeout:g} s")
     return Check(argv, proc.exit_code, tail)

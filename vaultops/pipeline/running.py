@@ -61,7 +61,7 @@ def run_job(ctx: Context, job: Job, dispatcher: Dispatcher) -> RunResult:
             result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
         else:
             result = asked_of_the_person(ctx.vault, job, dispatcher.run(job, started).result)
-            result = reviewed(ctx, job, result, dispatcher.lock)
+            result = reviewed(ctx, job, result, dispatcher.lock, dispatcher.cancel)
     finally:
         if job.lasting:
             end_of_job(ctx.vault.root, job.request_id)
