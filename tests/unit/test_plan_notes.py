@@ -15,6 +15,8 @@ from tests.support.helpers import REPO
 from vaultops.decide.files import files_overlap
 from vaultops.scan.plan import last_run, parse_plan, workdir_problem
 
+NOW = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+
 TZ = datetime(2026, 5, 4, tzinfo=UTC)
 REL = "executor-queue/fix-tab-preview.md"
 
@@ -114,3 +116,14 @@ def test_the_last_run_is_read_from_the_notes_run_blocks() -> None:
     lines = ["Do it.", "### Run — 2026-05-04 07:00 — hermes", "x", "### Run — 2026-05-05 07:00 — hermes", "y"]
     assert last_run(lines, TZ) == datetime(2026, 5, 5, 7, 0, tzinfo=UTC)
     assert last_run(["Do it."], TZ) is None
+
+
+def test_a_yaml_alias_bomb_in_the_frontmatter_is_never_turned_into_text() -> None:
+    """Found by an attack: `status:`, `draft:` and `worker:` made text of their value first, and nine
+    levels of aliases nest a billion items (a regression does not fail here: it never ends)."""
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    front = "\n".join(levels) + "\nstatus: *a8\ndraft: *a8\nworker: *a8\ntype: research\n"
+    plan = parse_plan("executor-queue/bomb.md", f"---\n{front}---\nSummarise the notes.\n", NOW)
+    assert plan.skipped == "" and plan.worker is None
+    assert any("`worker:` must be yes or a name" in p for p in plan.problems)

@@ -75,9 +75,9 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
     if not body.strip():
         problems.append(f"{rel}: the note has no text below its frontmatter; write what you want done")
     skipped = ""
-    if str(meta.get("status", "")).strip().lower() == "paused":
+    if _scalar(meta.get("status")) == "paused":
         skipped = "paused"
-    elif meta.get("draft") is True or str(meta.get("draft", "")).strip().lower() in ("true", "yes"):
+    elif meta.get("draft") is True or _scalar(meta.get("draft")) in ("true", "yes"):
         skipped = "a draft"
 
     def text_of(key: str) -> str | None:
@@ -130,15 +130,21 @@ def parse_plan(rel: str, text: str, tz: datetime) -> Plan:
     )  # fmt: skip
 
 
+def _scalar(value: Any) -> str:
+    """A setting's one value, lower-cased; "" for none, and for a list or a mapping, which is never
+    turned into text (YAML aliases can nest one into a billion items)."""
+    return str(value).strip().lower() if isinstance(value, str | int | float | bool) else ""
+
+
 def _worker(value: Any, rel: str, problems: list[str]) -> str | None:
     """``worker: yes`` (named after the note) or ``worker: NAME``; ``no`` or nothing: a one-shot run."""
-    if value is None or value is False or str(value).strip().lower() in ("", "no", "false"):
-        return None
-    if value is True or str(value).strip().lower() in ("yes", "true"):
-        return name_from(PurePosixPath(rel).stem)
     if isinstance(value, (dict, list)):
         problems.append(f"{rel}: `worker:` must be yes or a name, not a list or a mapping")
         return None
+    if value is None or value is False or _scalar(value) in ("", "no", "false"):
+        return None
+    if value is True or _scalar(value) in ("yes", "true"):
+        return name_from(PurePosixPath(rel).stem)
     name = str(value).strip()
     if problem := name_problem(name):
         problems.append(f"{rel}: `worker:` {problem}")
