@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -451,3 +452,35 @@ def test_files_overlap_errs_towards_overlap() -> None:
     assert not patterns_overlap("src/a.py", "src/b.py")
     assert patterns_overlap("a/*.py", "a/*.md")  # two wildcards under one folder: not told apart
     assert files_overlap((), ("x",)) and not files_overlap(("a/*",), ("b/*",))
+
+
+def test_supervisors_are_reaped_safely_from_the_threads_of_one_pass() -> None:
+    # A pass starts its jobs' workers from several threads; each spawn reaps the supervisors that ended.
+    # Two reaps at once once removed the same process twice (ValueError), failing a job that had started.
+    ended = [subprocess.Popen(["true"]) for _ in range(32)]
+    for proc in ended:
+        proc.wait()
+    failures: list[BaseException] = []
+
+    def reap(barrier: threading.Barrier) -> None:
+        barrier.wait()
+        try:
+            control._reap()
+        except BaseException as error:  # the assertion below names it
+            failures.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, so that reaps interleave
+    try:
+        for _ in range(10):
+            control._supervisors.extend(ended)
+            barrier = threading.Barrier(8)
+            threads = [threading.Thread(target=reap, args=(barrier,)) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not any(proc in control._supervisors for proc in ended)
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

@@ -21,6 +21,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,6 +45,7 @@ INJECT_WAIT = 10.0  # seconds inject waits for a worker that is not reading its 
 KILL_WAIT = 5.0  # seconds to wait for the group to go after SIGKILL
 _POLL = 0.005
 _supervisors: list[subprocess.Popen[bytes]] = []  # reaped on the next spawn, so a daemon keeps no zombies
+_supervisors_lock = threading.Lock()  # a pass starts its jobs' workers from several threads at once
 
 
 class WorkerError(VaultopsError):
@@ -72,9 +74,8 @@ def _known(registry: Registry, name: str) -> Worker:
 
 
 def _reap() -> None:
-    for proc in list(_supervisors):
-        if proc.poll() is not None:
-            _supervisors.remove(proc)
+    with _supervisors_lock:
+        _supervisors[:] = [proc for proc in _supervisors if proc.poll() is None]
 
 
 # --- spawn -------------------------------------------------------------------------------------------------
@@ -246,7 +247,8 @@ def spawn(
                     start_new_session=True,  # its own group: terminate signals the worker and nothing else
                     close_fds=True,
                 )
-            _supervisors.append(supervisor)
+            with _supervisors_lock:
+                _supervisors.append(supervisor)
             registry.supervisor_started(name, supervisor.pid, process_start_time(supervisor.pid))
         deadline = time.monotonic() + wait
         while True:
