@@ -34,7 +34,7 @@ DEAREST: Price = (15.0, 75.0)
 _CACHE_WRITE = 1.25
 _CACHE_READ = 0.1
 _CHARS_PER_TOKEN = 4
-_VERSION = re.compile(r"(\d+)[-.](\d+)(?!\d)")
+_NUMBER = re.compile(r"\d+")
 
 
 def price_of(model: str, prices: Mapping[str, Price] | None = None) -> Price:
@@ -45,16 +45,17 @@ def price_of(model: str, prices: Mapping[str, Price] | None = None) -> Price:
         matching = [key for key in prices if key.lower() in name]
         if matching:
             return prices[max(matching, key=len)]
-    m = _VERSION.search(name.replace("opus", " ").replace("sonnet", " ").replace("haiku", " "))
-    version = (int(m[1]), int(m[2])) if m else (0, 0)
+    # the version is the short numbers of the name: `claude-opus-4-20250514` is 4.0 (its date is no minor
+    # version), `claude-3-5-haiku-20241022` is 3.5
+    short = [int(n) for n in _NUMBER.findall(name) if len(n) <= 2]
+    version = (short[0], short[1] if len(short) > 1 else 0) if short else (0, 0)
     if "opus" in name:
         return (5.0, 25.0) if version >= (4, 5) else DEAREST
     if "sonnet" in name:
         return (3.0, 15.0)
     if "haiku" in name:
-        if version >= (4, 5):
-            return (1.0, 5.0)
-        return (0.8, 4.0) if version == (3, 5) else (0.25, 1.25)
+        known = {(3, 0): (0.25, 1.25), (3, 5): (0.8, 4.0)}
+        return (1.0, 5.0) if version >= (4, 5) else known.get(version, DEAREST)
     return DEAREST
 
 
