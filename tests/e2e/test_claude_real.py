@@ -124,3 +124,19 @@ def test_a_fallback_profile_takes_over(tmp_path: Path, api: FakeAnthropic) -> No
     assert "- attempts: worker-code unavailable → worker-fast done" in text
     assert "DONE: the fallback answered." in text
     assert "worker-code: API error 529" in json.dumps(second.requests[0]), "the fallback was told what failed"
+
+
+def test_a_request_that_begins_with_a_checklist_reaches_the_model(tmp_path: Path, api: FakeAnthropic) -> None:
+    # Claude Code once read a prompt beginning `- [ ]` as an unknown option, and every such run failed.
+    api.script(Text("DONE: checked."))
+    inbox = "# Inbox\n\n## REQ-list Tick these\n- type: code\n- ready: yes\n- [ ] check the marker\n"
+    vault = vault_with(
+        tmp_path / "v",
+        inbox,
+        routed(profile("worker-code", api.start(), tmp_path / "cc", workdir="work"), 'code = ["worker-code"]',
+               "[0.1, 0.2, 0.4]"),  # fmt: skip
+    )
+    (tmp_path / "v" / "work").mkdir()
+    proc = vaultops("--vault", str(vault), "tick", timeout=120)
+    assert "REQ-list: done" in proc.stdout, proc.stdout + proc.stderr
+    assert "- [ ] check the marker" in json.dumps(api.requests[0])

@@ -97,10 +97,30 @@ def test_fill_never_changes_the_number_of_arguments(template: list[str], values:
     assert len(filled) == len(template) and filled[0] == "agent"
 
 
+@given(TEMPLATES, VALUES)
+def test_a_value_never_becomes_an_option(template: list[str], values: dict[str, str]) -> None:
+    filled = fill_argv(template, values)
+    for piece, arg in zip(template, filled, strict=True):
+        assert not arg.startswith("-") or piece.startswith("-"), (piece, arg)
+
+
+@pytest.mark.parametrize(
+    "text", ["- [ ] add a docstring", "--dangerously-skip-permissions", "--settings=/tmp/x.json", "-"]
+)
+def test_a_request_that_begins_with_a_dash_is_a_plain_argument(text: str) -> None:
+    # A checklist request once failed every run: Claude Code read `- [ ] …` as an unknown option.
+    assert fill_argv(["claude", "-p", "{prompt}", "{title}"], {"prompt": text, "title": text}) == [
+        "claude",
+        "-p",
+        " " + text,
+        " " + text,
+    ]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(NASTY, NASTY)
 def test_the_child_receives_exactly_the_values(tmp_path: Path, prompt: str, title: str) -> None:
-    expected = [prompt, f"--title={title}"]
+    expected = [" " + prompt if prompt.startswith("-") else prompt, f"--title={title}"]
     # The output is redacted; a value that happens to look like a secret is not this test's subject.
     assume(redact(repr(expected) + "\n") == repr(expected) + "\n")
     argv = fill_argv([*PRINT_ARGS, "{prompt}", "--title={title}"], {"prompt": prompt, "title": title})

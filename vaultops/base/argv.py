@@ -61,4 +61,11 @@ def fill_argv(argv: Sequence[str], values: Mapping[str, str]) -> list[str]:
             raise ValueError(f"no value for placeholder {{{name}}}")
         return values[name]
 
-    return [_TOKEN.sub(fill, arg) for arg in argv]
+    return [_not_an_option(arg, _TOKEN.sub(fill, arg)) for arg in argv]
+
+
+def _not_an_option(template: str, filled: str) -> str:
+    """A value never becomes an option: a request whose text begins ``- [ ] …`` (or ``--settings=…``)
+    would be read as one by the program's option parser, failing the run or changing what it may do.  A
+    leading space makes it a plain argument to every parser, and the model reads past it."""
+    return " " + filled if filled.startswith("-") and not template.startswith("-") else filled
