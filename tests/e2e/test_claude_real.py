@@ -130,12 +130,8 @@ def test_a_request_that_begins_with_a_checklist_reaches_the_model(tmp_path: Path
     # Claude Code once read a prompt beginning `- [ ]` as an unknown option, and every such run failed.
     api.script(Text("DONE: checked."))
     inbox = "# Inbox\n\n## REQ-list Tick these\n- type: code\n- ready: yes\n- [ ] check the marker\n"
-    vault = vault_with(
-        tmp_path / "v",
-        inbox,
-        routed(profile("worker-code", api.start(), tmp_path / "cc", workdir="work"), 'code = ["worker-code"]',
-               "[0.1, 0.2, 0.4]"),  # fmt: skip
-    )
+    profiles = profile("worker-code", api.start(), tmp_path / "cc", workdir="work")
+    vault = vault_with(tmp_path / "v", inbox, routed(profiles, 'code = ["worker-code"]', "[0.1, 0.2, 0.4]"))
     (tmp_path / "v" / "work").mkdir()
     proc = vaultops("--vault", str(vault), "tick", timeout=120)
     assert "REQ-list: done" in proc.stdout, proc.stdout + proc.stderr

@@ -113,7 +113,7 @@ def test_cache_tokens_are_priced_as_writes_and_reads() -> None:
         ("claude-sonnet-4-5[1m]", (3.0, 15.0)),
         ("claude-haiku-4-5", (1.0, 5.0)),
         ("claude-3-5-haiku-20241022", (0.8, 4.0)),
-        # a snapshot's date is no minor version (it once made Opus 4 read as 4.20250514, at a third of its price)
+        # a snapshot's date is no minor version (Opus 4 once read as 4.20250514: a third of its price)
         ("claude-opus-4-20250514", (15.0, 75.0)),
         ("claude-opus-4", (15.0, 75.0)),
         ("claude-3-opus-20240229", (15.0, 75.0)),
