@@ -14,6 +14,7 @@ from tests.support.policy_sandbox import Sandbox
 from vaultops.policy.decide import decide_call
 from vaultops.policy.environ import changes_what_runs, risky_assignment
 from vaultops.policy.hosts import is_metadata_host, metadata_targets
+from vaultops.policy.paths import Scope, branch_name
 from vaultops.policy.rules.scripts import awk_effects, read_sed
 from vaultops.policy.table import FLOORS, PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
@@ -585,3 +586,87 @@ def test_a_command_string_handed_to_a_package_runner_is_never_approved(
 ) -> None:
     """Found by an attack: ``npm exec -c STRING`` was judged as a local script named STRING, and approved."""
     assert _verdict(sandbox, command).kind != "approve"
+
+
+# --- ref writes: every way of moving a branch is judged by where it lands --------------------------------
+
+_PROTECTED = ["main", "master", "MAIN", "release/1.2", "refs/heads/main"]
+_REF_WRITES = [
+    "git fetch . HEAD:{b}",
+    "git fetch -u . +HEAD:{b}",
+    "git fetch origin +feature:{b}",
+    "git pull . HEAD:{b}",
+    "git branch -f {b} HEAD",
+    "git branch -C feature {b}",
+    "git branch -M feature {b}",
+    "git checkout -B {b}",
+    "git checkout --ignore-other-worktrees -B {b}",
+    "git switch -C {b}",
+    "git switch --force-create {b}",
+    "git update-ref {b} HEAD",
+    "git symbolic-ref HEAD {b}",
+    "git worktree add -B {b} ../next",
+    "git rebase HEAD~1 {b}",
+    "git push . HEAD:{b}",
+]
+
+
+@given(st.sampled_from(_REF_WRITES), st.sampled_from(_PROTECTED))
+def test_no_way_of_writing_a_protected_branch_is_approved(sandbox: Sandbox, form: str, branch: str) -> None:
+    command = form.format(b=branch if "update-ref" not in form else "refs/heads/" + branch_name(branch))
+    verdict = _verdict(sandbox, command)
+    assert (verdict.kind, verdict.action) == ("escalate", "merge_pr"), (command, verdict)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git fetch . +HEAD:vaultops/REQ-old",  # another job's kept branch, overwritten
+        "git branch -f feature HEAD",
+        "git checkout -B feature",
+        "git update-ref refs/heads/feature HEAD",
+        "git fetch . HEAD:refs/remotes/origin/x",  # fakes what the remote holds: cleanup reads it as pushed
+        "git fetch --refmap='+refs/heads/*:refs/heads/*' origin main",
+        "git branch -m fix/tab-preview elsewhere",  # the job's own branch renamed away
+        "git checkout --ignore-other-worktrees feature",  # a branch checked out in the person's folder
+    ],
+)
+def test_overwriting_another_branch_or_a_remote_ref_is_not_approved(sandbox: Sandbox, command: str) -> None:
+    assert _verdict(sandbox, command).kind != "approve", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git fetch origin",
+        "git fetch origin main",
+        "git fetch --refmap= origin",
+        "git pull --rebase origin main",
+        "git rebase origin/main",
+        "git branch feature",
+        "git branch -c feature copy",
+        "git branch -f fix/tab-preview HEAD~1",  # the job's own branch, reset by the job
+        "git checkout -b experiment",
+        "git checkout -B fix/tab-preview",
+        "git update-ref refs/heads/fix/tab-preview HEAD",
+        "git fetch . HEAD:fix/tab-preview",
+        "git commit -m fix",
+        "git reset --soft HEAD~1",
+    ],
+)
+def test_moving_the_jobs_own_branch_stays_approved(sandbox: Sandbox, command: str) -> None:
+    assert _verdict(sandbox, command).kind == "approve", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git commit -m x", "git merge feature", "git cherry-pick abc123", "git reset --hard HEAD~1",
+     "git reset --soft HEAD~3", "git pull", "git rebase feature", "git am < fix.patch", "git revert HEAD"],
+)  # fmt: skip
+def test_moving_a_protected_branch_checked_out_is_the_persons_call(sandbox: Sandbox, command: str) -> None:
+    # `git checkout main` (or `symbolic-ref HEAD`) then a commit: the commit lands on main
+    on_main = Scope(**{**sandbox.scope.__dict__, "current_branch": "main", "own_branch": None})
+    verdict = decide_call(ToolCall("Bash", {"command": command}, str(sandbox.wd)), on_main)
+    assert (verdict.kind, verdict.action) == ("escalate", "merge_pr"), (command, verdict)
+    unstaged = decide_call(ToolCall("Bash", {"command": "git reset HEAD src/a.py"}, str(sandbox.wd)), on_main)
+    assert unstaged.kind == "approve"

@@ -310,5 +310,6 @@ def branch_name(ref: str) -> str:
 
 
 def is_protected(branch: str) -> bool:
-    name = branch_name(branch)
+    """``main`` and its kin, in any case: on a case-insensitive file system ``refs/heads/MAIN`` is main."""
+    name = branch_name(branch).lower()
     return name in PROTECTED_BRANCHES or name.startswith(("release/", "release-", "hotfix/"))

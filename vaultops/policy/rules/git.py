@@ -28,7 +28,7 @@ _GIT_LOCAL = names(
     "difftool mergetool format-patch fetch pull restore checkout stash branch tag remote submodule "
     "bisect lfs update-index gc repack pack-refs rerere citool gui archive worktree config clone "
     "prune replace update-ref filter-branch filter-repo send-email request-pull push credential "
-    "daemon instaweb shell upload-pack receive-pack http-backend"
+    "daemon instaweb shell upload-pack receive-pack http-backend reset clean"
 )
 
 _GIT_CODE_KEYS = re.compile(
@@ -170,6 +170,7 @@ def _git(j: Judge, args: list[Word]) -> None:
         j.add("modify_outside_worktree", f"git {sub} in {elsewhere[0]}, a repository outside the worktree")
     elif elsewhere and sub == "push":
         j.add("push_other_branch", f"pushes from {elsewhere[0]}, a repository outside the worktree")
+    _moves_refs(j, sub, rest)
     if sub == "push":
         _git_push(j, rest)
     elif sub == "clone":
@@ -269,6 +270,70 @@ def _git(j: Judge, args: list[Word]) -> None:
 
 
 _BRANCH_MOVES = ("-m", "-M", "-f", "-c", "-C", "--force", "--move", "--copy")
+# subcommands that move the branch checked out (reset only when given a commit other than HEAD)
+_MOVES_CURRENT = names("commit merge rebase cherry-pick revert am pull reset")
+_FETCH_TAKES = names(
+    "--depth --deepen --shallow-since --shallow-exclude --refmap --recurse-submodules-default -j --jobs "
+    "--negotiation-tip --server-option -o --filter --upload-pack"
+)
+
+
+def writes_ref(j: Judge, ref: Word, forced: bool, how: str) -> None:
+    """``how`` writes the ref ``ref`` of this repository: every way of moving a branch is judged by where
+    it lands.  A protected branch is the person's (``merge_pr``); the job's own branch is its own;
+    another branch, overwritten (``+src:dst``, ``-f``, ``-B``, ``update-ref``), loses its commits, as
+    deleting it would; a remote-tracking ref written by hand fakes what a remote holds, and cleanup reads
+    those to know what was pushed."""
+    text = ref.text
+    if ref.dynamic:
+        j.add("unknown", f"{how} {text!r}, a ref only known when it runs")
+        return
+    name = branch_name(text)
+    if text.startswith("refs/") and not text.startswith("refs/heads/"):
+        if text.startswith("refs/tags/"):
+            j.add("delete_branch" if forced else "git_local", f"{how} the tag {text}")
+        else:
+            j.add("unknown", f"{how} {text}, a ref that is not a branch or a tag")
+        return
+    if name in ("HEAD", "@"):
+        name = j.scope.current_branch or ""
+    if not name or is_protected(name):
+        j.add("merge_pr", f"{how} {name or 'a branch not known'}, a protected branch")
+    elif forced and name != j.scope.own_branch:
+        j.add("delete_branch", f"{how} {name} by force, which drops its commits; it is not the job's branch")
+
+
+def _moves_refs(j: Judge, sub: str, rest: list[Word]) -> None:
+    """The refs a subcommand writes besides the files it changes."""
+    words = [w.text for w in rest]
+    current = j.scope.current_branch or ""
+    if sub in _MOVES_CURRENT and is_protected(current):
+        pos = positionals(rest, ("-m", "-F", "-C", "-c", "--message", "--file", "-s", "-X", "--strategy"))
+        if sub != "reset" or (pos[:1] and pos[0].text not in ("HEAD", "@")) or has(rest, "--soft", "--hard"):
+            j.add("merge_pr", f"git {sub} moves {current}, the protected branch checked out")
+    if sub in ("fetch", "pull"):
+        for spec in positionals(rest, _FETCH_TAKES)[1:]:
+            _, colon, dst = spec.text.removeprefix("+").partition(":")
+            forced = spec.text.startswith("+") or has(rest, "-f", "--force")
+            if colon and dst and not spec.text.startswith("^"):
+                writes_ref(j, Word(dst, spec.dynamic), forced, f"git {sub} writes")
+        if (refmap := flag_value(rest, "--refmap")) is not None and refmap.text:
+            j.add("unknown", f"git {sub} --refmap chooses the refs it writes")
+    elif sub in ("checkout", "switch"):
+        for flag in ("-B", "-C", "--force-create"):
+            made = flag_value(rest, flag)
+            if made is not None:
+                writes_ref(j, made, True, f"git {sub} {flag} resets")
+        if has(rest, "--ignore-other-worktrees"):
+            j.add("merge_pr", f"git {sub} --ignore-other-worktrees takes a branch checked out elsewhere")
+    elif sub == "rebase":
+        pos = positionals(rest, ("--onto", "-s", "--strategy", "-X", "--strategy-option", "-x", "--exec"))
+        if len(pos) >= 2:
+            writes_ref(j, pos[1], True, "git rebase rewrites")
+    elif sub == "worktree" and words[:1] == ["add"]:
+        made = flag_value(rest[1:], "-B")
+        if made is not None:
+            writes_ref(j, made, True, "git worktree add -B resets")
 
 
 def _git_branch(j: Judge, sub: str, rest: list[Word]) -> None:
@@ -288,6 +353,15 @@ def _git_branch(j: Judge, sub: str, rest: list[Word]) -> None:
         if has(rest, "-m", "-M", "--move") and len(pos) < 2 and is_protected(j.scope.current_branch or ""):
             j.add("merge_pr", "git branch renames a protected branch")
             return
+        renamed = pos[0].text if has(rest, "-m", "-M", "--move") and len(pos) == 2 else j.scope.current_branch
+        if has(rest, "-m", "-M", "--move") and renamed == j.scope.own_branch:
+            j.add("delete_branch", f"git branch renames {renamed}, the job's branch, away")
+            return
+        forced = has(rest, "-f", "--force", "-C", "-M")
+        renaming = has(rest, "-m", "-M", "-c", "-C", "--move", "--copy")
+        written = pos[-1] if pos and renaming else (pos[0] if pos else None)
+        if written is not None and forced:
+            writes_ref(j, written, True, "git branch writes")
     if sub == "tag" and has(rest, "-f", "--force"):
         j.add("delete_branch", "git tag -f moves an existing tag")
         return
@@ -310,11 +384,17 @@ def _git_ref(j: Judge, sub: str, rest: list[Word]) -> None:
     if any(w.dynamic for w in pos) or any(is_protected(n.removeprefix("refs/heads/")) for n in names_[:1]):
         j.add("merge_pr", f"git {sub} moves a protected branch ({' '.join(names_)})")
     elif names_[:1] == ["HEAD"] and sub == "symbolic-ref":
-        j.add("git_local", "git symbolic-ref HEAD switches the checked-out branch")
+        if len(names_) > 1 and is_protected(names_[1]):
+            j.add("merge_pr", f"git symbolic-ref HEAD checks out {names_[1]}, a protected branch, unseen")
+        else:
+            j.add("git_local", "git symbolic-ref HEAD switches the checked-out branch")
     elif names_[:1] == ["HEAD"] and is_protected(j.scope.current_branch or ""):
         j.add("merge_pr", "git update-ref HEAD moves the protected branch checked out")
     elif names_ and not names_[0].startswith("refs/heads/") and names_[0] != "HEAD":
         j.add("unknown", f"git {sub} {names_[0]}: a ref that is not a branch")
+    elif names_ and names_[0] != "HEAD" and sub == "update-ref":
+        writes_ref(j, pos[0], True, "git update-ref writes")
+        j.add("git_local", f"git {sub}")
     else:
         j.add("git_local", f"git {sub}")
 
