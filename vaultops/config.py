@@ -48,6 +48,21 @@ def agent_environ(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k != "NOTIFY_SOCKET" and not k.startswith(_OWN_SECRETS)}
 
 
+# what a check needs to find and run its programs; nothing of the daemon's own (tokens, keys, URLs)
+_CHECK_VARIABLES = frozenset((
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "VIRTUAL_ENV",
+    "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "NODE_PATH", "GOPATH", "GOROOT", "GOCACHE", "CARGO_HOME",
+    "RUSTUP_HOME", "JAVA_HOME", "GRADLE_USER_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+))  # fmt: skip
+
+
+def check_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a review's checks run in: where programs and caches are, and the locale.  A check
+    runs the job's code unwatched, so it gets none of the daemon's variables (an agent's API key, a
+    GITHUB_TOKEN) to print in a way no redaction would recognise."""
+    return {k: v for k, v in environ.items() if k in _CHECK_VARIABLES or k.startswith("LC_")}
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from vaultops.base.durations import parse_duration
 from vaultops.config import Config, ProfileConfig
+from vaultops.decide.checks import commands_of, request_check_problem
 from vaultops.decide.classify import TYPES, Classification, classify
 from vaultops.decide.triage import SecondOpinion, combine
 from vaultops.model import ApprovalScope, Decision, Limits, Request
@@ -181,21 +182,14 @@ def asked_review(
             checks += commands_of(line)
         except ValueError as exc:
             return f"check {line!r} cannot be read as a command ({exc}); quote it as a shell would"
-    return (*profile.checks, *(c for c in checks if c not in profile.checks))
-
-
-def commands_of(line: str) -> list[tuple[str, ...]]:
-    """``pytest -q; ruff check .`` as argv lists: words as a shell splits them, commands at an unquoted
-    ``;``.  Nothing else of a shell's: a ``|`` or ``$(…)`` is just a character of an argument."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";")
-    lexer.whitespace_split = True
-    out: list[tuple[str, ...]] = [()]
-    for token in lexer:
-        if token and set(token) == {";"}:
-            out.append(())
-        else:
-            out[-1] += (token,)
-    return [argv for argv in out if argv]
+    added = [c for c in checks if c not in profile.checks]
+    for argv in added:
+        if problem := request_check_problem(argv):
+            return (
+                f"check `{shlex.join(argv)}` is not a plain test command: {problem}; a request may add "
+                "those only, so put this one in its profile's checks"
+            )
+    return (*profile.checks, *added)
 
 
 def asked_limits(fields: Mapping[str, str], profile: ProfileConfig, name: str) -> Limits | str:

@@ -16,19 +16,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vaultops.base.redact import redact, secret_values
-from vaultops.config import agent_environ
+from vaultops.config import check_environ
 from vaultops.gate.answer import GateError, load_table, scope_for
 from vaultops.gate.job import GateJob
 from vaultops.model import State
 from vaultops.pipeline.context import Context
 from vaultops.policy.decide import decide_call
-from vaultops.policy.tools import ToolCall
+from vaultops.policy.tools import ToolCall, call_actions
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.process import run_process
 from vaultops.run.worktrees import Work, Worktree, WorktreeError, work_of
 
 TAIL = 15  # lines of a check's output shown in the note (the whole of it is in the run's log)
+_TEST_ACTIONS = frozenset({"run_tests", "read"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +108,20 @@ def run_one(
         return Check(argv, None, why="not run: a program whose name holds `=` is not what the gate judges")
     guard = GateJob(ctx.vault.root, str(tree.path), job.request_id, job.claim, None, job.files, job.branch)
     call = ToolCall("Bash", {"command": shlex.join(argv)}, str(tree.path))
+    scope = scope_for(guard, str(tree.path), os.environ)
     try:
-        verdict = decide_call(call, scope_for(guard, str(tree.path), os.environ), load_table(ctx.vault.root))
+        verdict = decide_call(call, scope, load_table(ctx.vault.root))
     except GateError as exc:
         return Check(argv, None, why=f"not run: {exc}")
     if verdict.kind != "approve":
         return Check(argv, None, why=f"not run: the gate says {verdict.kind} ({verdict.reason})")
+    profile = ctx.config.profiles.get(job.handler)
+    added = profile is None or argv not in profile.checks  # the request's own: tests, and nothing else
+    if added and (other := [a for a in call_actions(call, scope) if a.name not in _TEST_ACTIONS]):
+        why = f"a check a request adds may only run tests, and {other[0].detail} ({other[0].name})"
+        return Check(argv, None, why=f"not run: {why}")
     secrets = secret_values(os.environ)
-    env = agent_environ(os.environ)
+    env = check_environ(os.environ)
     proc = run_process(argv, cwd=tree.path, env=env, timeout=timeout, extra_secrets=secrets, cancel=cancel)
     output = redact("\n".join(filter(None, (proc.stdout.rstrip(), proc.stderr.rstrip()))), secrets)
     tail = "\n".join(output.splitlines()[-TAIL:])
