@@ -238,3 +238,20 @@ def test_checks_run_without_the_daemons_variables(vault: Path, monkeypatch: pyte
     shown = text[text.index("PASS python3 show_env.py") :].split("~~~", 1)[0]
     assert "PATH" in shown and "HOME" in shown
     assert "GITHUB_TOKEN" not in shown and "SOME_SERVICE_URL" not in shown
+
+
+@pytest.mark.parametrize("fanned", ["tasks: [fix the preview, fix the tabs]", "worker: fixer"])
+def test_a_plan_that_fans_out_cannot_skip_its_profiles_review(vault: Path, fanned: str) -> None:
+    """Found by an attack: `tasks:` ran each task and ended `done`, with no checks and no acceptance,
+    though the profile reviews every job (a `worker:` plan did the same)."""
+    root = open_vault(vault, "")
+    local = root / ".vaultops" / "local.toml"
+    header = "[profiles.worker-code]\n"
+    local.write_text(local.read_text().replace(header, header + "review = true\n"))
+    note = root / "executor-queue" / "fix.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(f"---\ntype: code\nrepo: ~/code/app\n{fanned}\n---\nFix the tab preview.\n")
+    tick(Vault.open(root), wait_settle=False)
+    last = note.read_text().rstrip().splitlines()[-1]
+    assert last.startswith("- status: error"), last
+    assert f"its profile reviews every job, which a {fanned.split(':')[0]}: plan cannot have" in last

@@ -176,6 +176,13 @@ def asked_review(
         return None
     if not fields.get("repo", "").strip():
         return "review needs repo: (its checks run in the job's worktree); name the repository"
+    for fanned in ("tasks", "worker"):  # neither ends as one run whose work the checks could review
+        if fields.get(fanned, "").strip():
+            where = "its profile reviews every job" if profile.review else "it asks for review"
+            return (
+                f"{where}, which a {fanned}: plan cannot have (it does not end as one run); remove "
+                f"{fanned}: or route it to a profile without review"
+            )
     checks: list[tuple[str, ...]] = []
     for line in filter(str.strip, fields.get("checks", "").split("\n")):
         try:
