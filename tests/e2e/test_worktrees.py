@@ -84,7 +84,7 @@ def test_a_folder_that_is_not_the_jobs_worktree_is_never_used(tmp_path: Path) ->
 def test_removal_waits_until_the_branch_is_merged_and_force_keeps_the_branch(tmp_path: Path) -> None:
     repo, wt = job_tree(tmp_path)
     commit_in(wt.path, "fix.py", "fixed\n")
-    assert safe_to_remove(repo, wt) == "vaultops/REQ-fix-tabs is neither merged nor pushed"
+    assert safe_to_remove(repo, wt) == "vaultops/REQ-fix-tabs is neither merged nor pushed; merge or push it"
     with pytest.raises(WorktreeError, match=r"not removed: .* neither merged nor pushed; merge or push it"):
         remove(repo, wt)
     assert wt.path.is_dir()
@@ -97,7 +97,7 @@ def test_removal_waits_until_the_branch_is_merged_and_force_keeps_the_branch(tmp
 def test_uncommitted_changes_hold_a_removal_back_and_force_takes_the_worktree_anyway(tmp_path: Path) -> None:
     repo, wt = job_tree(tmp_path)
     (wt.path / "scratch.txt").write_text("left behind\n")
-    assert safe_to_remove(repo, wt) == f"{wt.path} has 1 uncommitted changes"
+    assert safe_to_remove(repo, wt) == f"{wt.path} has 1 uncommitted change; commit or discard them"
     remove(repo, wt, force=True)
     assert not wt.path.exists()
     again = open_worktree(repo, wt.path, wt.branch, wt.base)  # made again from the kept branch
@@ -113,6 +113,22 @@ def test_a_pushed_branch_may_be_removed(tmp_path: Path) -> None:
     git(wt.path, "push", "-q", "origin", wt.branch)
     git(repo, "fetch", "-q", "origin")
     assert safe_to_remove(repo, wt) == ""
+
+
+def test_a_remote_ref_written_by_hand_is_not_pushed_and_ignored_files_are_said(tmp_path: Path) -> None:
+    """Found by an attack: any refs/remotes/* counted as pushed, and a job may write one itself
+    (`git fetch . HEAD:refs/remotes/origin/x`) with no remote there at all."""
+    repo, wt = job_tree(tmp_path)
+    commit_in(wt.path, "fix.py", "fixed\n")
+    git(wt.path, "fetch", "-q", ".", f"HEAD:refs/remotes/origin/{wt.branch}")
+    assert safe_to_remove(repo, wt).endswith("neither merged nor pushed; merge or push it")
+    (wt.path / ".gitignore").write_text("build/\n")
+    commit_in(wt.path, ".gitignore", "build/\n")
+    (wt.path / "build").mkdir()
+    (wt.path / "build" / "out.bin").write_text("x")
+    git(repo, "merge", "-q", "--ff-only", wt.branch)
+    said = remove(repo, wt)
+    assert said == f"removed {wt.path} (with 1 ignored by git: build/); branch {wt.branch} is kept"
 
 
 @pytest.mark.parametrize("kind", ["missing", "not-a-repo", "no-commit", "inside"])

@@ -86,7 +86,7 @@ def _ok(args: Sequence[str], cwd: Path, doing: str) -> str:
     if proc.returncode != 0:
         said = (proc.stderr.strip().splitlines() or ["no reason given"])[-1]
         raise WorktreeError(f"could not {doing} in {cwd}: {said}")
-    return proc.stdout.strip()
+    return proc.stdout.rstrip()  # not its leading spaces: a diffstat's columns, a status's " M"
 
 
 def repo_problem(repo: Path) -> str:
@@ -156,23 +156,43 @@ class Work:
 
 def work_of(wt: Worktree) -> Work:
     log = _ok(["log", "--reverse", "--format=%h %s", f"{wt.base}..HEAD"], wt.path, "list its commits")
-    stat = _ok(["diff", "--stat", wt.base], wt.path, "read its diffstat")
+    # the committed work, as accepting takes it; what is not committed is listed apart
+    stat = _ok(["diff", "--stat", wt.base, "HEAD"], wt.path, "read its diffstat")
     status = _ok(["status", "--short", "--untracked-files=all"], wt.path, "read its status")
     return Work(tuple(filter(None, log.splitlines())), stat, tuple(filter(None, status.splitlines())))
 
 
 def safe_to_remove(repo: Path, wt: Worktree) -> str:
-    """Why removing the worktree could lose work ("" when it cannot): changes not committed, or a branch
-    neither merged into the repository's HEAD nor on a remote."""
+    """Why removing the worktree could lose work, and what to do ("" when it cannot): changes not
+    committed, or a branch neither merged into the repository's HEAD nor on one of its remotes."""
     work = work_of(wt)
     if work.uncommitted:
-        return f"{wt.path} has {len(work.uncommitted)} uncommitted changes"
+        n = len(work.uncommitted)
+        return f"{wt.path} has {n} uncommitted change{'s' * (n != 1)}; commit or discard them"
     tip = head_of(wt.path)
     merged = git(["merge-base", "--is-ancestor", tip, "HEAD"], repo).returncode == 0
-    pushed = bool(_ok(["branch", "-r", "--contains", tip], repo, "look for it on the remotes"))
-    if not merged and not pushed:
-        return f"{wt.branch} is neither merged nor pushed"
+    if not merged and not _on_a_remote(repo, tip):
+        return f"{wt.branch} is neither merged nor pushed; merge or push it"
     return ""
+
+
+def _on_a_remote(repo: Path, tip: str) -> bool:
+    """A ref of one of the repository's configured remotes holds ``tip``.  Not any ``refs/remotes/*``: a
+    job could write one by hand (``git fetch . HEAD:refs/remotes/origin/x``) to pass for pushed."""
+    remotes = _ok(["remote"], repo, "list the remotes").split()
+    if not remotes:
+        return False
+    prefixes = [f"refs/remotes/{name}/" for name in remotes]
+    holding = _ok(["for-each-ref", "--contains", tip, "--format=%(refname)", *prefixes], repo, "look for it")
+    return bool(holding)
+
+
+def _ignored(path: Path) -> list[str]:
+    """What git ignores in the worktree (build output, caches): gone with it, and said so."""
+    out = git(["status", "--porcelain", "--ignored=matching", "--untracked-files=normal"], path)
+    if out.returncode != 0:
+        return []
+    return [line[3:] for line in out.stdout.splitlines() if line.startswith("!! ")]
 
 
 def remove(repo: Path, wt: Worktree, *, force: bool = False) -> str:
@@ -182,6 +202,9 @@ def remove(repo: Path, wt: Worktree, *, force: bool = False) -> str:
         _ok(["worktree", "prune"], repo, "prune worktrees")
         return f"{wt.path} was already gone; branch {wt.branch} is kept"
     if not force and (why := safe_to_remove(repo, wt)):
-        raise WorktreeError(f"not removed: {why}; merge or push it, or write `- cleanup: force`")
+        raise WorktreeError(f"not removed: {why}, or write `- cleanup: force`")
+    ignored = _ignored(wt.path)
     _ok(["worktree", "remove", *(["--force"] if force else []), str(wt.path)], repo, "remove the worktree")
-    return f"removed {wt.path}; branch {wt.branch} is kept"
+    shown = ", ".join(ignored[:3]) + (", …" if len(ignored) > 3 else "")
+    went = f" (with {len(ignored)} ignored by git: {shown})" if ignored else ""
+    return f"removed {wt.path}{went}; branch {wt.branch} is kept"
