@@ -255,3 +255,12 @@ def test_a_plan_that_fans_out_cannot_skip_its_profiles_review(vault: Path, fanne
     last = note.read_text().rstrip().splitlines()[-1]
     assert last.startswith("- status: error"), last
     assert f"its profile reviews every job, which a {fanned.split(':')[0]}: plan cannot have" in last
+
+
+def test_the_prompt_names_the_worktree_and_its_branch(vault: Path, tmp_path: Path) -> None:
+    """Found by a trial: a code job's prompt named the vault as its workdir, where the gate stops it."""
+    vault = open_vault(vault, request())
+    tick(Vault.open(vault), wait_settle=False)
+    (asked,) = prompts(tmp_path)
+    tree = tmp_path / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+    assert f'"workdir": "{tree}"' in asked and '"branch": "vaultops/REQ-fix"' in asked

@@ -88,7 +88,7 @@ def start_worker(ctx: Context, job: Job, files: tuple[str, ...]) -> RunResult:
             return RunResult(State.ERROR, profile, started, 0.0, "", f"{exc}; `- retry: yes` tries again")
     given = PromptInput(
         job.request_id, job.file, job.title, job.type, job.text, str(dir or vault.root), job.tools,
-        files, job.timeout, job.earlier,
+        files, job.timeout, job.earlier, branch=job.branch if job.worktree else "",
     )  # fmt: skip
     prompt = build_prompt(given, (), chosen.prompt_template, WORKER_REPORT)
     run_id = ctx.state.run_started(job.file, job.request_id, job.claim, 1, profile, vault.host, None)

@@ -18,6 +18,7 @@ from vaultops.run.outcome import Attempt, Failure
 from vaultops.run.process import process_start_time
 from vaultops.run.prompt import PromptInput, build_prompt
 from vaultops.run.retry import Step, next_step, summary
+from vaultops.scan.plan import workdir_path
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -80,7 +81,10 @@ class Dispatcher:
             title=job.title,
             type=job.type,
             text=job.text + review_note(job.feedback),
-            workdir=str(workdir_of(self.vault, profile)),
+            # where it runs: the job's worktree, or its workdir, else the profile's (as run_attempt does)
+            workdir=job.worktree or (str(workdir_path(job.workdir, self.vault.root)) if job.workdir else "")
+            or str(workdir_of(self.vault, profile)),
+            branch=job.branch if job.worktree else "",
             tools=job.tools if job.tools is not None else profile.tools,
             timeout=min(job.timeout, profile.timeout) if job.timeout else profile.timeout,
             earlier=job.earlier,

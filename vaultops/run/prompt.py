@@ -67,6 +67,7 @@ class PromptInput:
     timeout: float | None = None
     earlier: tuple[str, ...] = ()  # what earlier passes said of this request (e.g. "error: exit 2")
     errors: tuple[str, ...] = field(default=())  # failures of earlier attempts in this dispatch
+    branch: str = ""  # a code job's own branch, checked out in its worktree (the workdir)
 
 
 def wikilinks(text: str) -> list[str]:
@@ -113,6 +114,8 @@ def context(given: PromptInput, notes: Sequence[str]) -> dict[str, object]:
         "request": given.request_id,
         "note": given.file,
     }
+    if given.branch:
+        constraints["branch"] = given.branch
     if given.tools is not None:
         constraints["tools"] = list(given.tools)
     if given.files:
