@@ -131,7 +131,9 @@ def test_a_person_editing_all_the_time_loses_nothing_and_nothing_runs_twice(tmp_
             ["python3", str(script), str(inbox_path(vault)), str(out), "30"], check=True, timeout=90
         )
         record = json.loads(out.read_text())
-        assert wait_for(lambda: all(done_states(vault).get(r) == "done" for r in record["ready"]), timeout=60)
+        # a bound on catching up, not a speed claim: a loaded machine (tests run side by side) is slower
+        caught_up = wait_for(lambda: all(done_states(vault).get(r) == "done" for r in record["ready"]), 300)
+        assert caught_up, "every ready request ran"
     finally:
         assert daemon.stop() == 0, daemon.errors()
     final = inbox_path(vault).read_text().split("\n")
