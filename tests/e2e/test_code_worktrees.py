@@ -225,3 +225,23 @@ def test_a_repo_inside_the_vault_is_refused(tmp_path: Path, home: Path) -> None:
     said = "repo projects/app is the vault or inside it; name a repository outside the vault"
     assert said in inbox_text(vault)
     assert where(tmp_path) == [] and not (vault / ".vaultops-worktrees").exists()
+
+
+def test_worktrees_outside_the_allowed_roots_and_a_relative_repo_are_said_before_anything_is_made(
+    tmp_path: Path, home: Path
+) -> None:
+    """Found by a trial: `[limits] worktrees` outside allowed_roots made the worktree there, then failed the
+    job blaming the profile; `repo: code/app` was said to be inside the vault."""
+    inbox = code_request("REQ-out") + code_request("REQ-rel").replace("~/code/app", "code/app")
+    vault, repo = vault_for(tmp_path, home, inbox)
+    with (vault / ".vaultops" / "local.toml").open("a") as fh:
+        fh.write(f'worktrees = "{tmp_path / "elsewhere"}"\n')
+    tick(Vault.open(vault), wait_settle=False)
+    note = parse_note(INBOX, (vault / INBOX).read_bytes())
+    said = {r.id: r.statuses[-1].reason for r in note.requests}
+    assert said["REQ-out"].startswith(f"[limits] worktrees ({tmp_path / 'elsewhere'}) is outside [limits]")
+    assert said["REQ-rel"] == (
+        "repo code/app is a relative path, read from the vault; write it as an absolute or ~/ path"
+    )
+    assert not (tmp_path / "elsewhere").exists()
+    assert git(repo, "branch", "--list", "vaultops/*").strip() == ""

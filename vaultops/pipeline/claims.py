@@ -41,6 +41,7 @@ from vaultops.run.worktrees import (
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path
 from vaultops.store.inserts import Applied, Insert
+from vaultops.vault import inside_any
 
 # Handlings that only write a status line.
 STATUS_ONLY = {
@@ -101,6 +102,11 @@ def place_of(ctx: Context, request: Request) -> Place | str | None:
     repo = Path(os.path.realpath(workdir_path(raw, ctx.vault.root)))
     setting = ctx.config.limits.worktrees
     root = workdir_path(setting, ctx.vault.root) if setting else default_root(repo, ctx.vault.allowed_roots)
+    if setting and not inside_any(root, ctx.vault.allowed_roots):  # a job's workdir must be inside them
+        return (
+            f"[limits] worktrees ({setting}) is outside [limits] allowed_roots, so no job may work there; "
+            "add its folder to allowed_roots or leave worktrees unset"
+        )
     branch = branch_for(request.id, request.file)
     try:
         base = base_for(repo, branch)
