@@ -6,6 +6,10 @@ back with the feedback; answers the person did not give count for nothing."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ import pytest
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.support.helpers import git, inbox_text, make_vault, routed, vault_with, vaultops
+from tests.support.waiting import wait_for
 from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
@@ -264,3 +269,39 @@ def test_the_prompt_names_the_worktree_and_its_branch(vault: Path, tmp_path: Pat
     (asked,) = prompts(tmp_path)
     tree = tmp_path / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
     assert f'"workdir": "{tree}"' in asked and '"branch": "vaultops/REQ-fix"' in asked
+
+
+def test_a_check_left_running_by_a_killed_pass_is_stopped_when_vaultops_starts_again(vault: Path) -> None:
+    """Found by a trial: after a kill -9 mid-check, the restarted daemon stopped the agent but not the
+    check, and the retry ran the job's tests twice at once in one worktree."""
+    vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
+    tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultops", "--vault", str(vault), "tick", "--no-wait"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert wait_for(lambda: _sleeping_in(tree)), "the check never started"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the pass, mid-check; the check is in a session of its own
+        proc.wait()
+    (check,) = _sleeping_in(tree)
+    tick(Vault.open(vault), wait_settle=False)
+    assert wait_for(lambda: not _sleeping_in(tree)), "the check is stopped"
+    assert last_status(vault).startswith("interrupted")
+    stat = Path(f"/proc/{check}/stat")
+    gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert gone, "killed (a zombie at most)"
+
+
+def _sleeping_in(cwd: Path) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        try:
+            there = entry.name.isdigit() and os.readlink(f"/proc/{entry.name}/cwd") == str(cwd)
+            if there and Path(f"/proc/{entry.name}/cmdline").read_bytes().startswith(b"sleep\0"):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids

@@ -25,7 +25,7 @@ from vaultops.policy.decide import decide_call
 from vaultops.policy.tools import ToolCall, call_actions
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
-from vaultops.run.process import run_process
+from vaultops.run.process import process_start_time, run_process
 from vaultops.run.worktrees import Work, Worktree, WorktreeError, work_of
 
 TAIL = 15  # lines of a check's output shown in the note (the whole of it is in the run's log)
@@ -86,7 +86,7 @@ def reviewed(
         if left <= 0 or (cancel is not None and cancel.is_set()):
             checks.append(Check(argv, None, why="not run: the job's time for its checks ran out"))
             continue
-        checks.append(run_one(ctx, job, tree, argv, left, cancel))
+        checks.append(run_one(ctx, job, tree, argv, left, cancel, lock))
     try:
         work: Work | str = work_of(tree)
     except WorktreeError as exc:
@@ -102,6 +102,7 @@ def run_one(
     argv: tuple[str, ...],
     timeout: float,
     cancel: threading.Event | None = None,
+    lock: threading.Lock | None = None,
 ) -> Check:
     """One check in the worktree, if the gate lets it run there (a check is a command like any other)."""
     if "=" in argv[0]:  # the gate would read `A=b/x` as an assignment; run, it is the program `./A=b/x`
@@ -122,7 +123,22 @@ def run_one(
         return Check(argv, None, why=f"not run: {why}")
     secrets = secret_values(os.environ)
     env = check_environ(os.environ)
-    proc = run_process(argv, cwd=tree.path, env=env, timeout=timeout, extra_secrets=secrets, cancel=cancel)
+    guard_db = lock or threading.Lock()
+    # recorded as a run (attempt 0) with its process: a daemon killed mid-check stops it when it starts
+    # again (vaultops.pipeline.recover), so a retry never runs the job's tests twice in one worktree
+    with guard_db:
+        run_id = ctx.state.run_started(job.file, job.request_id, job.claim, 0, "check", ctx.vault.host, None)
+
+    def started(pid: int) -> None:
+        with guard_db:
+            ctx.state.job_started(run_id, pid, process_start_time(pid))
+
+    proc = run_process(
+        argv, cwd=tree.path, env=env, timeout=timeout, extra_secrets=secrets, cancel=cancel, on_start=started
+    )
+    with guard_db:
+        outcome = "done" if proc.exit_code == 0 else "error"
+        ctx.state.run_ended(run_id, outcome, proc.exit_code, proc.duration)
     output = redact("\n".join(filter(None, (proc.stdout.rstrip(), proc.stderr.rstrip()))), secrets)
     tail = "\n".join(output.splitlines()[-TAIL:])
     if proc.start_error:
