@@ -84,9 +84,9 @@ def test_a_finished_code_job_waits_in_review_with_failing_checks_first(vault: Pa
         "review — review: 2 of 3 checks failed: grep -q nothing-like-this fix.py (exit 1); "
         "git push origin main (not run: the gate says escalate"
     ), status
-    assert "1 commits on vaultops/REQ-fix; `- decision: accept` makes it done" in status
+    assert "1 commit on vaultops/REQ-fix; `- decision: accept` makes it done" in status
     text = inbox_text(vault)
-    block = text[text.index("Checks: 2 of 3 failed") :]
+    block = text[text.index("Checks: 2 of 3 checks failed") :]
     assert block.index("FAIL grep -q") < block.index("FAIL git push") < block.index("PASS test -f fix.py")
     assert "REQ-fix: fix.py" in block and "fix.py | 1 +" in block
     tick(Vault.open(vault), wait_settle=False)
@@ -177,11 +177,11 @@ def test_feedback_resumes_the_same_claude_code_session_in_the_same_worktree(
     local = routed(table, 'code = ["worker-code"]', "[0.1]") + f'\n[limits]\nallowed_roots = ["{code}"]\n'
     vault = vault_with(tmp_path / "v", "# Inbox\n" + inbox, local)
     first = vaultops("--vault", str(vault), "tick", timeout=180)
-    assert last_status(vault).startswith("review — review: 1 checks passed"), first.stdout + first.stderr
+    assert last_status(vault).startswith("review — review: 1 check passed"), first.stdout + first.stderr
     assert len(api.requests) == 2
     answer(vault, "- retry: yes — handle the empty tab too")
     again = vaultops("--vault", str(vault), "tick", timeout=180)
-    assert last_status(vault).startswith("review — review: 1 checks passed"), again.stdout + again.stderr
+    assert last_status(vault).startswith("review — review: 1 check passed"), again.stdout + again.stderr
     resumed = json.dumps(api.requests[2])
     assert "handle the empty tab too" in resumed, "the feedback reached the model"
     assert "echo fixed > fix.py" in resumed, "in the same conversation: the first run's turns came with it"

@@ -44,7 +44,7 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
         if pid and started and process_start_time(pid) == started:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-            said.append(f"stopped a job left running by a stopped pass: {run['request_id']} (pid {pid})")
+            said.append(f"stopped {run['request_id']} (pid {pid}), left running by a pass that stopped")
         state.run_ended(int(run["id"]), "interrupted", None, 0.0)
     return said
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vaultops.base.redact import redact, secret_values
+from vaultops.base.words import counted
 from vaultops.config import check_environ
 from vaultops.gate.answer import GateError, load_table, scope_for
 from vaultops.gate.job import GateJob
@@ -155,10 +156,10 @@ def summary(checks: Sequence[Check], work: Work | str, tree: Worktree) -> str:
     failed = [c for c in checks if not c.passed]
     if failed:
         said = "; ".join(f"{c.shown} ({c.verdict})" for c in failed)
-        head = f"review: {len(failed)} of {len(checks)} checks failed: {said}"
+        head = f"review: {len(failed)} of {counted(len(checks), 'check')} failed: {said}"
     else:
-        head = f"review: {len(checks)} checks passed" if checks else "review: no checks configured"
-    commits = f"{len(work.commits)} commits on {tree.branch}" if isinstance(work, Work) else work
+        head = f"review: {counted(len(checks), 'check')} passed" if checks else "review: no checks configured"
+    commits = f"{counted(len(work.commits), 'commit')} on {tree.branch}" if isinstance(work, Work) else work
     answers = "`- decision: accept` makes it done, `- retry: yes — what to change` sends it back"
     return f"{head}; {commits}; {answers}"
 
@@ -169,14 +170,15 @@ def report(checks: Sequence[Check], work: Work | str, tree: Worktree, said: str)
     out: list[str] = []
     ordered = sorted(checks, key=lambda c: c.passed)  # failed first, each group in the order configured
     failed = sum(1 for c in checks if not c.passed)
-    out.append(f"Checks: {failed} of {len(checks)} failed" if failed else f"Checks: {len(checks)} passed")
+    total = counted(len(checks), "check")
+    out.append(f"Checks: {failed} of {total} failed" if failed else f"Checks: {total} passed")
     for c in ordered:
         out.append(f"{'PASS' if c.passed else 'FAIL'} {c.shown} — {c.verdict}")
         out += [f"    {line}" for line in c.tail.splitlines()]
     if isinstance(work, str):
         out += ["", f"The branch could not be read: {work}"]
     else:
-        out += ["", f"Branch {tree.branch}, from {tree.base[:12]}: {len(work.commits)} commits"]
+        out += ["", f"Branch {tree.branch}, from {tree.base[:12]}: {counted(len(work.commits), 'commit')}"]
         out += [f"    {c}" for c in work.commits] or ["    (no commits: the work is not committed)"]
         out += ["", "Diffstat:", *(f"    {line}" for line in work.diffstat.splitlines() or ["(no changes)"])]
         if work.uncommitted:
