@@ -75,7 +75,7 @@ def test_a_profiles_cost_limit_stops_the_job_at_the_crossing_and_keeps_its_work(
     print(f"\ncost limit $1.20: stopped after 3 turns, $1.50 counted; {len(steps(work))} of 3 tools ran")
 
 
-def test_a_requests_turn_limit_lets_its_turns_finish_and_calls_the_model_no_more(
+def test_a_requests_turn_limit_lets_its_turns_finish_and_runs_no_tool_after_them(
     tmp_path: Path, priced: FakeAnthropic
 ) -> None:
     # a turn the run should never get to hangs: a missed limit is a timeout, not a pass
@@ -84,6 +84,7 @@ def test_a_requests_turn_limit_lets_its_turns_finish_and_calls_the_model_no_more
     status = last_status(tmp_path / "v")
     assert status.startswith("error — turn limit 2 reached after 2 turns"), status + out
     assert steps(work) == ["step 1", "step 2"]  # both allowed turns ran their tools
+    # the third call may be under way when the run is stopped (Claude Code asks at once), never a fourth
     assert len(priced.requests) <= 3
 
 
