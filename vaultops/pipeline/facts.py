@@ -91,7 +91,7 @@ def repo_of(ctx: Context, raw: str, has_workdir: bool) -> Path | str:
             "name another repository"
         )
     if real == ctx.vault.root or ctx.vault.root in real.parents:  # its worktrees would land in the vault
-        if not os.path.isabs(os.path.expanduser(raw)):
+        if not os.path.isabs(os.path.expanduser(raw)) and not real.exists():
             return f"repo {raw} is a relative path, read from the vault; write it as an absolute or ~/ path"
         return f"repo {raw} is the vault or inside it; name a repository outside the vault"
     return repo_problem(real) or real
