@@ -131,7 +131,7 @@ def test_a_remote_ref_written_by_hand_is_not_pushed_and_ignored_files_are_said(t
     assert said == f"removed {wt.path} (with 1 ignored by git: build/); branch {wt.branch} is kept"
 
 
-@pytest.mark.parametrize("kind", ["missing", "not-a-repo", "no-commit", "inside"])
+@pytest.mark.parametrize("kind", ["missing", "not-a-repo", "no-commit", "inside", "bare"])
 def test_a_repo_that_cannot_hold_worktrees_says_why(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "x"
     if kind == "not-a-repo":
@@ -142,10 +142,12 @@ def test_a_repo_that_cannot_hold_worktrees_says_why(tmp_path: Path, kind: str) -
     elif kind == "inside":
         path = code_repo(tmp_path) / "sub"
         path.mkdir()
+    elif kind == "bare":  # with commits: a clone's remote, say (the trial was told to `git init` it)
+        git(tmp_path, "clone", "-q", "--bare", str(code_repo(tmp_path / "src")), str(path))
     said = repo_problem(path)
-    assert said.startswith(f"repo {path} ") and said.endswith(
-        ("name a git repository", "(git init, then commit)", "name that repository itself")
-    )
+    endings = ("name a git repository", "(git init, then commit)", "that repository itself", "a clone of it")
+    assert said.startswith(f"repo {path} ") and said.endswith(endings)
+    assert ("bare repository" in said) == (kind == "bare")
     assert repo_problem(code_repo(tmp_path / "good")) == ""
 
 

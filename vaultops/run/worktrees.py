@@ -93,6 +93,8 @@ def repo_problem(repo: Path) -> str:
     """Why ``repo`` cannot hold worktrees ("" when it can): it must be a git repository with a commit."""
     if not repo.is_dir():
         return f"repo {repo} is not a folder; name a git repository"
+    if git(["rev-parse", "--is-bare-repository"], repo).stdout.strip() == "true":
+        return f"repo {repo} is a bare repository, with no files to work on; name a clone of it"
     try:
         top = _ok(["rev-parse", "--show-toplevel"], repo, "find the repository")
         _ok(["rev-parse", "--verify", "-q", "HEAD^{commit}"], repo, "find a commit")
