@@ -13,12 +13,11 @@ from vaultops.model import State
 from vaultops.record.render import RunResult
 from vaultops.run import health as health_check
 from vaultops.run.health import HealthReport
-from vaultops.run.jobs import Job, run_attempt, workdir_of
+from vaultops.run.jobs import Job, run_attempt, workdir_for, workdir_of
 from vaultops.run.outcome import Attempt, Failure
 from vaultops.run.process import process_start_time
 from vaultops.run.prompt import PromptInput, build_prompt
 from vaultops.run.retry import Step, next_step, summary
-from vaultops.scan.plan import workdir_path
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -81,9 +80,7 @@ class Dispatcher:
             title=job.title,
             type=job.type,
             text=job.text + review_note(job.feedback),
-            # where it runs: the job's worktree, or its workdir, else the profile's (as run_attempt does)
-            workdir=job.worktree or (str(workdir_path(job.workdir, self.vault.root)) if job.workdir else "")
-            or str(workdir_of(self.vault, profile)),
+            workdir=str(workdir_for(self.vault, job, profile)),
             branch=job.branch if job.worktree else "",
             tools=job.tools if job.tools is not None else profile.tools,
             timeout=min(job.timeout, profile.timeout) if job.timeout else profile.timeout,

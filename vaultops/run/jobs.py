@@ -141,6 +141,13 @@ def workdir_of(vault: Vault, profile: ProfileConfig) -> Path:
     return workdir if workdir.is_absolute() else vault.root / workdir
 
 
+def workdir_for(vault: Vault, job: Job, profile: ProfileConfig) -> Path:
+    """Where a job runs: its worktree (a code job), else its own workdir, else its profile's."""
+    if job.worktree:
+        return Path(job.worktree)
+    return workdir_path(job.workdir, vault.root) if job.workdir else workdir_of(vault, profile)
+
+
 def metered(attempt: Attempt, meter: Meter, secrets: tuple[str, ...]) -> Attempt:
     """The attempt with what the meter counted where the run did not say it itself: a run stopped at
     its limit printed no result, so its cost, turns, session and last words come from the stream."""
@@ -189,14 +196,10 @@ def run_attempt(
     seconds left of the job's budget, which cuts the profile's timeout short."""
     if job.worktree:
         try:
-            made = open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base)
+            open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base)
         except WorktreeError as exc:
             return Attempt(name, Failure.OTHER, "", str(exc), 0.0), ""
-        workdir = made.path
-    elif job.workdir:
-        workdir = workdir_path(job.workdir, vault.root)
-    else:
-        workdir = workdir_of(vault, profile)
+    workdir = workdir_for(vault, job, profile)
     if not inside_any(workdir, vault.allowed_roots) or not workdir.is_dir():
         detail = f"[profiles.{name}] workdir {workdir} is missing or outside [limits] allowed_roots"
         return Attempt(name, Failure.OTHER, "", detail, 0.0), ""

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from vaultops.base.words import counted
+
 BRANCH_PREFIX = "vaultops/"
 FOLDER = ".vaultops-worktrees"  # beside the repositories, in the allowed root that holds them
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -169,8 +171,7 @@ def safe_to_remove(repo: Path, wt: Worktree) -> str:
     committed, or a branch neither merged into the repository's HEAD nor on one of its remotes."""
     work = work_of(wt)
     if work.uncommitted:
-        n = len(work.uncommitted)
-        return f"{wt.path} has {n} uncommitted change{'s' * (n != 1)}; commit or discard them"
+        return f"{wt.path} has {counted(len(work.uncommitted), 'uncommitted change')}; commit or discard them"
     tip = head_of(wt.path)
     merged = git(["merge-base", "--is-ancestor", tip, "HEAD"], repo).returncode == 0
     if not merged and not _on_a_remote(repo, tip):

@@ -353,8 +353,9 @@ def _git_branch(j: Judge, sub: str, rest: list[Word]) -> None:
         if has(rest, "-m", "-M", "--move") and len(pos) < 2 and is_protected(j.scope.current_branch or ""):
             j.add("merge_pr", "git branch renames a protected branch")
             return
-        renamed = pos[0].text if has(rest, "-m", "-M", "--move") and len(pos) == 2 else j.scope.current_branch
-        if has(rest, "-m", "-M", "--move") and renamed == j.scope.own_branch:
+        moving = has(rest, "-m", "-M", "--move")
+        renamed = pos[0].text if moving and len(pos) == 2 else j.scope.current_branch
+        if moving and renamed == j.scope.own_branch:
             j.add("delete_branch", f"git branch renames {renamed}, the job's branch, away")
             return
         forced = has(rest, "-f", "--force", "-C", "-M")
