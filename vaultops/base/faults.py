@@ -2,8 +2,8 @@
 
 ``VAULTOPS_FAULT`` lists points, comma-separated, each ``point[:action][@n]``: the process SIGKILLs itself
 (action ``kill``, the default), stops for good (``hang``) or raises (``raise``) the ``n``-th time it
-reaches the point (the first, by default).  In-process tests register a hook instead.  Both are inert
-unless a test sets them.
+reaches the point (the first, by default; ``@n+``: the ``n``-th time and every time after).  In-process
+tests register a hook instead.  Both are inert unless a test sets them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ def _wanted(point: str) -> tuple[str, int] | None:
         name, _, nth = spec.strip().partition("@")
         name, _, action = name.partition(":")
         if name == point:
-            return action or "kill", int(nth or 1)
+            # "@3+": the third time and every time after it (a fault that repeats every pass)
+            return action or "kill", -int(nth[:-1]) if nth.endswith("+") else int(nth or 1)
     return None
 
 
@@ -47,7 +48,7 @@ def reach(point: str) -> None:
         return
     _reached[point] = _reached.get(point, 0) + 1
     action, nth = wanted
-    if _reached[point] != nth:
+    if _reached[point] != nth and not (nth < 0 and _reached[point] >= -nth):
         return
     if action == "raise":  # a pass that fails, for the heartbeat's fail ping
         raise RuntimeError(f"fault {point}")

@@ -138,11 +138,20 @@ def sightings(note: ParsedNote, facts: Facts) -> list[Sighting]:
         Sighting(r.id, f"claim:{r.lock.claim}") for _, r in held_elsewhere(note, facts) if r.lock is not None
     ]
     for _, r in candidates(note):
-        if "schedule" in r.fields and r.state in SCHEDULABLE:
-            out.append(Sighting(r.id, f"schedule:{r.fields['schedule']}"))
+        if (key := schedule_key(r)) is not None:
+            out.append(Sighting(r.id, key))
         if not r.ready_flag:
             out.append(Sighting(r.id, r.person_hash, wall=True))
     return out
+
+
+def schedule_key(request: Request) -> str | None:
+    """The first-seen key of a scheduled request whose schedule decides now (None when it does not).
+    ``sightings`` and ``agenda_for`` both ask this one function, so the gate never reads a time that
+    was not gathered (an escalated scheduled note once stopped every pass with a KeyError)."""
+    if "schedule" not in request.fields or request.state not in SCHEDULABLE:
+        return None
+    return f"schedule:{request.fields['schedule']}"
 
 
 def takeovers(note: ParsedNote, facts: Facts, config: Config) -> list[AgendaItem]:
@@ -199,59 +208,93 @@ def said_before_classifying(request: Request, facts: Facts, config: Config) -> H
 
 
 def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
-    """What to do with each request of ``note`` that a pass acts on now (rules 1-8 above)."""
+    """What to do with each request of ``note`` that a pass acts on now (rules 1-8 above).  A request
+    the rules fail on gets an error line of its own; the others are decided as usual."""
     items: list[AgendaItem] = takeovers(note, facts, config) if facts.fresh else []
     settling: list[Settling] = []
     asks: list[Target] = []
     for target, request in candidates(note):
-        slots: tuple[str, ...] = ()
-        if "schedule" in request.fields:
-            if paused(request, config):
-                continue  # until the person writes `- retry: yes` under it
-            since = facts.first_seen[(request.id, f"schedule:{request.fields['schedule']}")]
-            firing = firing_of(note, request, since, facts.now)
-            if firing is None:
-                continue
-            slots = tuple(slot_lines(firing))
-            if firing.run is None:  # only times to skip: said, and the note waits for its next time
-                skipped = Handling("missed", no_decision(), firing.why)
-                items.append(AgendaItem(target, request, skipped, "", slots))
-                continue
-        remaining = settle_left(request, facts, config)
-        if remaining > 0:
-            settling.append(Settling(request.id, remaining))
-            continue
-        handling = said_before_classifying(request, facts, config)
-        if handling is None:
-            if config.classify.triage and target not in facts.opinions:
-                asks.append(target)
-                continue
-            handling = decide(request, config, facts.opinions.get(target))
-        elif handling.kind == "cleanup" and request.lock is not None and not facts.clone.made(request.lock):
-            continue  # the worktree is on the machine that ran the job: that machine removes it
-        if (
-            request.state is State.INTERRUPTED
-            and not retry_asked(request)
-            and not request.forged
-            and handling.kind not in ("builtin", "cancel", "cleanup")
-        ):
-            continue  # heavy work that was cut short runs again only when the person says `- retry: yes`
-        budget = facts.budget_after.get(target, facts.budget)
-        if handling.kind == "profile" and budget.exhausted:
-            if handling.approved:
-                continue  # a status line now would close the approval: it runs once the budget allows
-            handling = Handling("wait", handling.decision, budget.waiting_reason())
-        if (
-            handling.kind in ("error", "wait")
-            and request.statuses
-            and request.statuses[-1].reason == handling.reason
-        ):
-            continue  # already said so; an input error is looked at again once the person changes it
-        closes = note.lines[request.statuses[-1].line] if request.statuses else ""
-        items.append(AgendaItem(target, request, handling, closes, slots))
+        try:
+            step = next_step(note, target, request, facts, config)
+        except Exception as exc:  # one request's fault is that request's, never the note's
+            step = failed(note, target, request, exc)
+        if isinstance(step, AgendaItem):
+            items.append(step)
+        elif isinstance(step, Settling):
+            settling.append(step)
+        elif isinstance(step, Target):
+            asks.append(step)
     if asks:
         return Agenda(settling=tuple(settling), asks=tuple(asks))
     return Agenda(tuple(within(apart(items, facts, config), facts, config)), tuple(settling))
+
+
+def failed(note: ParsedNote, target: Target, request: Request, exc: Exception) -> AgendaItem | None:
+    """The error line of a request vaultops failed to decide on (a fault of vaultops's, said on the
+    request so the rest of the queue goes on), unless it is the request's last status already."""
+    detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    why = (
+        f"vaultops failed while deciding on this request ({detail}); edit the request to have it looked at "
+        "again, and report this if it stays"
+    )
+    return said_unless_said(note, target, request, Handling("error", no_decision(), why))
+
+
+def said_unless_said(
+    note: ParsedNote, target: Target, request: Request, handling: Handling, slots: tuple[str, ...] = ()
+) -> AgendaItem | None:
+    """``handling`` as an item, or None for an error or wait that is the request's last status already
+    (an input error is looked at again once the person changes it)."""
+    last = request.statuses[-1] if request.statuses else None
+    if handling.kind in ("error", "wait") and last is not None and last.reason == handling.reason:
+        return None
+    closes = note.lines[last.line] if last is not None else ""
+    return AgendaItem(target, request, handling, closes, slots)
+
+
+def next_step(
+    note: ParsedNote, target: Target, request: Request, facts: Facts, config: Config
+) -> AgendaItem | Settling | Target | None:
+    """One request's decision: an item to act on, a wait for it to settle, a model to ask (its
+    target), or nothing now."""
+    slots: tuple[str, ...] = ()
+    if "schedule" in request.fields:
+        if paused(request, config):
+            return None  # until the person writes `- retry: yes` under it
+        key = schedule_key(request)
+        if key is None:  # escalated, running, in review: its time waits; the person's answer does not
+            if not may_start(request):
+                return None
+        else:
+            firing = firing_of(note, request, facts.first_seen[(request.id, key)], facts.now)
+            if firing is None:
+                return None
+            slots = tuple(slot_lines(firing))
+            if firing.run is None:  # only times to skip: said, and the note waits for its next time
+                return AgendaItem(target, request, Handling("missed", no_decision(), firing.why), "", slots)
+    remaining = settle_left(request, facts, config)
+    if remaining > 0:
+        return Settling(request.id, remaining)
+    handling = said_before_classifying(request, facts, config)
+    if handling is None:
+        if config.classify.triage and target not in facts.opinions:
+            return target
+        handling = decide(request, config, facts.opinions.get(target))
+    elif handling.kind == "cleanup" and request.lock is not None and not facts.clone.made(request.lock):
+        return None  # the worktree is on the machine that ran the job: that machine removes it
+    if (
+        request.state is State.INTERRUPTED
+        and not retry_asked(request)
+        and not request.forged
+        and handling.kind not in ("builtin", "cancel", "cleanup")
+    ):
+        return None  # heavy work that was cut short runs again only when the person says `- retry: yes`
+    budget = facts.budget_after.get(target, facts.budget)
+    if handling.kind == "profile" and budget.exhausted:
+        if handling.approved:
+            return None  # a status line now would close the approval: it runs once the budget allows
+        handling = Handling("wait", handling.decision, budget.waiting_reason())
+    return said_unless_said(note, target, request, handling, slots)
 
 
 def files_of(request: Request) -> tuple[str, ...]:

@@ -127,6 +127,7 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
 def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
     """Results, in request order, one write per note; returns the inserts a daemon must put back if an
     editor saves over them."""
+    faults.reach("record.start")
     ctx.pull()
     inserts = []
     files: dict[str, list[Insert]] = {}

@@ -10,9 +10,9 @@ from datetime import datetime
 from vaultops import lines as fmt
 from vaultops.base.obsidian import heading_anchor
 from vaultops.base.redact import redact, redact_lines
+from vaultops.base.visible import visible
 from vaultops.model import PassOutcome, State
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_LINE = 1000
 
 
@@ -53,7 +53,7 @@ def clean_output(text: str) -> list[str]:
     """Output as note lines: line breaks normalised, control characters shown as �, long lines cut."""
     out = []
     for line in re.split(r"\r\n|\r|\n", text.rstrip("\r\n")):
-        line = _CONTROL.sub("\ufffd", line.expandtabs(4))
+        line = visible(line.expandtabs(4))
         if len(line) > MAX_LINE:
             line = line[:MAX_LINE] + f" … ({len(line) - MAX_LINE} more characters)"
         out.append(line)

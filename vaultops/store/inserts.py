@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vaultops.base.redact import redact_lines
+from vaultops.base.visible import visible_line
 from vaultops.model import Request, State, Target, index_by_id
 from vaultops.scan.note import ParsedNote
 from vaultops.store.placement import Edit, at_block_end
@@ -27,8 +28,9 @@ class Insert:
 
     def __post_init__(self) -> None:
         # Every line vaultops writes into a note is an Insert's: redacted here, once, so that what is
-        # compared with the note (already there? the same result?) is what the note holds.
-        object.__setattr__(self, "lines", redact_lines(self.lines))
+        # compared with the note (already there? the same result?) is what the note holds.  A control
+        # character (a NUL from an agent's command, say) is shown, never written: git cannot commit it.
+        object.__setattr__(self, "lines", tuple(visible_line(line) for line in redact_lines(self.lines)))
 
 
 @dataclass

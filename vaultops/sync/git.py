@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultops.base import faults
+from vaultops.base.visible import visible
 
 LOCK_RETRIES = 6
 
@@ -317,6 +318,7 @@ class Git:
         """Stage exactly ``paths`` and commit only them, authored by ``vaultops (<agent>)``."""
         if not paths:
             return CommitResult(None, message)
+        message = visible(message)  # a NUL (an agent's command quoted in a reason) cannot be an argument
         name, email = identity(agent)
         env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
         if not self.has_identity():

@@ -46,6 +46,9 @@ from vaultops.watch.memory import ClaimMemory
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
 FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
 UNPLACED_FOR = 3600.0  # seconds a result keeps looking for its request before it is given up
+BACKOFF_FIRST = 1.0  # seconds before the first try again after a failed step; doubled per failure
+BACKOFF_MAX = 60.0  # the longest wait between tries of a step that keeps failing
+QUIET_FOR = 600.0  # seconds a warning must go unsaid before it is said again (once per incident)
 
 
 class Daemon:
@@ -63,6 +66,12 @@ class Daemon:
         self.reconcile_at = 0.0
         # results not yet placed, with when each was first tried
         self.unplaced: list[tuple[float, Unplaced]] = []
+        self.pending: list[Done] = []  # finished jobs whose result is not recorded yet: tried until it is
+        self.failures = 0  # steps failed in a row
+        self.retry_at = 0.0  # no step before this (monotonic), after a failed one: the daemon never spins
+        self.deferred = False  # something asked for a pass while the daemon waited to try again
+        self.incident = ""  # the failure said last: a repeat of it is not said again
+        self.said: dict[str, float] = {}  # warning -> when it was last reported (monotonic)
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
@@ -150,12 +159,34 @@ class Daemon:
             self.unsafe = exc.message
             self.beat(False)
         except Exception as exc:  # a bug in one pass must not end the daemon: the monitor hears of it
-            self.log.warn(f"a pass failed: {exc!r}; the daemon goes on, and tries again on the next pass")
-            self.beat(False)
+            self.failed(exc)
         else:
             if check:  # only a step that looked can say the way out is gone
                 self.unsafe = ""
+            self.recovered()
             self.beat(True)
+
+    def failed(self, exc: Exception) -> None:
+        """A step failed: try again after a wait that doubles up to ``BACKOFF_MAX``, and say it once for as
+        long as it keeps failing the same way."""
+        self.failures += 1
+        wait = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** min(self.failures - 1, 10))
+        self.retry_at = time.monotonic() + wait
+        incident = type(exc).__name__
+        if incident != self.incident:
+            self.incident = incident
+            self.log.warn(
+                f"a pass failed: {exc!r}; the daemon goes on and tries again, waiting up to "
+                f"{BACKOFF_MAX:.0f} s between tries (said once until it works again)"
+            )
+        else:
+            self.log.info("failed again", tries=self.failures, next_try_in=round(wait, 1))
+        self.beat(False)
+
+    def recovered(self) -> None:
+        if self.incident:
+            self.log.info("working again", failed_in_a_row=self.failures)
+        self.failures, self.incident, self.retry_at = 0, "", 0.0
 
     def beat(self, ok: bool) -> None:
         if self.heartbeat is not None:
@@ -165,14 +196,20 @@ class Daemon:
         ping = self.notifier.watchdog_interval
         while not self.stop_requests:
             events, done = self.gather(self.sleep_for(ping))
-            if done:
-                self.guarded(partial(self.record, done), check=False)
+            self.pending += done
             now = time.monotonic()
+            if now < self.retry_at:  # a step failed: what came meanwhile waits for the next try
+                self.deferred = self.deferred or bool(events)
+                self.notifier.watchdog()
+                continue
+            if self.pending:
+                self.guarded(self.record_pending, check=False)
             due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
             if now >= self.fetch_at:  # requests pushed from other machines arrive by fetching
                 due = True
                 events.append("fetch")
-            if events or due:
+            if (events or due or self.deferred) and time.monotonic() >= self.retry_at:
+                self.deferred = False
                 why = ", ".join(sorted(set(events)))[:200] if events else "timer"
                 self.guarded(partial(self.run_pass, why))
             faults.reach("daemon.loop")
@@ -181,6 +218,8 @@ class Daemon:
     def sleep_for(self, ping: float | None) -> float:
         now = time.monotonic()
         wake = [self.reconcile_at, self.fetch_at, now + TICK]
+        if self.retry_at > now:  # nothing is tried before then: waking earlier would only spin
+            return min(self.retry_at - now, ping or TICK, TICK)
         if self.settle_at is not None:
             wake.append(self.settle_at)
         if ping:
@@ -296,6 +335,16 @@ class Daemon:
 
         future.add_done_callback(finished)
 
+    def record_pending(self) -> None:
+        """The results of finished jobs into their notes; a result that fails to record stays pending and
+        is tried again (after the failure's wait), never dropped."""
+        done, self.pending = self.pending, []
+        try:
+            self.record(done)
+        except BaseException:
+            self.pending = done + self.pending
+            raise
+
     def record(self, done: list[Done]) -> None:
         p = self.new_pass()
         now = time.monotonic()
@@ -312,8 +361,12 @@ class Daemon:
     def report(self, report: PassReport, why: str = "") -> None:
         for rid, state, detail in report.outcomes:
             self.log.info("outcome", request=rid, state=state, detail=detail, why=why)
+        now = time.monotonic()
         for warning in report.warnings:
-            self.log.warn(warning)
+            if now - self.said.get(warning, -QUIET_FOR) >= QUIET_FOR:  # once per incident, not per pass
+                self.log.warn(warning)
+            self.said[warning] = now
+        self.said = {w: t for w, t in self.said.items() if now - t < QUIET_FOR}
         if report.commit:
             self.log.info("committed", sha=report.commit)
 
@@ -327,17 +380,22 @@ class Daemon:
         deadline = time.monotonic() + self.config.daemon.grace
         while self.inflight and not self.cancel.is_set():
             _, done = self.gather(min(TICK, max(0.0, deadline - time.monotonic())))
-            if done:
-                self.record(done)
+            self.pending += done
+            if self.pending and time.monotonic() >= self.retry_at:
+                self.guarded(self.record_pending, check=False)
             if time.monotonic() >= deadline:
                 self.cancel.set()
         self.cancel.set()
         self.jobs.shutdown(wait=True, cancel_futures=True)
         while True:  # what the stopped jobs produced
             _, done = self.gather(0.0)
-            if not done:
+            self.pending += done
+            if not self.pending:
                 break
-            self.record(done)
+            self.guarded(self.record_pending, check=False)
+            if self.pending:  # it cannot be recorded now: the run logs keep it, and the next start says so
+                self.log.warn(f"{len(self.pending)} result(s) could not be recorded before stopping")
+                break
         self.log.info("stopped")
 
 

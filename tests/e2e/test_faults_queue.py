@@ -1,0 +1,129 @@
+"""Field faults: one note, request or step can fail only itself, and the daemon never spins.
+
+Each test reproduces a finding of the field trial (issue 25) with real vaults, git and processes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from datetime import datetime
+from pathlib import Path
+
+from tests.support.daemon_helpers import Daemon, block, daemon_vault, requests, save_in_place
+from tests.support.helpers import git, inbox_path, make_vault, vaultops, with_plans
+from tests.support.waiting import wait_for
+from vaultops.scan.note import parse_note
+from vaultops.scan.plan import as_plan_note
+
+HOURLY = "---\ntype: research\nschedule: every 1h\n---\nplan-hourly-6620 runs hourly.\n"
+
+
+def plan_state(vault: Path, name: str) -> str:
+    raw = (vault / "executor-queue" / name).read_bytes()
+    note = as_plan_note(parse_note(name, raw, requests=False), datetime.now().astimezone())
+    return note.requests[0].state.value if note.requests else "open"
+
+
+def test_an_escalated_scheduled_note_never_stops_the_passes_after_it(tmp_path: Path) -> None:
+    """It raised KeyError in the gate on every pass after its escalation: tick exited 70 and no other
+    request was ever taken."""
+    vault = with_plans(make_vault(tmp_path / "v"), {"plan-hourly.md": HOURLY})
+    first = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert first.returncode == 0, first.stderr
+    assert plan_state(vault, "plan-hourly.md") == "escalated"
+    inbox = inbox_path(vault)
+    inbox.write_text(inbox.read_text() + block("REQ-after", "Summarise the notes on tabs."))
+    second = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert second.returncode == 0, second.stderr
+    assert "internal error" not in second.stderr + second.stdout
+    assert requests(vault)["REQ-after"].state.value == "done"
+    assert plan_state(vault, "plan-hourly.md") == "escalated"  # it waits for the person, said once
+    assert (vault / "executor-queue" / "plan-hourly.md").read_text().count("- status:") == 1
+
+
+def test_an_approved_escalated_scheduled_note_runs(tmp_path: Path) -> None:
+    """Its answer had been ignored: an escalated note waited for its schedule, which waits for it."""
+    vault = with_plans(make_vault(tmp_path / "v"), {"plan-hourly.md": HOURLY})
+    assert vaultops("--vault", str(vault), "tick", "--no-wait").returncode == 0
+    path = vault / "executor-queue" / "plan-hourly.md"
+    path.write_text(path.read_text() + "- decision: approve\n")
+    proc = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert proc.returncode == 0, proc.stderr
+    assert plan_state(vault, "plan-hourly.md") == "done", path.read_text()
+
+
+def test_a_nul_byte_in_a_line_vaultops_writes_is_shown_and_committed(tmp_path: Path) -> None:
+    """An agent's command ending in NUL was copied into an escalation line: the commit failed with
+    "embedded null byte", tick exited 70, and the next tick left the changes staged."""
+    from vaultops.model import Target
+    from vaultops.store.inserts import Insert
+    from vaultops.sync.git import Git
+
+    ins = Insert(
+        Target("REQ-x", 0), ("- status: escalated — blocked: `rm -rf /\x00`", "ok\x1b[31m"), frozenset()
+    )
+    assert all("\x00" not in line and "\x1b" not in line for line in ins.lines)
+    assert ins.lines[0].endswith("/\ufffd`")
+    repo = make_vault(tmp_path / "v")
+    (repo / "note.md").write_text("x\n")
+    result = Git(repo).commit_paths(["note.md"], "vaultops: REQ-x escalated — `rm -rf /\x00`", "coo")
+    assert result.sha is not None
+    assert "\ufffd" in git(repo, "log", "-1", "--format=%s")
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0  # utime + stime, in clock ticks of 1/100 s
+
+
+def _log_lines(daemon: Daemon) -> list[dict[str, object]]:
+    return [json.loads(line) for line in daemon.log.read_text().splitlines() if line.strip()]
+
+
+def test_a_step_that_fails_every_pass_is_said_once_and_backs_off(tmp_path: Path) -> None:
+    """It spun at about 100 failing passes a second, with thousands of identical warnings."""
+    vault = daemon_vault(tmp_path / "v")
+    daemon = Daemon(vault, {"VAULTOPS_FAULT": "pass.start:raise@2+"})  # every pass after the first
+    try:
+        daemon.wait_ready()
+        inbox = inbox_path(vault)
+        save_in_place(inbox, inbox.read_text() + block("REQ-a", "Summarise the notes."))
+        assert wait_for(lambda: "a pass failed" in daemon.log.read_text())
+        cpu_before, wall_before = _cpu_seconds(daemon.proc.pid), time.monotonic()
+        for i in range(5):  # more saves: each would have started a failing pass at once
+            save_in_place(inbox, inbox.read_text() + f"\nmore {i}\n")
+        time.sleep(4)  # a window to measure, not a handshake: the assertions below hold for any length
+        cpu = _cpu_seconds(daemon.proc.pid) - cpu_before
+        window = time.monotonic() - wall_before
+        tries = [r for r in _log_lines(daemon) if r["event"] == "failed again"]
+        warnings = [r for r in _log_lines(daemon) if "a pass failed" in str(r.get("message", ""))]
+        print(f"\nCPU while a step fails every pass: {cpu:.2f} s in {window:.1f} s ({cpu / window:.1%})")
+        assert len(warnings) == 1, warnings
+        assert len(tries) <= 6, f"{len(tries)} tries in {window:.1f} s: the backoff doubles from 1 s"
+        assert cpu / window < 0.3, f"{cpu:.2f} s of CPU in {window:.1f} s"
+        assert daemon.proc.poll() is None
+    finally:
+        assert daemon.stop() == 0, daemon.errors()
+
+
+def test_a_result_that_fails_to_record_once_is_recorded_later(tmp_path: Path) -> None:
+    """It was never retried, though the log said it would be: the request stayed `running`."""
+    vault = daemon_vault(tmp_path / "v")
+    daemon = Daemon(vault, {"VAULTOPS_FAULT": "record.start:raise@1"})
+    try:
+        daemon.wait_ready()
+        inbox = inbox_path(vault)
+        save_in_place(inbox, inbox.read_text() + block("REQ-rec", "Summarise the notes on tabs."))
+        assert wait_for(lambda: requests(vault)["REQ-rec"].state.value == "done", timeout=60), (
+            inbox.read_text()
+        )
+    finally:
+        assert daemon.stop() == 0, daemon.errors()
+    assert "a pass failed" in daemon.log.read_text()
+    assert inbox.read_text().count("### Result") == 1
+    committed = subprocess.run(
+        ["git", "show", "HEAD:_System/COO-Inbox.md"], cwd=vault, capture_output=True, text=True, check=True
+    ).stdout
+    assert "- status: done" in committed
