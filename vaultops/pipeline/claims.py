@@ -23,7 +23,16 @@ from vaultops.decide.leases import job_budget, light_lease, worker_budget
 from vaultops.decide.startable import retry_asked
 from vaultops.model import PassOutcome, Request, State, Target
 from vaultops.pipeline.context import Context
-from vaultops.pipeline.results import Claimed, Done, Effect, StatusSaid, TakenOver, result_lines
+from vaultops.pipeline.results import (
+    NOT_COMMITTED,
+    Claimed,
+    Done,
+    Effect,
+    StatusSaid,
+    TakenOver,
+    on_head,
+    result_lines,
+)
 from vaultops.pipeline.review import checks_time, session_key
 from vaultops.pipeline.running import run_check
 from vaultops.record import render
@@ -268,7 +277,9 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
     if (batch.claims or batch.takeovers) and not publisher.may_claim():
         batch = batch.without_claims()
     if publisher.through_remote:
-        raw, applied, head = ctx.to_push(note, batch.inserts)
+        built = on_head(ctx, note, batch.inserts)
+        raw, applied, head = built.raw, built.applied, built.head
+        _tell_waiting(ctx, rel, built.waiting)
         if not applied.landed:
             return Written([], [])
         message = render.commit_message(
@@ -296,6 +307,19 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
     else:
         _, applied = ctx.write(rel, batch.inserts)
     return _landed(ctx, rel, items, batch, applied)
+
+
+def _tell_waiting(ctx: Context, rel: str, waiting: list[Insert]) -> None:
+    """Requests whose lines the person saved and did not commit yet: each waits, and the pass says so (the
+    log once per version of the request; ``tick`` on every pass, as it does of a request settling)."""
+    for rid, seen in dict.fromkeys((ins.target.request_id, ins.seen) for ins in waiting):
+        line = f"{rid} ({NOT_COMMITTED})"
+        if line not in ctx.report.settling:  # a pass may claim in a note more than once
+            ctx.report.settling.append(line)
+        key = f"said-not-committed:{rel}:{rid}:{seen}"
+        if ctx.state.get(key) is None:
+            ctx.state.set(key, "1")
+            ctx.warn(f"{rel}: {rid} is {NOT_COMMITTED}")
 
 
 def _landed(ctx: Context, rel: str, items: list[AgendaItem], batch: Batch, applied: Applied) -> Written:

@@ -18,7 +18,7 @@ from vaultops.decide.budget import Budget, day_start
 from vaultops.decide.gate import Clone
 from vaultops.model import Lock, PassOutcome, State
 from vaultops.pipeline.provenance import Vetter
-from vaultops.pipeline.publish import Publisher, with_inserts
+from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.report import PassReport
 from vaultops.pipeline.tell import Teller
 from vaultops.record.late import late_result
@@ -155,22 +155,6 @@ class Context:
         deadline = time.monotonic() + OTHER_GIT_WAIT
         while git.in_progress() and time.monotonic() < deadline:
             time.sleep(0.1)
-
-    def to_push(self, note: ParsedNote, inserts: list[Insert]) -> tuple[bytes, Applied, str | None]:
-        """The note's bytes to commit with ``inserts``, which of them land, and the HEAD to build on.
-
-        HEAD's version of the note with them placed, when they land there as they do on disk: lines the
-        person saved and has not committed yet stay theirs, to be committed by them (obsidian-git) and not
-        by vaultops too, which would put them in the note twice.  Else (a request saved but never
-        committed, being claimed) the note as it is on disk."""
-        head, committed = self.publisher.head_version(note.rel)
-        raw, applied = with_inserts(note, inserts)
-        self.vetter.remember(note.rel, applied.written())  # before they can reach the remote
-        if committed is not None and committed != note.raw:
-            at_head, placed = with_inserts(self.writer.parse(note.rel, committed), inserts)
-            if [i.target for i in placed.landed] == [i.target for i in applied.landed]:
-                return at_head, applied, head
-        return raw, applied, head
 
     def pull(self) -> None:
         self.publisher.pull(self.report.warnings)

@@ -9,7 +9,7 @@ before the note on disk, as claims do (``push_first``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from vaultops.base import faults
@@ -17,14 +17,19 @@ from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
 from vaultops.model import Decision, Request, State
 from vaultops.pipeline.context import Context
+from vaultops.pipeline.publish import with_inserts
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job
-from vaultops.store.inserts import Insert
+from vaultops.scan.note import ParsedNote
+from vaultops.store.inserts import Applied, Insert
 
 CLAIM_ATTEMPTS = 5  # passes in a row that find the remote moved before this one gives up for now
 INPUT_ERROR = "input-error"
+NOT_COMMITTED = (
+    "not committed yet: vaultops acts on it once it is (obsidian-git commits it; or commit it with git)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +173,8 @@ def push_first(ctx: Context, rel: str, inserts: list[Insert]) -> bool:
         note = ctx.read(rel)
         if note is None:
             return False
-        raw, applied, head = ctx.to_push(note, inserts)
+        built = on_head(ctx, note, inserts)
+        raw, applied, head = built.raw, built.applied, built.head
         if not applied.landed:
             return False  # fenced out or missing: the note writer says so, and keeps late results
         pushed = publisher.swap(rel, raw, render.commit_message(outcomes), head, stage="result")
@@ -182,6 +188,31 @@ def push_first(ctx: Context, rel: str, inserts: list[Insert]) -> bool:
             return True
         ctx.pull()  # someone pushed first: place them on what they pushed
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class OnHead:
+    """What a commit pushed through the remote holds: HEAD's version of the note with vaultops's lines."""
+
+    raw: bytes
+    applied: Applied  # the inserts that land in HEAD's version (each lands on disk too)
+    head: str | None  # the commit to build on
+    waiting: list[Insert] = field(default_factory=list)  # land on disk only: the person has not committed
+
+
+def on_head(ctx: Context, note: ParsedNote, inserts: list[Insert]) -> OnHead:
+    """The note's bytes to commit with ``inserts``, built from the note as HEAD has it, never from the bytes
+    on disk: what the person saved and did not commit yet stays theirs, for obsidian-git (or them) to
+    commit.  A vaultops commit that carried it would meet the person's own commit of the same lines, and
+    the two would make the request twice.  Inserts whose request is not at HEAD as the pass saw it on disk
+    (a request saved and not committed, an answer typed and not committed) wait (``waiting``)."""
+    head, committed = ctx.publisher.head_version(note.rel)
+    _, on_disk = with_inserts(note, inserts)
+    if committed is None:  # a note never committed (a new plan note): nothing of it is vaultops's to push
+        return OnHead(b"", Applied(), head, list(on_disk.landed))
+    raw, applied = with_inserts(ctx.writer.parse(note.rel, committed), on_disk.landed)
+    ctx.vetter.remember(note.rel, applied.written())  # before they can reach the remote
+    return OnHead(raw, applied, head, [ins for ins in on_disk.landed if ins not in applied.landed])
 
 
 def with_budget_warning(ctx: Context, result: RunResult) -> RunResult:

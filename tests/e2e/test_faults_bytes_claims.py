@@ -1,0 +1,136 @@
+"""The person's bytes and the claim push (issue 25, "The person's bytes"): a claim commit carries vaultops's
+lines and nothing of the person's that was not committed yet, so obsidian-git committing the inbox while a
+claim is on its way to the remote (a slow remote), or after a kill -9 during the push, never leaves a
+request in the inbox twice.  Real clones of a bare remote, real git, the person's commit made at the exact
+moment by a fault point (a handshake, no sleep)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.clones import INBOX, Fleet, request_block
+from tests.support.helpers import git
+from vaultops.base import faults
+from vaultops.pipeline.tick import tick
+from vaultops.vault import Vault
+
+TYPED = request_block("REQ-typed", "Summarise the typed note.")
+
+
+def inbox_of(n: int) -> str:
+    return "# Inbox\n" + "".join(request_block(f"REQ-{i:03d}", f"Summarise note {i}.") for i in range(n))
+
+
+def backup(clone: Path) -> None:
+    """obsidian-git's commit of everything the person saved, under the person's name."""
+    person = ["-c", "user.name=Person", "-c", "user.email=person@example.invalid"]
+    git(clone, *person, "add", "-A")
+    if git(clone, "status", "--porcelain", "--untracked-files=no").strip():
+        git(clone, *person, "commit", "-qm", "vault backup")
+
+
+def once(action: Callable[[], None]) -> Callable[[], None]:
+    done: list[bool] = []
+
+    def hook() -> None:
+        if not done:
+            done.append(True)
+            action()
+
+    return hook
+
+
+@pytest.fixture
+def agent_log() -> Iterator[None]:
+    yield
+    os.environ.pop("FAKE_AGENT_LOG", None)
+    for point in ("push.before", "claim.before_push", "claim.after_push"):
+        faults.on(point, None)
+
+
+def settle(fleet: Fleet, clone: Path, passes: int = 3) -> None:
+    """Later passes, with obsidian-git committing after each, until everything reached the remote."""
+    for _ in range(passes):
+        tick(Vault.open(clone), wait_settle=False)
+        backup(clone)
+    tick(Vault.open(clone), wait_settle=False)
+
+
+def assert_once_each(fleet: Fleet) -> None:
+    final = fleet.remote_inbox()
+    assert final.count("## REQ-typed") == 1, final
+    assert final.count("## REQ-000") == 1, final
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    assert states == {"REQ-000": "done", "REQ-typed": "done"}, final
+    assert fleet.runs() == {"REQ-000": 1, "REQ-typed": 1}
+    assert final.count("### Result") == 2 and "Late result" not in final, final
+
+
+@pytest.mark.parametrize("point", ["push.before", "claim.before_push", "claim.after_push"])
+def test_obsidian_git_committing_during_the_claim_push_never_doubles_a_request(
+    tmp_path: Path, point: str, agent_log: None
+) -> None:
+    """The person saved a new request; obsidian-git commits it while vaultops's claim push is under way."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    path = clone / INBOX
+    path.write_text(path.read_text() + TYPED)
+    faults.on(point, once(lambda: backup(clone)))
+    report = tick(Vault.open(clone), wait_settle=False)
+    faults.on(point, None)
+    claim_commits = git(
+        fleet.remote, "log", "--author=agent0", "-p", "--format=%s", fleet.branch, "--", INBOX
+    )
+    assert "+## REQ-typed" not in claim_commits, "a commit of vaultops carried the person's uncommitted block"
+    assert "REQ-typed" in " ".join(report.settling), report.settling  # it waits, and the pass says so
+    settle(fleet, clone)
+    assert_once_each(fleet)
+    assert path.read_text() == fleet.remote_inbox()
+
+
+def test_a_kill_nine_during_the_claim_push_then_the_persons_commit_never_doubles_a_request(
+    tmp_path: Path, agent_log: None
+) -> None:
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    path = clone / INBOX
+    path.write_text(path.read_text() + TYPED)
+    killed = fleet.tick(0, {"VAULTOPS_FAULT": "claim.after_push"})
+    assert killed.returncode == -signal.SIGKILL
+    backup(clone)
+    settle(fleet, clone)
+    final = fleet.remote_inbox()
+    assert final.count("## REQ-typed") == 1, final
+    states = {r.id: r.state.value for r in fleet.remote_requests().values()}
+    # the claim that reached the remote before the kill is interrupted (heavy work is not re-run by itself)
+    assert states == {"REQ-000": "interrupted", "REQ-typed": "done"}, final
+    assert fleet.runs() == {"REQ-typed": 1}
+
+
+def test_a_request_saved_but_not_committed_waits_and_is_claimed_once_committed(
+    tmp_path: Path, agent_log: None
+) -> None:
+    """With a remote, vaultops claims only what the person committed: the pass says the request waits."""
+    fleet = Fleet(tmp_path, 1, inbox_of(0))
+    clone = fleet.clones[0]
+    path = clone / INBOX
+    path.write_text(path.read_text() + TYPED)
+    first = fleet.tick(0)
+    assert first.returncode == 0, first.stderr
+    assert "REQ-typed" in first.stdout and "not committed" in first.stdout, first.stdout
+    assert fleet.runs() == {}
+    assert "REQ-typed" not in fleet.remote_inbox()
+    assert path.read_text().endswith(TYPED), "the person's bytes are left as they are"
+    backup(clone)
+    second = fleet.tick(0)
+    assert second.returncode == 0, second.stderr
+    assert fleet.runs() == {"REQ-typed": 1}
+    final = fleet.remote_inbox()
+    assert final.count("## REQ-typed") == 1 and fleet.remote_requests()["REQ-typed"].state.value == "done"
