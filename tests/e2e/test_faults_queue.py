@@ -127,3 +127,24 @@ def test_a_result_that_fails_to_record_once_is_recorded_later(tmp_path: Path) ->
         ["git", "show", "HEAD:_System/COO-Inbox.md"], cwd=vault, capture_output=True, text=True, check=True
     ).stdout
     assert "- status: done" in committed
+
+
+PLAN = "---\ntype: research\n---\nSummarise the notes on tabs.\n"
+
+
+def test_a_note_that_fails_stops_only_itself(tmp_path: Path) -> None:
+    """Whatever fails while one note is handled (here the inbox, by a fault) is said on one line, and
+    the queue's other notes are taken in the same pass."""
+    vault = with_plans(make_vault(tmp_path / "v"), {"sweep.md": PLAN})
+    inbox = inbox_path(vault)
+    inbox.write_text(inbox.read_text() + block("REQ-in", "Summarise the notes."))
+    proc = vaultops("--vault", str(vault), "tick", "--no-wait", env={"VAULTOPS_FAULT": "claim.note:raise@1"})
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stdout + proc.stderr
+    assert "_System/COO-Inbox.md: vaultops failed while handling this note (RuntimeError" in said, said
+    assert "internal error" not in said
+    assert plan_state(vault, "sweep.md") == "done"
+    assert requests(vault)["REQ-in"].state.value == "open"  # untouched, and taken by the next pass
+    again = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert again.returncode == 0, again.stderr
+    assert requests(vault)["REQ-in"].state.value == "done"

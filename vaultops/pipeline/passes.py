@@ -14,6 +14,8 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from vaultops.base import faults
+from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError
 from vaultops.pipeline import facts as gathering
 from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
@@ -37,7 +39,18 @@ from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
-__all__ = ["Clock", "Pass", "PassReport", "local_now"]
+__all__ = ["Clock", "Pass", "PassReport", "local_now", "note_failed"]
+
+
+def note_failed(rel: str, exc: Exception) -> str:
+    """The one line said when handling a note failed: the rest of the pass goes on without it."""
+    if isinstance(exc, VaultopsError):  # it says what is wrong and what to do already
+        return str(exc)
+    detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return (
+        f"{rel}: vaultops failed while handling this note ({detail}); the other notes go on, and it is "
+        "tried again on the next pass; report this if it stays"
+    )
 
 
 class Pass:
@@ -79,7 +92,12 @@ class Pass:
         claimed: list[Claimed] = []
         for rel in self.ctx.notes():
             left = None if slots is None else max(0, slots - len(claimed))
-            claimed += self._claim_note(rel, wait_settle, left, claimed, running_files)
+            try:
+                claimed += self._claim_note(rel, wait_settle, left, claimed, running_files)
+            except (UnsafePath, LockBusy, ConfigError):
+                raise  # the vault's own trouble, not this note's: the caller says it
+            except Exception as exc:  # one note's fault stops that note, never the pass
+                self.ctx.warn(note_failed(rel, exc))
         return claimed
 
     def run_job(self, claimed: Claimed, dispatcher: Dispatcher) -> RunResult:
@@ -139,6 +157,7 @@ class Pass:
         starting = [c.job.worker for c in taken if c.job.worker]  # claimed in this pass, not spawned yet
         soonest_before = self.report.next_settle
         for _ in range(CLAIM_ATTEMPTS):
+            faults.reach("claim.note")
             note = ctx.read(rel)
             if note is not None and follow_workers(ctx, note, self.daily):
                 note = ctx.read(rel)
@@ -161,7 +180,10 @@ class Pass:
             written = claim(ctx, note, list(agenda.items))
             if written is not None:
                 for effect in written.effects:
-                    apply(ctx, effect, self.daily)
+                    try:  # the claims are made: a failure to tell of one never loses the jobs
+                        apply(ctx, effect, self.daily)
+                    except Exception as exc:
+                        ctx.warn(note_failed(rel, exc))
                 return written.claimed
             ctx.pull()
             if not ctx.publisher.through_remote:
