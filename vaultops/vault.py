@@ -7,6 +7,7 @@ import os
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
+from vaultops.base.copies import Copy, copies_in
 from vaultops.base.errors import UnsafePath
 from vaultops.base.layout import STATE_DIR, vault_root
 
@@ -34,6 +35,15 @@ def is_ignored(rel: str, config_dir: str = ".obsidian") -> bool:
         return True
     name = parts[-1] if parts else ""
     return any(fnmatch.fnmatch(name, pattern) for pattern in IGNORED_NAMES)
+
+
+def _placed(folder: str, copy: Copy) -> Copy:
+    """A copy found among a folder's names, with its and its original's vault paths."""
+    return Copy(_join(folder, copy.name), _join(folder, copy.original), copy.present)
+
+
+def _join(folder: str, name: str) -> str:
+    return PurePosixPath(folder, name).as_posix()
 
 
 class Vault:
@@ -85,12 +95,33 @@ class Vault:
         return path.suffix == ".md" and path.parent == folder and not is_ignored(rel)
 
     def plan_notes(self) -> list[str]:
-        """The queue folder's notes, in name order (the order they are looked at)."""
-        folder = self.root / self.config.queue.folder
-        if not folder.is_dir():
+        """The queue folder's notes, in name order (the order they are looked at).  A sync tool's conflict
+        copy of one is not a note of its own: run, it would do the work twice (``conflict_copies``)."""
+        folder = PurePosixPath(self.config.queue.folder).as_posix()
+        names = self._names_in(folder)
+        copies = copies_in(names)
+        return sorted(
+            _join(folder, n) for n in names if n not in copies and self.is_plan_note(_join(folder, n))
+        )
+
+    def conflict_copies(self) -> list[Copy]:
+        """Sync tools' conflict copies of the plan notes and of the inbox, as vault paths, in name order:
+        never run, and the person is told of them."""
+        queue = PurePosixPath(self.config.queue.folder).as_posix()
+        found = {_placed(queue, c) for c in copies_in(self._names_in(queue)).values()}
+        inbox = PurePosixPath(self.inbox_rel)
+        near = inbox.parent.as_posix()
+        found |= {
+            _placed(near, c) for c in copies_in(self._names_in(near)).values() if c.original == inbox.name
+        }
+        return sorted(found, key=lambda c: c.name)
+
+    def _names_in(self, folder: str) -> list[str]:
+        """The names of the notes (``*.md``) in a folder of the vault; none when it is not there."""
+        path = self.root / folder
+        if not path.is_dir():
             return []
-        rels = (f"{PurePosixPath(self.config.queue.folder).as_posix()}/{p.name}" for p in folder.glob("*.md"))
-        return sorted(r for r in rels if self.is_plan_note(r))
+        return [p.name for p in path.glob("*.md")]
 
     @property
     def dashboard_rel(self) -> str | None:
