@@ -148,3 +148,23 @@ def test_a_note_that_fails_stops_only_itself(tmp_path: Path) -> None:
     again = vaultops("--vault", str(vault), "tick", "--no-wait")
     assert again.returncode == 0, again.stderr
     assert requests(vault)["REQ-in"].state.value == "done"
+
+
+def test_tick_records_and_commits_each_batch_before_claiming_the_next(tmp_path: Path) -> None:
+    """It claimed every open request before recording anything: a tick killed after 5,581 agents had run
+    had recorded and committed none of them.  Killed on its second batch's jobs, the first is kept."""
+    inbox = "# Inbox\n" + "".join(block(f"REQ-{i:02d}", f"Summarise part {i}.") for i in range(10))
+    vault = make_vault(tmp_path / "v", inbox)  # max_concurrent = 3: batches of six
+    runs = tmp_path / "runs.log"
+    env = {"FAKE_AGENT_LOG": str(runs), "VAULTOPS_FAULT": "pass.start_jobs:kill@2"}
+    killed = vaultops("--vault", str(vault), "tick", "--no-wait", env=env)
+    assert killed.returncode == -9, killed.stderr
+    states = {rid: r.state.value for rid, r in requests(vault).items()}
+    done = sorted(rid for rid, state in states.items() if state == "done")
+    assert len(done) == 6, states  # the first batch: three slots, two jobs each
+    committed = git(vault, "show", "HEAD:_System/COO-Inbox.md")
+    assert committed.count("- status: done") == 6
+    finish = vaultops("--vault", str(vault), "tick", "--no-wait", env={"FAKE_AGENT_LOG": str(runs)})
+    assert finish.returncode == 0, finish.stderr
+    assert all(r.state.value in ("done", "interrupted") for r in requests(vault).values())
+    assert len(runs.read_text().splitlines()) == len(set(runs.read_text().splitlines()))  # none twice

@@ -336,13 +336,16 @@ def apart(items: Sequence[AgendaItem], facts: Facts, config: Config) -> list[Age
 
 def within(items: Sequence[AgendaItem], facts: Facts, config: Config) -> list[AgendaItem]:
     """With a remote, claim no more than this machine can start now: a claim waiting in a queue would
-    use up its lease while other machines sit idle."""
-    if not facts.clone.shared:
+    use up its lease while other machines sit idle.  Without one, only what ``slots`` allows of the
+    agents' work (``tick`` takes a queue in bounded batches, each recorded before the next is claimed);
+    light checks then run within the claim itself."""
+    if not facts.clone.shared and facts.slots is None:
         return list(items)
     free = config.limits.max_concurrent if facts.slots is None else facts.slots
+    counted = ("profile", "builtin") if facts.clone.shared else ("profile",)
     out = []
     for p in items:
-        if p.handling.kind in ("profile", "builtin"):
+        if p.handling.kind in counted:
             if free <= 0:
                 continue
             free -= 1

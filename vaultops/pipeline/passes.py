@@ -123,11 +123,14 @@ class Pass:
     def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Dispatcher:
         return dispatcher_for(self.ctx, claimed, cancel)
 
-    def run(self, wait_settle: bool = True) -> PassReport:
-        """A whole pass (``vaultops tick``)."""
+    def run(self, wait_settle: bool = True, batch: int | None = None) -> PassReport:
+        """A whole pass (``vaultops tick``).  ``batch``: claim at most this many agents' jobs; the report
+        says ``more`` when it claimed that many, and the caller runs another pass."""
         self.ctx.pull()
-        claimed = self.claim(wait_settle=wait_settle)
+        claimed = self.claim(wait_settle=wait_settle, slots=batch)
+        self.report.more = batch is not None and len(claimed) >= batch
         if claimed:
+            faults.reach("pass.start_jobs")
             dispatcher = self.dispatcher(claimed)
             with ThreadPoolExecutor(max_workers=self.ctx.config.limits.max_concurrent) as pool:
                 results = list(pool.map(lambda c: self.run_job(c, dispatcher), claimed))

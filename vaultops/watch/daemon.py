@@ -295,7 +295,8 @@ class Daemon:
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
         self.restore(p)
         self.place_waiting_results(p)
-        slots = self.config.limits.max_concurrent - len(self.inflight)
+        # without a remote, claims wait in the pool's queue: nothing else could take them meanwhile
+        slots = self.config.limits.max_concurrent - len(self.inflight) if publisher.shared else None
         running = [f for f in self.inflight_files.values() if f]
         replies = chat and ("fetch" in why or why == "timer" or "chat" in why)
         listener = self.listener
