@@ -134,3 +134,39 @@ def test_a_request_saved_but_not_committed_waits_and_is_claimed_once_committed(
     assert fleet.runs() == {"REQ-typed": 1}
     final = fleet.remote_inbox()
     assert final.count("## REQ-typed") == 1 and fleet.remote_requests()["REQ-typed"].state.value == "done"
+
+
+def test_a_merge_that_would_put_a_request_in_twice_stops_keeps_both_versions_and_says_so(
+    tmp_path: Path, agent_log: None
+) -> None:
+    """The remote already holds the person's block (a claim commit built from the bytes on disk, as older
+    versions made them) and the person's own commit of it waits on this clone: no merge keeps the block
+    once, so the clone stops following, keeps both versions, claims nothing, and says so in one sentence."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    claim = "- locked-by: agent9 @ 2026-01-01T00:00:00+00:00 (host9, claim abc123, lease 60 s)\n"
+    other = fleet.person()
+    (other / INBOX).write_text((other / INBOX).read_text() + claim + TYPED + claim)
+    git(other, "commit", "-qam", "vaultops: claimed REQ-000 (as older versions built it)")
+    git(other, "push", "-q")
+    path = clone / INBOX
+    path.write_text(path.read_text() + TYPED)
+    backup(clone)
+    mine = git(clone, "rev-parse", "HEAD").strip()
+    proc = fleet.tick(0)
+    assert proc.returncode == 0, proc.stderr
+    assert "REQ-typed in it twice" in proc.stderr and "nothing is claimed" in proc.stderr, proc.stderr
+    assert fleet.remote_inbox().count("## REQ-typed") == 1
+    # the clone keeps the person's commit and version as they were (a pass may commit its dashboard)
+    git(clone, "merge-base", "--is-ancestor", mine, "HEAD")
+    assert git(clone, "show", f"HEAD:{INBOX}") == git(clone, "show", f"{mine}:{INBOX}") == path.read_text()
+    assert path.read_text().count("## REQ-typed") == 1
+    saved = clone / ".vaultops" / "state" / "conflicts" / f"_System__COO-Inbox.md.{mine[:8]}"
+    assert saved.read_text() == path.read_text()
+    assert fleet.runs() == {}
+    # the person keeps the remote's version (theirs is in it already): vaultops goes on by itself
+    git(clone, "reset", "-q", "--hard", "@{u}")
+    again = fleet.tick(0)
+    assert again.returncode == 0 and "cannot follow" not in again.stderr, again.stderr
+    assert fleet.remote_inbox().count("## REQ-typed") == 1

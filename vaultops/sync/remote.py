@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from vaultops.base import faults
+from vaultops.base.confine import make_dirs, write_bytes
+from vaultops.base.errors import VaultopsError
+from vaultops.base.layout import STATE_DIR
 from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, Moved, identity, last_line
 from vaultops.sync.replay import is_insertion, replay
 
@@ -253,9 +259,31 @@ class Remote:
                     )
                     return None
                 files[path] = merged
+            twice = _doubled(path, files.get(path), now, after)
+            if twice:  # a merge that would hold a request twice is no merge: both versions are kept
+                pulled.blocked = self._kept_apart(path, commit, after, twice)
+                return None
         if ours and not files:  # every change it held, the remote made its own way (a rendering)
             return base
         return self.git.commit_files(base, files, message.rstrip("\n") + "\n", (name, email, date))
+
+    def _kept_apart(self, path: str, commit: str, local: bytes | None, rid: str) -> str:
+        """Why this clone stopped following the remote: merging ``commit``'s version of ``path`` with the
+        remote's would put ``rid`` in twice.  This clone's version is also saved to a file of its own under
+        the state folder, for the person to compare; the clone itself is left exactly as it is."""
+        kept = f"in its commit {commit[:8]}"
+        if local is not None:
+            saved = Path(STATE_DIR) / "conflicts" / f"{path.replace('/', '__')}.{commit[:8]}"
+            with contextlib.suppress(OSError, VaultopsError):  # a full disk: the commit still holds it
+                make_dirs((self.git.root / saved).parent, self.git.root)
+                write_bytes(self.git.root / saved, local, self.git.root)
+                kept = f"in {saved.as_posix()} and in its commit {commit[:8]}"
+        return (
+            f"{path}: merging this clone's version with the remote's would put {rid} in it twice, so "
+            f"vaultops stopped: this clone's version is kept {kept}, the remote's at "
+            f"{self.name}/{self.branch}; merge them with git (or obsidian-git) and vaultops follows the "
+            "remote again"
+        )
 
     def _merge_file(self, current: bytes, base: bytes, other: bytes) -> bytes | None:
         folder = self.git.git_dir
@@ -345,6 +373,25 @@ def _replayed_insertions(
     if not path.endswith(".md") or not is_insertion(shared, after):
         return None
     return _replayed(path, shared, after, now, pulled)
+
+
+_REQUEST_HEADING = re.compile(rb"^##[ \t]+(REQ-[A-Za-z0-9._-]+)", re.MULTILINE)
+
+
+def request_headings(raw: bytes) -> Counter[bytes]:
+    """How often each request id stands in a ``## REQ-`` heading of the note."""
+    return Counter(_REQUEST_HEADING.findall(raw))
+
+
+def _doubled(path: str, merged: bytes | None, now: bytes | None, after: bytes | None) -> str:
+    """A request that ``merged`` holds more often than both versions it was made from ("" when none):
+    a block the remote already had, inserted again (a claim commit that carried the person's block, met
+    by the person's own commit of it).  Later passes would write under the second copy."""
+    if merged is None or not path.endswith(".md"):
+        return ""
+    most = request_headings(now or b"") | request_headings(after or b"")  # the larger count of each
+    twice = [rid for rid, n in request_headings(merged).items() if n > most[rid]]
+    return twice[0].decode("ascii") if twice else ""
 
 
 def _branch_of(git: Git) -> str:
