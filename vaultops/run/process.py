@@ -3,13 +3,16 @@
 Both pipes are drained by threads, so a chatty child never blocks on a full pipe and silence can be
 measured.  On a timeout the whole group gets SIGTERM, then SIGKILL: agent CLIs start helpers (MCP
 servers, shells, language servers) that must not outlive the run.  The same happens to whatever is left
-of the group when the command itself exits.
+of the job when the command itself exits, also to what left its group or session (``setsid``, a double
+fork, ``nohup … &``): on Linux the command runs under a reaper of its own, a child subreaper to which
+those processes re-parent (``vaultops.run.reaper``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -21,6 +24,8 @@ from pathlib import Path
 from typing import IO
 
 from vaultops.base.redact import redact
+from vaultops.run import reaper
+from vaultops.run.reaper import descendants, proc_table
 
 TERM_GRACE = 5.0  # seconds between SIGTERM and SIGKILL
 _SAMPLE_EVERY = 0.5  # seconds between looks at the child's process tree
@@ -30,6 +35,8 @@ _CHUNK = 65536
 # (setsid) can hold them open forever; its output after that is not waited for.
 _DRAIN = 2.0
 _LONGEST_LINE = 64 * 1024 * 1024  # bytes a watched line may hold before the run is stopped
+_KILL_ROUNDS = 20  # SIGKILL rounds over the job's processes (a fork under way may add one after a round)
+_REAPER_LAST = 2.0  # seconds the reaper gets to say how the command ended, once its job is killed
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +51,8 @@ class ProcessResult:
     cancelled: bool = False  # stopped on request (the daemon shutting down), not by a timeout
     stopped: str = ""  # why ``watch`` stopped it: a limit it crossed ("cost limit $2 reached …")
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the run's extra_secrets, for redact()
+    limit: str = ""  # which limit stopped it: "timeout" (the wall-clock time) or "inactivity"
+    limit_seconds: float = 0.0  # ...and what that limit was, in seconds
 
 
 class _Reader(threading.Thread):
@@ -73,7 +82,6 @@ class _Reader(threading.Thread):
                 self.dropped += len(chunk) - min(room, len(chunk))
                 if self.watch is not None:
                     self.watch.take(chunk)
-
 
     def text(self) -> str:
         text = bytes(self.data).decode("utf-8", errors="replace")
@@ -189,29 +197,13 @@ def process_start_time(pid: int) -> int | None:
         return None
 
 
-def _proc_table() -> dict[int, tuple[int, int, bytes]]:
-    """pid -> (parent pid, start time, state) for every process, from /proc (Linux only)."""
-    table: dict[int, tuple[int, int, bytes]] = {}
-    if not sys.platform.startswith("linux"):
-        return table
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            table[int(entry.name)] = (int(fields[1]), int(fields[19]), fields[0])
-        except (OSError, IndexError, ValueError):
-            continue
-    return table
-
-
 class _Tree:
     """The child's descendants, remembered with their start times.
 
     Agent CLIs run tools in sessions of their own (Claude Code's Bash tool does), so signalling the child's
-    process group misses them, and once the child dies they belong to init and cannot be found from it.
-    So the tree is sampled while the child runs; a remembered pid is signalled only while its start time
+    process group misses them.  Under the reaper every one of them stays a descendant while the job runs;
+    without it (not Linux), once their parent dies they belong to init and cannot be found from the child,
+    so the tree is sampled while the child runs.  A remembered pid is signalled only while its start time
     still matches, never a stranger that reused the number.
     """
 
@@ -220,20 +212,14 @@ class _Tree:
         self.known: dict[int, int] = {}
 
     def sample(self) -> None:
-        table = _proc_table()
-        children: dict[int, list[int]] = {}
-        for pid, (parent, _, _) in table.items():
-            children.setdefault(parent, []).append(pid)
-        todo = list(children.get(self.root, []))
-        while todo:
-            pid = todo.pop()
+        table = proc_table()
+        for pid in descendants(self.root, table):
             self.known.setdefault(pid, table[pid][1])
-            todo.extend(children.get(pid, []))
 
     def alive(self) -> list[int]:
         if not self.known:
             return []
-        table = _proc_table()
+        table = proc_table()
         return [
             pid
             for pid, started in self.known.items()
@@ -249,19 +235,159 @@ class _Tree:
                     os.kill(pid, sig)
 
 
-def _stop_group(proc: subprocess.Popen[bytes], tree: _Tree) -> None:
-    """SIGTERM to the group and every descendant, up to TERM_GRACE for them to go, then SIGKILL."""
-    tree.sample()
-    _signal_group(proc.pid, signal.SIGTERM)
-    tree.signal(signal.SIGTERM)
-    deadline = time.monotonic() + TERM_GRACE
-    while time.monotonic() < deadline:
-        tree.sample()
-        if proc.poll() is not None and not _group_alive(proc.pid) and not tree.alive():
-            return
-        time.sleep(_POLL)
-    _signal_group(proc.pid, signal.SIGKILL)
-    tree.signal(signal.SIGKILL)
+def _reaper_argv() -> tuple[str, ...]:
+    """How to start a command under ``vaultops.run.reaper``, or () where it cannot work.
+
+    Only Linux has a child subreaper.  Elsewhere (macOS) the best there is: the command's own group,
+    plus its descendants as sampled every _SAMPLE_EVERY while it runs; a process that leaves its session
+    and whose parent exits before a sample is not found there.
+    """
+    script = reaper.__file__
+    if not (sys.platform.startswith("linux") and sys.executable and script and os.path.isfile(script)):
+        return ()
+    return (sys.executable, "-I", "-S", script)
+
+
+class _Said:
+    """What the reaper says on its pipe (see ``vaultops.run.reaper``): the command's pid or why it could
+    not start, then the command's wait status."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lines: list[str] = []
+        self.partial = b""
+        self.closed = False
+
+    def listen(self, wait: float) -> None:
+        """Read what has come within ``wait`` seconds (all of it, once the reaper has ended)."""
+        while not self.closed:
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready:
+                return
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                self.closed = True
+                return
+            *whole, self.partial = (self.partial + chunk).split(b"\n")
+            self.lines += [line.decode() for line in whole]
+            wait = 0.0
+
+    def started(self, give_up: float, proc: subprocess.Popen[bytes]) -> None:
+        """Wait (at most until the monotonic time ``give_up``) for the first line."""
+        while not self.lines and not self.closed and time.monotonic() < give_up:
+            self.listen(_POLL)
+            if proc.poll() is not None:
+                self.listen(0.0)
+                return
+
+    @property
+    def pid(self) -> int | None:
+        return int(self.lines[0]) if self.lines and self.lines[0].isdigit() else None
+
+    @property
+    def errno(self) -> int | None:
+        return int(self.lines[0][1:]) if self.lines and self.lines[0].startswith("!") else None
+
+    @property
+    def status(self) -> int | None:
+        return next((int(line[1:]) for line in self.lines if line.startswith("=")), None)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+@dataclass(slots=True)
+class _Job:
+    """One running command: ``proc`` is what was started (the reaper, or the command itself where there
+    is none), ``leader`` the command, leader of its own session and group."""
+
+    proc: subprocess.Popen[bytes]
+    leader: int
+    said: _Said | None
+    tree: _Tree
+
+    def ended(self, wait: float) -> bool:
+        """Whether the command has ended, waiting up to ``wait`` seconds for it."""
+        if self.said is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=wait)  # returns as soon as it exits, even a short command
+            return self.proc.poll() is not None
+        self.said.listen(wait)
+        return self.said.status is not None or self.said.closed
+
+    def left(self) -> bool:
+        """Whether anything of it is still running."""
+        return self.proc.poll() is None or _group_alive(self.leader) or bool(self.tree.alive())
+
+    def exit_code(self) -> int | None:
+        status = self.said.status if self.said is not None else None
+        return os.waitstatus_to_exitcode(status) if status is not None else self.proc.returncode
+
+    def stop(self) -> None:
+        """SIGTERM to the command's group and every descendant, up to TERM_GRACE for them to go, then
+        SIGKILL; the reaper (which stops what is left on its own once the command ends) goes last, so that
+        nothing of the job is orphaned to init before it is killed."""
+        self.tree.sample()
+        _signal_group(self.leader, signal.SIGTERM)
+        self.tree.signal(signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE
+        while time.monotonic() < deadline:
+            self.tree.sample()
+            if not self.left():
+                return
+            time.sleep(_POLL)
+        for _ in range(_KILL_ROUNDS):  # what is killed starts nothing more; a fork under way may have
+            self.tree.sample()
+            if not self.tree.alive() and not _group_alive(self.leader):
+                break
+            self.tree.signal(signal.SIGKILL)
+            _signal_group(self.leader, signal.SIGKILL)
+            time.sleep(_POLL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=_REAPER_LAST)  # it says how the command ended, then goes
+        _signal_group(self.proc.pid, signal.SIGKILL)
+
+
+def _start_failed(
+    args: tuple[str, ...], exc: BaseException, cwd: Path, secrets: list[str], started: float
+) -> ProcessResult:
+    error = redact(_start_error(exc, args[0], cwd), secrets)
+    return ProcessResult(args, None, False, time.monotonic() - started, "", "", error)
+
+
+def _launch(
+    args: tuple[str, ...], cwd: Path, env: Mapping[str, str]
+) -> tuple[subprocess.Popen[bytes], _Said | None]:
+    """The command started, under its reaper where there is one (and what the reaper says)."""
+    launcher = _reaper_argv()
+    if not launcher:
+        return _popen(args, cwd, env, ()), None
+    read, write = os.pipe()
+    try:
+        proc = _popen((*launcher, str(write), repr(TERM_GRACE), "--", *args), cwd, env, (write,))
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return proc, _Said(read)
+
+
+def _popen(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], pass_fds: tuple[int, ...]
+) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+        pass_fds=pass_fds,
+    )
 
 
 def run_process(
@@ -280,12 +406,15 @@ def run_process(
     """Run ``argv`` (never through a shell) in ``cwd`` as the leader of a new session and group.
 
     ``timeout`` bounds the wall-clock time; ``inactivity_timeout`` the time with no output on either
-    stream.  Either one stops the whole group and sets ``timed_out``.  ``env`` (default: this
-    process's environment) is passed without NOTIFY_SOCKET, which belongs to the daemon alone.
-    The outputs are kept raw, so that a secret in them cannot break their parse (Claude Code's JSON):
-    whoever keeps or shows them redacts them, with ``extra_secrets`` (kept as ``secrets``) as well.
-    ``watch`` is given each line of stdout as it arrives; the first reason it returns stops the group
-    at once, and is the result's ``stopped``.
+    stream.  Either one stops the whole group and sets ``timed_out``, and ``limit`` says which.
+    ``env`` (default: this process's environment) is passed without NOTIFY_SOCKET, which belongs to the
+    daemon alone.  The outputs are kept raw, so that a secret in them cannot break their parse (Claude
+    Code's JSON): whoever keeps or shows them redacts them, with ``extra_secrets`` (kept as ``secrets``)
+    as well.  ``watch`` is given each line of stdout as it arrives; the first reason it returns stops the
+    group at once, and is the result's ``stopped``.  ``on_start`` is given the command's pid.
+
+    On Linux the command runs under a reaper of its own (``vaultops.run.reaper``): every process it
+    starts, also one that left its group or session, has ended when this returns.
     """
     args = tuple(argv)
     secrets = list(extra_secrets)
@@ -294,23 +423,11 @@ def run_process(
     if not args:
         return ProcessResult(args, None, False, 0.0, "", "", "empty command")
     try:
-        proc = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env=child_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
-        )
+        proc, said = _launch(args, cwd, child_env)
     except (OSError, ValueError) as exc:
-        error = redact(_start_error(exc, args[0], cwd), secrets)
-        return ProcessResult(args, None, False, time.monotonic() - started, "", "", error)
+        return _start_failed(args, exc, cwd, secrets, started)
 
     assert proc.stdout is not None and proc.stderr is not None
-    if on_start is not None:
-        on_start(proc.pid)
     activity = _Activity()
     watching = _Watch(watch) if watch is not None else None
     readers = [
@@ -320,33 +437,43 @@ def run_process(
     for reader in readers:
         reader.start()
 
+    job = _Job(proc, proc.pid, said, _Tree(proc.pid))
     timed_out = cancelled = False
-    tree = _Tree(proc.pid)
-    next_sample = started + _SAMPLE_EVERY
+    limit, limit_seconds = "", 0.0
     try:
-        while True:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=_POLL)  # returns as soon as it exits, even a short command
-                break
+        if said is not None:
+            said.started(started + timeout, proc)
+            if said.errno is not None:  # the reaper could not start the command: nothing ran
+                failed = OSError(said.errno, os.strerror(said.errno), args[0])
+                return _start_failed(args, failed, cwd, secrets, started)
+            job.leader = said.pid or proc.pid
+        if on_start is not None:
+            on_start(job.leader)
+        next_sample = started + _SAMPLE_EVERY
+        while not job.ended(_POLL):
             now = time.monotonic()
             if now >= next_sample:
-                tree.sample()
+                job.tree.sample()
                 next_sample = now + _SAMPLE_EVERY
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
             if watching is not None and watching.crossed.is_set():
                 break
-            if now - started >= timeout or (
-                inactivity_timeout is not None and activity.idle() >= inactivity_timeout
-            ):
-                timed_out = True
+            if now - started >= timeout:
+                timed_out, limit, limit_seconds = True, "timeout", timeout
+                break
+            if inactivity_timeout is not None and activity.idle() >= inactivity_timeout:
+                timed_out, limit, limit_seconds = True, "inactivity", inactivity_timeout
                 break
     finally:
         # Also on KeyboardInterrupt or any other surprise: nothing it started outlives the call.
-        if proc.poll() is None or _group_alive(proc.pid) or tree.alive():
-            _stop_group(proc, tree)
+        if job.left():
+            job.stop()
         proc.wait()
+        if said is not None:
+            said.listen(0.0)  # the rest of what it said: it has ended, so this reads to the end
+            said.close()
         drain_until = time.monotonic() + _DRAIN
         for reader in readers:
             reader.join(max(0.0, drain_until - time.monotonic()))
@@ -355,5 +482,16 @@ def run_process(
     stdout, stderr = (reader.text() for reader in readers)
     stopped = watching.reason if watching is not None else ""
     return ProcessResult(
-        args, proc.returncode, timed_out, duration, stdout, stderr, None, cancelled, stopped, tuple(secrets)
+        args,
+        job.exit_code(),
+        timed_out,
+        duration,
+        stdout,
+        stderr,
+        None,
+        cancelled,
+        stopped,
+        tuple(secrets),
+        limit,
+        limit_seconds,
     )

@@ -1,0 +1,232 @@
+"""Every process a job starts ends with the job, also one that left its process group or session
+(issue 25, Deliver 6).  Real shell scripts, real processes; each escaped process writes its own pid, and the
+job waits for those files before it exits (a handshake: the job never ends before they exist)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.support.helpers import inbox_text, routed, vault_with, vaultops
+from tests.support.waiting import wait_for
+from vaultops.run import process
+from vaultops.run.process import ProcessResult, run_process
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux's")
+
+# sh -c "$MARK" FILE: the process writes its pid to FILE (whole, by a rename), then becomes `sleep 1000`
+MARK = 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 1000'
+
+DAEMON = """
+import os, sys, time
+if os.fork():
+    os._exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+os.chdir("/")
+null = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(null, fd)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(1000)
+"""
+
+# How an agent's tool may leave the job: each line starts one process that writes $d/NAME.pid
+ESCAPES = {
+    "setsid": f"setsid sh -c '{MARK}' \"$d/setsid.pid\" &",
+    "setsid-f": f"setsid -f sh -c '{MARK}' \"$d/setsid-f.pid\"",
+    "double-fork": f"( sh -c '{MARK}' \"$d/double-fork.pid\" & )",
+    "nohup": f"nohup sh -c '{MARK}' \"$d/nohup.pid\" >/dev/null 2>&1 &",
+    "env-i": f"env -i PATH=/usr/bin:/bin setsid sh -c '{MARK}' \"$d/env-i.pid\" &",
+    "daemon": f'"{sys.executable}" "$d/daemon.py" "$d/daemon.pid"',
+    "plain": f"sh -c '{MARK}' \"$d/plain.pid\" &",
+}
+
+
+def job_script(folder: Path, escapes: list[str], then: str = "exit 0") -> list[str]:
+    """A job that starts the ``escapes``, waits until each has written its pid, then does ``then``."""
+    (folder / "daemon.py").write_text(DAEMON)
+    waits = "\n".join(f'while [ ! -s "$d/{name}.pid" ]; do sleep 0.01; done' for name in escapes)
+    body = "\n".join(ESCAPES[name] for name in escapes)
+    path = folder / "job.sh"
+    path.write_text(f'#!/bin/sh\nd="{folder}"\n{body}\n{waits}\n{then}\n')
+    path.chmod(0o755)
+    return [str(path)]
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def pids(folder: Path, names: list[str]) -> dict[str, int]:
+    return {name: int((folder / f"{name}.pid").read_text()) for name in names}
+
+
+def kill_all(found: dict[str, int]) -> None:
+    """What a failing test left: each process, and its group where it leads one."""
+    for pid in found.values():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+
+
+def assert_gone(found: dict[str, int]) -> None:
+    left = {name: pid for name, pid in found.items() if not wait_for(lambda p=pid: not running(p), 10)}
+    assert not left, f"outlived the job: {left}"
+
+
+@pytest.mark.parametrize("escape", sorted(ESCAPES))
+def test_what_a_quick_job_started_ends_with_it(tmp_path: Path, escape: str) -> None:
+    result = run_process(job_script(tmp_path, [escape]), cwd=tmp_path, timeout=30)
+    found = pids(tmp_path, [escape])
+    try:
+        assert result.exit_code == 0 and not result.timed_out, result
+        assert_gone(found)
+    finally:
+        kill_all(found)
+
+
+def test_all_at_once_and_the_run_is_not_held_by_them(tmp_path: Path) -> None:
+    names = sorted(ESCAPES)
+    result = run_process(job_script(tmp_path, names), cwd=tmp_path, timeout=30)
+    found = pids(tmp_path, names)
+    try:
+        assert result.exit_code == 0 and not result.timed_out
+        assert "stopped reading" not in result.stdout + result.stderr  # nothing held the pipes
+        assert_gone(found)
+    finally:
+        kill_all(found)
+
+
+def test_a_job_that_times_out_takes_them_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process, "TERM_GRACE", 1.0)
+    names = sorted(ESCAPES)
+    argv = job_script(tmp_path, names, then=f'touch "{tmp_path}/ready"; exec sleep 1000')
+    timeout = 2.0
+    result = run_process(argv, cwd=tmp_path, timeout=timeout)
+    try:
+        assert (tmp_path / "ready").exists(), "the job timed out before it started them: a slow machine"
+        found = pids(tmp_path, names)
+        assert result.timed_out and result.limit == "timeout"
+        assert_gone(found)
+    finally:
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            kill_all(pids(tmp_path, names))
+
+
+def test_a_job_whose_processes_ignore_sigterm_is_killed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(process, "TERM_GRACE", 0.5)
+    stubborn = MARK.replace("echo", "trap '' TERM; echo").replace("exec sleep 1000", "sleep 1000")
+    folder = tmp_path
+    script = folder / "job.sh"
+    script.write_text(f"#!/bin/sh\nd=\"{folder}\"\nsetsid sh -c '{stubborn}' \"$d/s.pid\" &\n"
+                      'while [ ! -s "$d/s.pid" ]; do sleep 0.01; done\n')  # fmt: skip
+    script.chmod(0o755)
+    result = run_process([str(script)], cwd=folder, timeout=30)
+    found = pids(folder, ["s"])
+    try:
+        assert result.exit_code == 0
+        assert_gone(found)
+    finally:
+        kill_all(found)
+
+
+def test_two_jobs_at_once_one_ends_the_other_keeps_its_processes(tmp_path: Path) -> None:
+    """Two jobs of one daemon (max_concurrent): the end of one stops its own processes only, and
+    nothing the caller started beside them (as the daemon's worker supervisors or git)."""
+    bystander = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+    folders = {name: tmp_path / name for name in ("a", "b")}
+    results: dict[str, ProcessResult] = {}
+    threads = []
+    for name, folder in folders.items():
+        folder.mkdir()
+        argv = job_script(
+            folder, ["setsid", "double-fork"], then=f'while [ ! -e "{folder}/go" ]; do sleep 0.01; done'
+        )
+        thread = threading.Thread(
+            target=lambda n=name, a=argv, f=folder: results.__setitem__(n, run_process(a, cwd=f, timeout=60))
+        )
+        thread.start()
+        threads.append(thread)
+    found: dict[str, dict[str, int]] = {}
+    try:
+        for name, folder in folders.items():
+            assert wait_for(lambda f=folder: (f / "setsid.pid").exists() and (f / "double-fork.pid").exists())
+            found[name] = pids(folder, ["setsid", "double-fork"])
+        (folders["a"] / "go").touch()
+        threads[0].join(30)
+        assert results["a"].exit_code == 0
+        assert_gone(found["a"])
+        assert all(running(pid) for pid in found["b"].values()), "the other job's processes were stopped"
+        assert running(bystander.pid), "a process the caller started was stopped"
+        (folders["b"] / "go").touch()
+        threads[1].join(30)
+        assert results["b"].exit_code == 0
+        assert_gone(found["b"])
+    finally:
+        for folder in folders.values():
+            (folder / "go").touch()
+        for thread in threads:
+            thread.join(30)
+        for each in found.values():
+            kill_all(each)
+        bystander.kill()
+        bystander.wait()
+
+
+def test_the_command_is_the_pid_given_and_the_environment_is_as_given(tmp_path: Path) -> None:
+    """The reaper in between changes nothing the command sees: its pid (recorded for crash recovery)
+    leads its own session and group, and its environment is exactly the one given (no LC_CTYPE added
+    by the interpreter under a C locale)."""
+    given: list[int] = []
+    code = "import os; print(os.getpid(), os.getsid(0), os.getpgid(0))"
+    result = run_process([sys.executable, "-c", code], cwd=tmp_path, timeout=30, on_start=given.append)
+    pid, sid, pgid = result.stdout.split()
+    assert given == [int(pid)] and pid == sid == pgid
+    env = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "ONLY": "this"}
+    shown = run_process(["env"], cwd=tmp_path, env=env, timeout=30).stdout  # not Python: it adds LC_CTYPE
+    assert sorted(shown.splitlines()) == sorted(f"{k}={v}" for k, v in env.items())
+
+
+def test_a_job_run_by_tick_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The same through `vaultops tick`: a profile's command that starts a setsid'd and a double-forked
+    process and exits at once."""
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    argv = job_script(pid_dir, ["setsid", "double-fork", "daemon"], then="echo started them; exit 0")
+    profile = (
+        f'[profiles.worker-code]\ncommand = ["{argv[0]}"]\noutput = "text"\ntimeout = 30\n'
+        'health = []\ngate = "none"\n\n'
+    )
+    inbox = "# Inbox\n\n## REQ-escape\n- type: code\n- ready: yes\nStart a helper.\n"
+    vault = vault_with(tmp_path / "v", inbox, routed(profile, 'code = ["worker-code"]', "[0.05]"))
+    proc = vaultops("--vault", str(vault), "tick")
+    found = pids(pid_dir, ["setsid", "double-fork", "daemon"])
+    try:
+        assert "REQ-escape: done" in proc.stdout, proc.stdout + proc.stderr
+        assert "started them" in inbox_text(vault)
+        assert_gone(found)
+    finally:
+        kill_all(found)

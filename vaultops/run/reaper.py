@@ -1,0 +1,189 @@
+"""The parent of a job's command: whatever the job starts comes back to it, and nothing outlives the job.
+
+Linux only.  ``vaultops.run.process`` runs this file with ``python -I -S reaper.py REPORT_FD GRACE --
+COMMAND...``; it imports nothing of vaultops, so it starts in a few milliseconds and the interpreter's
+own environment variables cannot change it.  It makes itself a child subreaper
+(``prctl(PR_SET_CHILD_SUBREAPER)``): a process the job starts that leaves its group or session
+(``setsid``, a double fork, ``nohup … &``, ``setsid -f``, a program that daemonises) re-parents to it
+instead of to init once its parent exits, so it stays a descendant and can be found, even with its
+environment cleared (``env -i``), which no marker in the environment survives.
+
+It starts the command as the leader of a session and group of its own (as vaultops did before it
+existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the command ends
+says its wait status, then stops every descendant left: SIGTERM, up to GRACE seconds, SIGKILL.  Once
+it has no child left, no process of the job is left, and it exits.  Each job has its own reaper, so a
+daemon running several jobs at once stops only the ended job's processes, and vaultops's own other
+processes (worker supervisors, git) are never its descendants.
+
+What it says on REPORT_FD, one line each: ``PID`` (the command started) or ``!ERRNO`` (it could not
+start, as ``subprocess`` reported it); then ``=STATUS``, the command's wait status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterable
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_POLL = 0.02
+_KILL_ROUNDS_FOR = 10.0  # seconds to go on killing and reaping (a process stuck in the kernel may never go)
+
+
+def proc_table() -> dict[int, tuple[int, int, bytes]]:
+    """pid -> (parent pid, start time, state) for every process, from /proc (empty where there is none)."""
+    table: dict[int, tuple[int, int, bytes]] = {}
+    if not sys.platform.startswith("linux"):
+        return table
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            table[int(entry.name)] = (int(fields[1]), int(fields[19]), fields[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def descendants(root: int, table: dict[int, tuple[int, int, bytes]]) -> list[int]:
+    """Every process below ``root`` in ``table``, zombies included, parents before their children."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found: list[int] = []
+    todo = list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def become_subreaper() -> bool:
+    """Orphans of this process's descendants re-parent to it (Linux 3.4 and later); False where not."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        one, zero = ctypes.c_ulong(1), ctypes.c_ulong(0)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, one, zero, zero, zero)) == 0
+    except (OSError, AttributeError, ImportError):
+        return False
+
+
+def _initial_environ() -> dict[bytes, bytes]:
+    """The environment this process was given, byte for byte.  Python's start may add to ``os.environ``
+    (LC_CTYPE, when it coerces a C locale); the command must get what vaultops gave, and no more."""
+    env: dict[bytes, bytes] = {}
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return {os.fsencode(k): os.fsencode(v) for k, v in os.environ.items()}
+    for item in raw.split(b"\0"):
+        key, eq, value = item.partition(b"=")
+        if eq and key:
+            env.setdefault(key, value)
+    return env
+
+
+def _signal_all(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+            if sig == signal.SIGTERM:
+                os.kill(pid, signal.SIGCONT)  # a stopped process acts on its TERM only once it runs
+
+
+def _live(pids: Iterable[int], table: dict[int, tuple[int, int, bytes]]) -> list[int]:
+    return [pid for pid in pids if table[pid][2] not in (b"Z", b"X")]
+
+
+def _reap() -> bool:
+    """Reap every child that has ended; False once there is no child left (so no descendant either:
+    each orphan comes to this process, so a live descendant always has a live child of ours above it)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+
+
+def stop_descendants(grace: float) -> None:
+    """SIGTERM to every descendant, up to ``grace`` seconds for them to go, then SIGKILL until none is
+    left (bounded: a process stuck in the kernel is left, not waited for forever)."""
+    me = os.getpid()
+    table = proc_table()
+    _signal_all(_live(descendants(me, table), table), signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while _reap() and time.monotonic() < deadline:
+        table = proc_table()
+        if not _live(descendants(me, table), table):
+            deadline = min(deadline, time.monotonic() + 0.5)  # only zombies left: their parents reap them
+        time.sleep(_POLL)
+    deadline = time.monotonic() + _KILL_ROUNDS_FOR
+    while _reap() and time.monotonic() < deadline:
+        table = proc_table()
+        _signal_all(_live(descendants(me, table), table), signal.SIGKILL)
+        time.sleep(_POLL)
+
+
+def _say(fd: int, line: str) -> None:
+    with contextlib.suppress(OSError):  # vaultops may have stopped listening: the job still ends whole
+        os.write(fd, line.encode() + b"\n")
+
+
+def main(argv: list[str]) -> int:
+    import subprocess
+
+    report, grace, args = int(argv[1]), float(argv[2]), argv[4:]
+    become_subreaper()  # without it (a kernel before 3.4) this is a plain parent: the best there is
+    command_pid = 0
+
+    def relay(signum: int, frame: object) -> None:
+        """A TERM, INT or HUP for the reaper is for the job: its command and everything it started."""
+        table = proc_table()
+        if command_pid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(command_pid, signum)
+        _signal_all(_live(descendants(os.getpid(), table), table), signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, relay)  # a handler, not SIG_IGN: the command must not inherit an ignored TERM
+    try:
+        child = subprocess.Popen(args, env=_initial_environ(), start_new_session=True, close_fds=True)
+    except OSError as exc:
+        _say(report, f"!{exc.errno or 0}")
+        return 127
+    command_pid = child.pid
+    _say(report, str(child.pid))
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:  # cannot happen while the command is our child; nothing to wait for
+            status = 0
+            break
+        if pid == command_pid:
+            break
+    _say(report, f"={status}")
+    stop_descendants(grace)
+    os.close(report)
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
+if __name__ == "__main__":
+    try:
+        code = main(sys.argv)
+    except BaseException as exc:  # a line in the job's stderr, never a traceback
+        with contextlib.suppress(OSError):
+            os.write(2, f"vaultops reaper: {type(exc).__name__}: {exc}\n".encode())
+        code = 125
+    os._exit(code)
