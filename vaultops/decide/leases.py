@@ -2,7 +2,9 @@
 
 A claim's lease is the job's budget plus ``[git] lease_margin``: the dispatcher stops a job when its budget
 runs out, so a lease never expires while its job still runs, and another machine may take a claim over
-only once its lease has passed as that machine measures it.
+only once its lease has passed as that machine measures it: from when it first saw the claim, on a clock
+that does not jump (``base.steady``, read in ``pipeline.facts``), so setting a machine's wall clock
+forward never ends a lease early.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 Everything here is read (or, for first-seen times, stamped once) before the gate decides, so the gate
 itself stays a function of values.  The model's second opinion is asked only for the requests the gate
 says need one, and the gate is then asked again with the answers.
+
+Another machine's claim is timed on the clock that does not jump (``base.steady``): the gate judges its
+lease by ``now - first_seen``, so it is handed a first-seen time that is ``now`` less the seconds this
+machine has truly seen the claim for.  A jump of the wall clock (or of the pass's clock) then moves both
+alike and never ends a lease early.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from vaultops.base import steady
 from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
 from vaultops.decide.startable import cleanup_asked, retry_asked
 from vaultops.model import index_by_id
@@ -21,8 +27,11 @@ from vaultops.run import triage
 from vaultops.run.worktrees import repo_problem
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.plan import workdir_path, workdir_problem
+from vaultops.store.state import StateDB
 from vaultops.vault import inside_any
 from vaultops.workers.registry import Registry
+
+CLAIM = "claim:"  # the gate's first-seen key of another machine's claim (``decide.gate.sightings``)
 
 
 def gather(
@@ -45,12 +54,15 @@ def gather(
     locks = [r.lock for r in note.requests if (r.state in HELD or cleanup_asked(r)) and r.lock is not None]
     now = ctx.clock()
     base = Facts(now=now, wall=wall, mtime=mtime, clone=ctx.clone(*locks), budget=ctx.budget())
-    seen = {
-        (s.request_id, s.key): ctx.state.first_seen(
-            note.rel, s.request_id, s.key, wall if s.wall else now.timestamp()
-        )
-        for s in sightings(note, base)
-    }
+    clock = steady.now()
+    seen = {}
+    for s in sightings(note, base):
+        if s.key.startswith(CLAIM):
+            held = held_for(ctx.state, note.rel, s.request_id, s.key, clock)
+            seen[(s.request_id, s.key)] = now.timestamp() - held
+        else:
+            stamp = wall if s.wall else now.timestamp()
+            seen[(s.request_id, s.key)] = ctx.state.first_seen(note.rel, s.request_id, s.key, stamp)
     heavy = {}
     problems = {}
     repos: dict[str, str] = {}
@@ -76,6 +88,15 @@ def gather(
         base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, repos=repos, fresh=fresh,
         busy_files=tuple(busy_files), workers=workers, starting=tuple(starting), slots=slots,
     )  # fmt: skip
+
+
+def held_for(state: StateDB, rel: str, request_id: str, key: str, clock: steady.Reading) -> float:
+    """Seconds this machine has seen another machine's claim (``key``), on the clock that does not jump.
+    The stamp is kept per boot (the boot is part of its key in state.db): after a reboot the count starts
+    again, from 0, so a lease is never judged to have ended early; a stamp from before this clock was
+    used (a wall-clock time, under the bare key) is not read either."""
+    first = state.first_seen(rel, request_id, f"{key}@{clock.boot}", clock.seconds)
+    return max(0.0, clock.seconds - first)
 
 
 def repo_of(ctx: Context, raw: str, has_workdir: bool) -> Path | str:
