@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.base import faults
-from vaultops.base.confine import make_dirs, open_fd, write_bytes
+from vaultops.base.confine import confine, make_dirs, open_fd
 from vaultops.base.errors import VaultopsError
 from vaultops.base.redact import redact_lines
 from vaultops.scan.note import ParsedNote, content_hash, parse_note
@@ -238,20 +238,58 @@ class Backups:
         return self.root / rel.replace("/", "__")
 
     def save(self, rel: str, raw: bytes) -> Path | None:
+        """Keep ``raw`` as ``rel``'s newest backup, in a file named for its hash and written whole, so that
+        a full disk or a kill leaves no part of a version under that version's name.  The newest backup
+        stands for ``raw`` again only while its bytes still match its name."""
         if not raw:
             return None
         folder = make_dirs(self.folder(rel))
+        remove_stale_temps(folder)  # a backup cut short by a kill
         digest = content_hash(raw)[:12]
         existing = sorted(folder.glob("*.md"))
         if existing and existing[-1].name.endswith(f"-{digest}.md"):
-            return existing[-1]
+            if _holds(existing[-1], digest):
+                return existing[-1]
+            with contextlib.suppress(OSError):  # damaged (left by an older version on a full disk)
+                existing.pop().unlink()
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S%f")
         path = folder / f"{stamp}-{digest}.md"
-        write_bytes(path, raw)
+        write_whole(path, raw)
         for old in existing[: max(0, len(existing) + 1 - self.keep)]:
             with contextlib.suppress(OSError):
                 old.unlink()
         return path
+
+
+def _holds(path: Path, digest: str) -> bool:
+    """The backup at ``path`` holds the version its name says (a truncated one does not)."""
+    try:
+        return content_hash(path.read_bytes())[:12] == digest
+    except OSError:
+        return False
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """``path`` holds ``data`` whole, or stays as it was: a temp file in the same folder (named so that
+    ``remove_stale_temps`` clears one left by a kill), fsynced, renamed over it, the folder fsynced.  A
+    write that fails (a full disk) leaves nothing behind and raises."""
+    folder = path.parent
+    tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    try:
+        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            faults.reach("backup.before_fsync")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, confine(path))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    _fsync_dir(folder)
 
 
 def _kept_changing(rel: str) -> VaultopsError:
