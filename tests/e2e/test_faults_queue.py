@@ -168,3 +168,23 @@ def test_tick_records_and_commits_each_batch_before_claiming_the_next(tmp_path: 
     assert finish.returncode == 0, finish.stderr
     assert all(r.state.value in ("done", "interrupted") for r in requests(vault).values())
     assert len(runs.read_text().splitlines()) == len(set(runs.read_text().splitlines()))  # none twice
+
+
+def test_a_claim_whose_job_never_started_is_closed_without_a_restart(tmp_path: Path) -> None:
+    """A pass that failed between the claim and the job's start left the request `running` until the
+    daemon was restarted."""
+    vault = daemon_vault(tmp_path / "v")
+    runs = tmp_path / "runs.log"
+    daemon = Daemon(vault, {"VAULTOPS_FAULT": "daemon.submit:raise@1", "FAKE_AGENT_LOG": str(runs)})
+    try:
+        daemon.wait_ready()
+        inbox = inbox_path(vault)
+        save_in_place(inbox, inbox.read_text() + block("REQ-lost", "Summarise the notes on tabs."))
+        assert wait_for(lambda: requests(vault)["REQ-lost"].state.value == "interrupted"), inbox.read_text()
+        assert "its job never started: nothing ran" in inbox.read_text()
+        assert not runs.exists()
+        save_in_place(inbox, inbox.read_text() + "- retry: yes\n")
+        assert wait_for(lambda: requests(vault)["REQ-lost"].state.value == "done"), inbox.read_text()
+    finally:
+        assert daemon.stop() == 0, daemon.errors()
+    assert runs.read_text().splitlines() == ["REQ-lost"]

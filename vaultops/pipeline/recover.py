@@ -49,19 +49,45 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
     return said
 
 
+def never_started_lines(request: Request, now: datetime) -> list[str]:
+    claim = request.lock.claim if request.lock else "?"
+    reason = (
+        f"claimed (claim {claim}), but its job never started: nothing ran; a light check runs again by "
+        "itself, other work after `- retry: yes`"
+    )
+    return render.status_only(State.INTERRUPTED, now, reason)
+
+
 def recover(ctx: Context) -> None:
     """Claims this machine made and never finished (the process that made them is gone: the caller holds
     the vault lock) become ``interrupted``; what they started is stopped."""
     ctx.report.warnings.extend(stop_leftovers(ctx.state, ctx.vault.host))
+    close_claims(ctx, frozenset(), interrupted_lines, "its pass stopped before it finished")
+
+
+def release_unstarted(ctx: Context, live: frozenset[str]) -> None:
+    """The daemon's claims that no job of its own runs (a pass failed between the claim and the job's
+    start) are closed at once, never left ``running`` until a restart.  ``live``: the claims whose jobs
+    run or whose results wait to be recorded."""
+    close_claims(ctx, live, never_started_lines, "its job never started")
+
+
+def close_claims(
+    ctx: Context, live: frozenset[str], lines: Callable[[Request, datetime], list[str]], said: str
+) -> None:
     for rel in ctx.notes():
         note = ctx.read(rel)
         if note is None:
             continue
-        stale = [(t, r) for t, r in stale_claims(note, ctx.mine) if not runs_on(ctx.state, r)]
+        stale = [
+            (t, r)
+            for t, r in stale_claims(note, ctx.mine)
+            if r.lock is not None and r.lock.claim not in live and not runs_on(ctx.state, r)
+        ]
         if not stale:
             continue
         now = ctx.clock()
-        ctx.write(rel, [Insert(t, tuple(interrupted_lines(r, now)), frozenset({r.state})) for t, r in stale])
+        ctx.write(rel, [Insert(t, tuple(lines(r, now)), frozenset({r.state})) for t, r in stale])
         for _, r in stale:
-            ctx.report.said(r.id, State.INTERRUPTED.value, "its pass stopped before it finished")
+            ctx.report.said(r.id, State.INTERRUPTED.value, said)
             ctx.state.event("interrupted", r.file, r.id, claim=r.lock.claim if r.lock else "")

@@ -29,14 +29,17 @@ from vaultops.notify.telegram import Telegram
 from vaultops.pipeline.context import Unplaced
 from vaultops.pipeline.passes import Pass, PassReport, local_now
 from vaultops.pipeline.publish import Publisher
+from vaultops.pipeline.recover import release_unstarted
 from vaultops.pipeline.results import Claimed, Done
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.service.notify import Notifier
+from vaultops.service.units import STOP_MARGIN
 from vaultops.store.inserts import Insert
 from vaultops.store.lock import vault_lock
 from vaultops.store.notes import NoteWriter, remove_stale_temps
 from vaultops.store.state import StateDB
+from vaultops.sync.git import waiting_with
 from vaultops.vault import Vault
 from vaultops.watch.events import watch
 from vaultops.watch.listen import ChatListener
@@ -60,6 +63,7 @@ class Daemon:
         self.inbox: queue.Queue[str | Done] = queue.Queue()  # a watch event's reason, or a finished job
         self.cancel = threading.Event()  # set when running jobs must stop now
         self.stop_requests = 0
+        self.stopping_at: float | None = None  # when shut_down began (monotonic)
         self.inflight: dict[str, Future[RunResult]] = {}
         self.inflight_files: dict[str, tuple[str, ...]] = {}  # claim -> a plan note's files: while it runs
         self.settle_at: float | None = None
@@ -87,6 +91,16 @@ class Daemon:
         if self.stop_requests > 1:
             self.cancel.set()  # a second signal: stop at once
 
+    def while_git_waits(self) -> bool:
+        """Called while a git process runs: the watchdog hears that the daemon is alive.  True gives up a
+        fetch or push: when asked to stop during a pass, or, while stopping, at a second signal or when
+        the unit's stop timeout nears."""
+        self.notifier.watchdog()
+        if self.stopping_at is None:
+            return self.stop_requests > 0
+        budget = self.config.daemon.grace + STOP_MARGIN / 2
+        return self.stop_requests > 1 or time.monotonic() > self.stopping_at + budget
+
     def install_signals(self) -> None:
         # SIGHUP too: a closed terminal would otherwise end the daemon without stopping its jobs.
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -103,6 +117,7 @@ class Daemon:
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
             observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
             self.listener = self.listen(state_dir / "state.db")
+            waiting_with(self.while_git_waits)
             try:
                 self.start_up()
                 self.loop()
@@ -116,6 +131,7 @@ class Daemon:
                     self.heartbeat.close()
                 observer.join(timeout=5)
                 self.state.close()
+                waiting_with(None)
         return 0
 
     def wake(self, why: str) -> None:
@@ -295,6 +311,8 @@ class Daemon:
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
         self.restore(p)
         self.place_waiting_results(p)
+        waiting = {left.insert.claim for _, left in self.unplaced}
+        release_unstarted(p.ctx, frozenset({*self.inflight, *waiting}))
         # without a remote, claims wait in the pool's queue: nothing else could take them meanwhile
         slots = self.config.limits.max_concurrent - len(self.inflight) if publisher.shared else None
         running = [f for f in self.inflight_files.values() if f]
@@ -314,6 +332,7 @@ class Daemon:
             self.settle_at = time.monotonic()
         self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
         if claimed:
+            faults.reach("daemon.submit")
             dispatcher = p.dispatcher(claimed, self.cancel)
             for c in claimed:
                 self.memory.claimed(c.job.file, c.item.target, c.job.claim, c.lines)
@@ -376,6 +395,7 @@ class Daemon:
     def shut_down(self) -> None:
         """Stop claiming; let running jobs finish within the grace period; then stop them (they record
         themselves as interrupted), write what they produced, commit."""
+        self.stopping_at = time.monotonic()
         self.notifier.stopping("finishing running jobs" if self.inflight else "stopping")
         self.log.info("stopping", running=len(self.inflight))
         deadline = time.monotonic() + self.config.daemon.grace
