@@ -20,6 +20,8 @@ MADE = [
     ("{} (conflicted copy 2026-01-02 101010)", True),  # Nextcloud
     ("{}_conflict-20260102-101010", True),  # ownCloud
     ("{}.sync-conflict-20260102-101010-ABCDEFG", True),  # Syncthing
+    ("{}.sync-conflict-20261129-101010-ABCDEF", True),
+    ("{}.sync-conflict-20261129-101010", True),
     ("{} (Conflicted copy Pixel 7 202601021010)", True),  # Obsidian Sync
     ("{} (SFConflict ann@example.org 2026-01-02-10-10-10)", True),  # Seafile
     ("{}-DESKTOP-AB12CD", False),  # OneDrive

@@ -25,7 +25,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-_SYNCTHING = re.compile(r"(?P<base>.+)\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]{7})?")
+_SYNCTHING = re.compile(r"(?P<base>.+)\.sync-conflict-\d{8}-\d{6}(?:-[A-Za-z0-9]+)?")
 _OWNCLOUD = re.compile(r"(?P<base>.+)_conflict-\d{8}-\d{6}")
 _PAREN = re.compile(r"(?P<base>.*?\S) \((?P<inner>[^()]*)\)")
 # what a tool writes in the brackets, enough to call it a copy whatever is beside it
