@@ -8,9 +8,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,28 @@ from vaultops.base import faults
 from vaultops.base.visible import visible
 
 LOCK_RETRIES = 6
+
+# Every git process is bounded.  The daemon's unit gives it WatchdogSec=30 and a stop timeout of its grace
+# plus 15 s (vaultops.service.units): a call to the remote (fetch, push, ls-remote) is given up on after
+# NETWORK_TIMEOUT, and at once when the daemon is asked to stop; local plumbing never waits on the
+# network, so it has a longer bound and is never cut short by a stop (a half-done read-tree would leave
+# files half moved).  Meanwhile the daemon's ``while_waiting`` goes on pinging the watchdog.
+NETWORK_TIMEOUT = 30.0
+LOCAL_TIMEOUT = 60.0
+SLICE = 0.2  # seconds between two calls of ``while_waiting`` while git runs
+KILL_WAIT = 2.0  # seconds a git given up on has to end after SIGTERM before its group gets SIGKILL
+
+# Called every SLICE while a git process runs (from whichever thread started it); True means "give up
+# on a call to the remote": the daemon is stopping.  The daemon installs one (``waiting_with``).
+WhileWaiting = Callable[[], bool]
+_while_waiting: WhileWaiting | None = None
+
+
+def waiting_with(callback: WhileWaiting | None) -> WhileWaiting | None:
+    """Install ``callback`` as what every git call does while it waits; returns the one it replaces."""
+    global _while_waiting
+    previous, _while_waiting = _while_waiting, callback
+    return previous
 
 
 def git_processes_in(root: Path) -> list[int]:
@@ -43,6 +66,17 @@ def git_processes_in(root: Path) -> list[int]:
 
 class GitError(Exception):
     pass
+
+
+class GitGaveUp(GitError):
+    """A git process that vaultops stopped waiting for: it took too long, or the daemon is stopping.  It
+    was killed with its whole process group (an ssh it started included)."""
+
+    def __init__(self, args: Sequence[str], seconds: float, stopped: bool) -> None:
+        self.stopped = stopped
+        self.seconds = seconds
+        why = "vaultops is stopping" if stopped else f"it did not finish within {seconds:.0f} s"
+        super().__init__(f"git {args[0] if args else ''} was given up on: {why}")
 
 
 def last_line(text: str) -> str:
@@ -114,12 +148,13 @@ class Git:
         return ""
 
     def run(
-        self, *args: str, env: dict[str, str] | None = None, check: bool = True
+        self, *args: str, env: dict[str, str] | None = None, check: bool = True, network: bool = False
     ) -> subprocess.CompletedProcess[str]:
         """Run git; when another git (obsidian-git, a person) holds the index lock, wait for it a little,
-        and clear a lock that no running git holds (one left by a killed process)."""
+        and clear a lock that no running git holds (one left by a killed process).  ``network``: a call
+        to the remote (see NETWORK_TIMEOUT).  Raises GitGaveUp when it was given up on."""
         for attempt in range(LOCK_RETRIES):
-            proc = self._run(*args, env=env)
+            proc = self._run(*args, env=env, network=network)
             if proc.returncode == 0 or "index.lock" not in proc.stderr:
                 break
             if attempt >= 2 and not git_processes_in(self.root):
@@ -131,16 +166,53 @@ class Git:
             raise GitError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {proc.returncode}'}")
         return proc
 
-    def _run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
+    def _run(
+        self, *args: str, env: dict[str, str] | None = None, network: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        done = self._call(["git", "-c", "core.quotepath=off", *args], env=env, network=network)
+        # paths come back as the bytes the file system gave: surrogateescape carries any of them through
+        out = done.stdout.decode("utf-8", "surrogateescape")
+        return subprocess.CompletedProcess(done.args, done.returncode, out, _text(done.stderr))
+
+    def _call(
+        self,
+        argv: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        data: bytes | None = None,
+        network: bool = False,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run ``argv`` in its own process group and wait for it in slices, calling ``while_waiting``
+        between them (the daemon pings its watchdog there).  Given up on after its bound, or (a call to
+        the remote) as soon as ``while_waiting`` says the daemon is stopping: then its whole group is
+        killed, so that no ssh is left behind, and GitGaveUp is raised."""
+        bound = NETWORK_TIMEOUT if network else LOCAL_TIMEOUT
+        proc = subprocess.Popen(
+            argv,
             cwd=self.root,
             env=self._env(env),
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=120,
+            stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own group: a terminal's Ctrl-C is the daemon's to handle
         )
+        deadline = time.monotonic() + bound
+        try:
+            while True:
+                try:
+                    out, err = proc.communicate(data, timeout=SLICE)
+                    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+                except subprocess.TimeoutExpired:
+                    data = None  # sent already: communicate() goes on from where it was
+                waiting = _while_waiting
+                stopping = waiting() if waiting is not None else False
+                if (stopping and network) or time.monotonic() >= deadline:
+                    _end_group(proc)
+                    raise GitGaveUp(_subcommand(argv), bound, stopping and network)
+        except BaseException:
+            if proc.returncode is None:  # interrupted while waiting (KeyboardInterrupt): git goes too
+                _end_group(proc)
+            raise
 
     def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(extra or {})}
@@ -161,17 +233,11 @@ class Git:
         """The bytes of ``path`` at ``commit``, or None when it is not there."""
         if commit is None:
             return None
-        proc = subprocess.run(
-            ["git", "cat-file", "blob", f"{commit}:{path}"],
-            cwd=self.root, env=self._env(), capture_output=True, stdin=subprocess.DEVNULL, timeout=120,
-        )  # fmt: skip
+        proc = self._call(["git", "cat-file", "blob", f"{commit}:{path}"])
         return proc.stdout if proc.returncode == 0 else None
 
     def hash_object(self, data: bytes) -> str:
-        proc = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"],
-            cwd=self.root, env=self._env(), input=data, capture_output=True, timeout=120, check=False,
-        )  # fmt: skip
+        proc = self._call(["git", "hash-object", "-w", "--stdin"], data=data)
         if proc.returncode != 0:
             raise GitError(f"git hash-object failed: {proc.stderr.decode(errors='replace').strip()}")
         return proc.stdout.decode().strip()
@@ -287,7 +353,7 @@ class Git:
     def is_repo(self) -> bool:
         try:
             proc = self.run("rev-parse", "--show-toplevel", check=False)
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError, GitGaveUp):
             return False
         return proc.returncode == 0 and Path(proc.stdout.strip()).resolve() == self.root.resolve()
 
@@ -301,10 +367,8 @@ class Git:
         if not lines:
             return {}
         ranges = [arg for n in sorted(set(lines)) for arg in ("-L", f"{n + 1},{n + 1}")]
-        proc = subprocess.run(
-            ["git", "blame", "--porcelain", "--contents", "-", *ranges, "--", path],
-            cwd=self.root, env=self._env(), input=contents, capture_output=True, timeout=120,
-        )  # fmt: skip
+        argv = ["git", "blame", "--porcelain", "--contents", "-", *ranges, "--", path]
+        proc = self._call(argv, data=contents)
         if proc.returncode != 0:
             return {}
         return _blamed(proc.stdout.decode("utf-8", "replace"), path)
@@ -334,6 +398,46 @@ class Git:
         head = proc.stdout.split("]", 1)[0].split()
         sha = head[-1] if head else None
         return CommitResult(sha, message)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def _subcommand(argv: Sequence[str]) -> list[str]:
+    """git's arguments after its own options (``-c name=value``)."""
+    rest = list(argv[1:])
+    while rest[:1] == ["-c"]:
+        rest = rest[2:]
+    return rest
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """End a git given up on and everything in its process group (the ssh it started): SIGTERM, a moment
+    to end, then SIGKILL to whatever is left.  git is reaped only after that, so that its process group's
+    id cannot have been given to another process meanwhile."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + KILL_WAIT
+    while time.monotonic() < deadline and not _has_exited(proc.pid):
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # an ssh that ignores SIGTERM, or a git still busy
+    try:
+        proc.communicate(timeout=KILL_WAIT)
+    except subprocess.TimeoutExpired:  # something that left the group holds the pipes: stop reading
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
+
+
+def _has_exited(pid: int) -> bool:
+    """True once the child ``pid`` has exited, without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 _UNCOMMITTED = "0" * 40
