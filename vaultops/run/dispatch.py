@@ -13,8 +13,8 @@ from vaultops.model import State
 from vaultops.record.render import RunResult
 from vaultops.run import health as health_check
 from vaultops.run.health import HealthReport
-from vaultops.run.jobs import Job, run_attempt, workdir_for, workdir_of
-from vaultops.run.outcome import Attempt, Failure
+from vaultops.run.jobs import Job, own_timeout, run_attempt, workdir_for, workdir_of
+from vaultops.run.outcome import Attempt, Failure, budget_ran_out
 from vaultops.run.process import process_start_time
 from vaultops.run.prompt import PromptInput, build_prompt
 from vaultops.run.retry import Step, next_step, summary
@@ -83,7 +83,7 @@ class Dispatcher:
             workdir=str(workdir_for(self.vault, job, profile)),
             branch=job.branch if job.worktree else "",
             tools=job.tools if job.tools is not None else profile.tools,
-            timeout=min(job.timeout, profile.timeout) if job.timeout else profile.timeout,
+            timeout=own_timeout(job, profile),
             earlier=job.earlier,
             errors=tuple(f"{a.profile}: {a.detail}" for a in attempts if not a.ok),
         )
@@ -102,11 +102,20 @@ class Dispatcher:
         logs: list[str] = []
         name = first
         step = Step("done")
+        ran_out = ""  # the job's budget ran out before the retry table was done with it
+        cut = False  # the last attempt's limit was what the budget had left, not its own timeout
         deadline = time.monotonic() + job.budget if job.budget else None
         while True:
             left = deadline - time.monotonic() if deadline is not None else None
-            if left is not None and left <= 0 and attempts:
-                step = Step("give-up", name, reason=f"its time ran out ({job.budget:.0f} s for all attempts)")
+            if job.budget and left is not None and left <= 0 and attempts:
+                last = attempts[-1]
+                if cut and last.failure is Failure.TIMEOUT:  # the budget stopped it, and its detail says so
+                    ran_out = last.detail
+                else:
+                    ran_out = (
+                        f"{budget_ran_out(job.budget, job.budget - left)}; its last attempt: {last.detail}"
+                    )
+                step = Step("give-up", name, reason=ran_out)
                 break
             attempt_no = len(attempts) + 1
             with self.lock:
@@ -120,8 +129,9 @@ class Dispatcher:
                     self.state.job_started(run_id, pid, process_start_time(pid))
 
             prompt = self.prompt(job, name, attempts)
+            cut = left is not None and left < own_timeout(job, profile)
             attempt, log = run_attempt(
-                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel, left
+                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel, left, job.budget
             )
             outcome = attempt.failure.value if attempt.failure else "done"
             with self.lock:
@@ -140,7 +150,7 @@ class Dispatcher:
                 name = step.profile
             else:
                 break
-        return Dispatched(self._result(attempts, logs, step, started), tuple(attempts))
+        return Dispatched(self._result(attempts, logs, step, started, ran_out), tuple(attempts))
 
     def _next(
         self, attempts: Sequence[Attempt], route: Sequence[str], offline: dict[str, HealthReport]
@@ -156,7 +166,7 @@ class Dispatcher:
             offline[step.profile] = report
 
     def _result(
-        self, attempts: Sequence[Attempt], logs: Sequence[str], step: Step, started: datetime
+        self, attempts: Sequence[Attempt], logs: Sequence[str], step: Step, started: datetime, ran_out: str
     ) -> RunResult:
         last = attempts[-1]
         duration = (datetime.now(started.tzinfo) - started).total_seconds()
@@ -169,7 +179,7 @@ class Dispatcher:
         elif step.action == "escalate":
             state, reason = State.ESCALATED, f"{step.reason}; check its credentials"
         else:
-            state, reason = State.ERROR, last.detail
+            state, reason = State.ERROR, ran_out or last.detail
             if len(attempts) > 1:
                 reason = f"{reason} (after {len(attempts)} attempts)"
         costs = [a.cost_usd for a in attempts if a.cost_usd is not None]

@@ -26,7 +26,7 @@ from vaultops.model import Limits, State
 from vaultops.record.render import RunResult
 from vaultops.run import builtins
 from vaultops.run.meter import Meter
-from vaultops.run.outcome import Attempt, Failure, read_attempt, redacted
+from vaultops.run.outcome import Allowed, Attempt, Failure, read_attempt, redacted
 from vaultops.run.process import ProcessResult, run_process
 from vaultops.run.worktrees import WorktreeError, open_worktree
 from vaultops.scan.plan import workdir_path
@@ -148,6 +148,11 @@ def workdir_for(vault: Vault, job: Job, profile: ProfileConfig) -> Path:
     return workdir_path(job.workdir, vault.root) if job.workdir else workdir_of(vault, profile)
 
 
+def own_timeout(job: Job, profile: ProfileConfig) -> float:
+    """An attempt's own time limit: its profile's, or the request's ``timeout:`` when that is shorter."""
+    return min(job.timeout, profile.timeout) if job.timeout else profile.timeout
+
+
 def metered(attempt: Attempt, meter: Meter, secrets: tuple[str, ...]) -> Attempt:
     """The attempt with what the meter counted where the run did not say it itself: a run stopped at
     its limit printed no result, so its cost, turns, session and last words come from the stream."""
@@ -191,9 +196,10 @@ def run_attempt(
     on_start: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
     limit: float | None = None,
+    budget: float | None = None,
 ) -> tuple[Attempt, str]:
     """One run of one profile: (what it produced, the vault path of its full log).  ``limit``: the
-    seconds left of the job's budget, which cuts the profile's timeout short."""
+    seconds left of the job's ``budget`` (all its attempts together), which cuts the timeout short."""
     if job.worktree:
         try:
             open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base)
@@ -223,9 +229,7 @@ def run_attempt(
     tools = job.tools if job.tools is not None else profile.allowed_tools()
     if tools is not None:  # a hook's "allow" must not run a tool the job was not given
         env["VAULTOPS_TOOLS"] = ",".join(tools)
-    timeout = min(job.timeout, profile.timeout) if job.timeout else profile.timeout
-    if limit is not None:
-        timeout = max(0.1, min(timeout, limit))
+    allowed = Allowed(own_timeout(job, profile), budget, limit)
     limits = job.limits.within(profile.limits)
     if limits and (problem := profile.metering_problem()):
         return Attempt(name, Failure.OTHER, "", f"[profiles.{name}] {problem}", 0.0), ""
@@ -247,14 +251,14 @@ def run_attempt(
             argv,
             cwd=workdir,
             env=env,
-            timeout=timeout,
+            timeout=allowed.seconds,
             inactivity_timeout=profile.inactivity_timeout,
             extra_secrets=secret_values({**os.environ, **profile.env}),
             on_start=on_start,
             cancel=cancel,
             watch=meter.feed if meter is not None else None,
         )
-    attempt = read_attempt(profile.output, name, proc, timeout)
+    attempt = read_attempt(profile.output, name, proc, allowed)
     if meter is not None:
         attempt = metered(attempt, meter, proc.secrets)
     if attempt.failure is Failure.OTHER and proc.start_error:

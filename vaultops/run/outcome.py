@@ -32,7 +32,7 @@ class Attempt:
     profile: str
     failure: Failure | None  # None: it worked
     text: str  # the final text, or the output worth showing
-    detail: str  # one line for the status: "exit 2", "API error 429: …", "timed out after 600 s"
+    detail: str  # one line for the status: "exit 2", "API error 429: …", "timed out after 600 s" (timed_out)
     duration: float
     exit_code: int | None = None
     status_code: int | None = None  # the API's HTTP status, when there was one
@@ -46,13 +46,57 @@ class Attempt:
         return self.failure is None
 
 
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """The time one attempt was given: its own timeout (the profile's, or the request's when shorter),
+    cut short when its job's budget, for all its attempts together, had less left."""
+
+    own: float
+    budget: float | None = None  # the job's, all attempts together
+    left: float | None = None  # what the budget had left when this attempt started
+
+    @property
+    def seconds(self) -> float:
+        return self.own if self.left is None else max(0.1, min(self.own, self.left))
+
+    @property
+    def cut(self) -> bool:
+        """Whether the budget, not its own timeout, set this attempt's limit."""
+        return self.left is not None and self.left < self.own
+
+
+def _took(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
+def budget_ran_out(budget: float, spent: float) -> str:
+    """A job stopped because all its attempts together took the time it had."""
+    return f"timed out: the job's {budget:g} s for all its attempts ran out after {_took(spent)}"
+
+
+def timed_out(proc: ProcessResult, allowed: Allowed) -> str:
+    """The status line of a run stopped by a time limit: the limit that fired, and how long it ran.
+
+    The number after "timed out after" is never a remainder: an attempt cut short by its job's budget
+    names the budget and the time all the attempts took."""
+    ran = proc.duration
+    if proc.limit == "inactivity":
+        return f"timed out: no output for {proc.limit_seconds:g} s (it ran {_took(ran)})"
+    if allowed.cut and allowed.budget is not None and allowed.left is not None:
+        spent = allowed.budget - allowed.left + ran
+        return f"{budget_ran_out(allowed.budget, spent)}; the last had {_took(allowed.left)} left"
+    limit = proc.limit_seconds or allowed.seconds
+    late = f" (it ended after {_took(ran)})" if ran >= limit + 1 else ""
+    return f"timed out after {limit:g} s{late}"
+
+
 def _first_lines(text: str, n: int = 3) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()][:n]
     quoted = " / ".join(line.strip()[:120] for line in lines)
     return quoted or "(nothing)"
 
 
-def _started(profile: str, proc: ProcessResult, timeout: float) -> Attempt | None:
+def _started(profile: str, proc: ProcessResult, timeout: float | Allowed) -> Attempt | None:
     """The failures every kind of profile shares: it could not start, or it ran out of time."""
     if proc.start_error:
         return Attempt(profile, Failure.OTHER, "", proc.start_error, proc.duration)
@@ -66,13 +110,14 @@ def _started(profile: str, proc: ProcessResult, timeout: float) -> Attempt | Non
         )
     if proc.timed_out:
         output = proc.stdout + proc.stderr
-        return Attempt(profile, Failure.TIMEOUT, output, f"timed out after {timeout:g} s", proc.duration)
+        allowed = timeout if isinstance(timeout, Allowed) else Allowed(timeout)
+        return Attempt(profile, Failure.TIMEOUT, output, timed_out(proc, allowed), proc.duration)
     if proc.stopped and result_object(proc.stdout) is None:  # a run that ended first is judged by its end
         return Attempt(profile, Failure.LIMIT, "", proc.stopped, proc.duration)
     return None
 
 
-def from_text(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+def from_text(profile: str, proc: ProcessResult, timeout: float | Allowed) -> Attempt:
     early = _started(profile, proc, timeout)
     if early is not None:
         return early
@@ -131,7 +176,7 @@ def _api_failure(status: object, message: str) -> Failure:
     return Failure.OTHER
 
 
-def from_claude(profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+def from_claude(profile: str, proc: ProcessResult, timeout: float | Allowed) -> Attempt:
     early = _started(profile, proc, timeout)
     if early is not None:
         return early
@@ -174,8 +219,8 @@ def redacted(attempt: Attempt, secrets: tuple[str, ...] = ()) -> Attempt:
     )
 
 
-def read_attempt(output: str, profile: str, proc: ProcessResult, timeout: float) -> Attempt:
+def read_attempt(output: str, profile: str, proc: ProcessResult, timeout: float | Allowed) -> Attempt:
     """What the attempt produced: parsed from the raw output first, so that a secret in it never breaks
-    the parse (cost, turns and session stay), then redacted."""
+    the parse (cost, turns and session stay), then redacted.  ``timeout``: what it was allowed."""
     read = from_claude if output == "claude-json" else from_text
     return redacted(read(profile, proc, timeout), proc.secrets)
