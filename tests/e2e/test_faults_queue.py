@@ -188,3 +188,26 @@ def test_a_claim_whose_job_never_started_is_closed_without_a_restart(tmp_path: P
     finally:
         assert daemon.stop() == 0, daemon.errors()
     assert runs.read_text().splitlines() == ["REQ-lost"]
+
+
+def test_a_result_finished_before_a_kill_is_recorded_when_vaultops_starts_again(tmp_path: Path) -> None:
+    """The agent's result was lost and the request ended `interrupted` when the process died between the
+    job's end and its record; now the result is kept on disk until it is in the note."""
+    vault = daemon_vault(tmp_path / "v")
+    runs = tmp_path / "runs.log"
+    inbox = inbox_path(vault)
+    daemon = Daemon(vault, {"VAULTOPS_FAULT": "record.start:kill@1", "FAKE_AGENT_LOG": str(runs)})
+    try:
+        daemon.wait_ready()
+        save_in_place(inbox, inbox.read_text() + block("REQ-kept", "Summarise the notes on tabs."))
+        assert wait_for(lambda: daemon.proc.poll() is not None, timeout=60), "the fault never fired"
+    finally:
+        daemon.kill()
+    assert requests(vault)["REQ-kept"].state.value == "running"
+    again = vaultops("--vault", str(vault), "tick", "--no-wait", env={"FAKE_AGENT_LOG": str(runs)})
+    assert again.returncode == 0, again.stderr
+    assert requests(vault)["REQ-kept"].state.value == "done", inbox.read_text()
+    assert inbox.read_text().count("### Result") == 1
+    assert runs.read_text().splitlines() == ["REQ-kept"]  # run once, recorded once
+    assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")
+    assert not list((vault / ".vaultops" / "state" / "kept").glob("finished-*"))

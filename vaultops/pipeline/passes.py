@@ -20,9 +20,11 @@ from vaultops.pipeline import facts as gathering
 from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
 from vaultops.pipeline.context import Clock, Context, local_now
+from vaultops.pipeline.copies import tell_copies
 from vaultops.pipeline.dashboard import show
 from vaultops.pipeline.follow import follow_workers
 from vaultops.pipeline.incidents import tell_incidents
+from vaultops.pipeline.kept_results import forget, keep, place_kept
 from vaultops.pipeline.peers import watch_peers
 from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.recover import recover
@@ -71,7 +73,9 @@ class Pass:
     # --- the steps ----------------------------------------------------------------------------
 
     def recover(self) -> None:
-        """After a crash: this machine's unfinished claims become ``interrupted``."""
+        """After a crash: results kept from jobs that finished are written; this machine's other
+        unfinished claims become ``interrupted``."""
+        place_kept(self.ctx, self.daily)
         recover(self.ctx)
 
     def claim(
@@ -90,6 +94,7 @@ class Pass:
         if replies or read_telegram is not None:
             take_replies(self.ctx, read_telegram, ask=replies)
         claimed: list[Claimed] = []
+        tell_copies(self.ctx)  # sync tools' conflict copies are never run: said once each
         for rel in self.ctx.notes():
             left = None if slots is None else max(0, slots - len(claimed))
             try:
@@ -101,12 +106,18 @@ class Pass:
         return claimed
 
     def run_job(self, claimed: Claimed, dispatcher: Dispatcher) -> RunResult:
-        """One claimed job to its end (safe to call from a worker thread)."""
-        return run_job(self.ctx, claimed.job, dispatcher)
+        """One claimed job to its end (safe to call from a worker thread); its result is kept on disk
+        until it is recorded (``forget``)."""
+        result = run_job(self.ctx, claimed.job, dispatcher)
+        keep(self.ctx, Done(claimed, result))
+        return result
 
     def record(self, done: list[Done]) -> list[Insert]:
         """Results into their notes; returns the inserts an editor saving over them would take away."""
-        return record(self.ctx, done, self.daily)
+        inserts = record(self.ctx, done, self.daily)
+        for d in done:  # in the note now (or kept as a late result): nothing left to recover
+            forget(self.ctx, d.claimed.job.claim)
+        return inserts
 
     def close(self) -> PassReport:
         """Reminders and the digest that are due, peers gone quiet or back, the daily note, the dashboard,

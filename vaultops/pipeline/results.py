@@ -129,6 +129,18 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
         )  # fmt: skip
 
 
+def insert_of(ctx: Context, d: Done) -> Insert:
+    """What a finished job writes under its request: its result block (or, for a job that waits or a
+    worker that took it on, a status line), only while the request's lock is still its claim."""
+    job, result, item = d.claimed.job, d.result, d.claimed.item
+    if result.state in (State.WAITING, State.RUNNING):
+        lines = render.status_only(result.state, result.started, result.reason)
+    else:
+        lines = result_lines(ctx, item.request, item.handling.decision, result)
+    running = frozenset({State.RUNNING})
+    return Insert(item.target, tuple(lines), running, claim=job.claim, seen=item.request.text_hash)
+
+
 def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
     """Results, in request order, one write per note; returns the inserts a daemon must put back if an
     editor saves over them."""
@@ -137,16 +149,12 @@ def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
     inserts = []
     files: dict[str, list[Insert]] = {}
     for d in sorted(done, key=lambda d: d.claimed.item.request.start):
-        job, result, item = d.claimed.job, d.result, d.claimed.item
+        job, result = d.claimed.job, d.result
         if result.state in (State.WAITING, State.RUNNING):  # RUNNING: a worker took it on
-            lines = render.status_only(result.state, result.started, result.reason)
             ctx.report.said(job.request_id, result.state.value, result.reason)
         else:
-            lines = result_lines(ctx, item.request, item.handling.decision, result)
             finished(ctx, d, daily)
-        running = frozenset({State.RUNNING})
-        seen = item.request.text_hash
-        insert = Insert(item.target, tuple(lines), running, claim=job.claim, seen=seen)
+        insert = insert_of(ctx, d)
         files.setdefault(job.file, []).append(insert)
         if result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
             inserts.append(insert)
