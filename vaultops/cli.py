@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from vaultops import commands
 from vaultops.base import layout
-from vaultops.base.errors import VaultopsError
+from vaultops.base.errors import VaultopsError, disk_error
 from vaultops.commands.output import Report
 from vaultops.vault import Vault
 
@@ -331,7 +331,11 @@ def _show(result: Report | HookAnswer | int, as_json: bool) -> int:
 
 def _failed(exc: BaseException) -> int:
     """The one error mapping: vaultops's errors (``vaultops.base.errors``) are one sentence on stderr and
-    their exit code (1; 2 for a config, a vault or a path; 75 for a busy vault); anything else is a bug."""
+    their exit code (1; 2 for a config, a vault or a path; 65 for a corrupt state.db; 74 for a disk that
+    refuses a write; 75 for a busy vault); anything else is a bug."""
+    if isinstance(exc, OSError) and not isinstance(exc, VaultopsError):
+        # a full or read-only disk met by a write that did not say so itself: not a bug either
+        exc = disk_error(exc) or exc
     if isinstance(exc, VaultopsError):
         print(f"vaultops: {exc.message}", file=sys.stderr)
         return exc.exit_code

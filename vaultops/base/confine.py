@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from vaultops.base.errors import UnsafePath
+from vaultops.base.errors import UnsafePath, disk_error
 
 MARK = ".vaultops"  # a path under a vault's own folder names its vault: the folder above this one
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -79,10 +81,24 @@ def confine_state(root: Path) -> None:
         confine(root / STATE / folder, root)
 
 
+@contextmanager
+def refusals(path: Path) -> Iterator[None]:
+    """A write to ``path`` that the disk refuses (full, over quota, read-only) raised as the ``DiskError``
+    that says so, naming ``path``; any other failure as it is."""
+    try:
+        yield
+    except OSError as exc:
+        mapped = disk_error(exc, path)
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from exc
+
+
 def make_dirs(folder: Path, root: Path | None = None) -> Path:
     """``mkdir -p`` inside the vault; checked before and after, so a link raced in is still refused."""
     confine(folder, root)
-    folder.mkdir(parents=True, exist_ok=True)
+    with refusals(folder):
+        folder.mkdir(parents=True, exist_ok=True)
     return confine(folder, root)
 
 
@@ -90,7 +106,8 @@ def open_fd(path: Path, flags: int, mode: int = 0o644, root: Path | None = None)
     """``os.open`` of a file vaultops writes: its folder confined, and the file itself never a symlink."""
     confine(path, root)
     try:
-        return os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
+        with refusals(path):
+            return os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnsafePath(
@@ -105,12 +122,13 @@ def write_bytes(
     """Write (or append, in one ``write``) ``data`` to a file vaultops owns, through ``open_fd``."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     fd = open_fd(path, flags, mode, root)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    with refusals(path):
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
 
 
 def write_text(

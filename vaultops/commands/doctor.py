@@ -15,12 +15,12 @@ import shutil
 import sqlite3
 import tempfile
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
-from vaultops.base.errors import UnsafePath, VaultopsError
+from vaultops.base.errors import VaultopsError, corrupt_state
 from vaultops.base.redact import redact
 from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
@@ -31,13 +31,14 @@ from vaultops.run import health
 from vaultops.run.process import run_process
 from vaultops.service.install import service_status
 from vaultops.store.notes import NoteWriter
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, quick_check
 from vaultops.sync.git import Git
 from vaultops.vault import Vault
 
 Finding = tuple[bool, str]  # (fine, line)
 REMOTE_TIMEOUT = 10.0  # seconds: a remote that has not answered by then is as good as unreachable
 OBSIDIAN_GIT = ".obsidian/plugins/obsidian-git/data.json"
+LOW_SPACE = 50_000_000  # bytes: less free than this on the disk holding the state folder is a problem
 
 
 def _ok(line: str) -> Finding:
@@ -57,11 +58,25 @@ def check(root: Path) -> tuple[list[str], list[str]]:
     except VaultopsError as exc:
         return [exc.message], []
     vault = Vault(root.resolve(), config)
-    checks = (_inbox, _state_dir, _git, _profiles, _notify, _daily, _service, _obsidian_git)
+    checks = (_inbox, _state_dir, _state_db, _git, _profiles, _notify, _daily, _service, _obsidian_git)
     findings = [_ok(f"config: {vault.agent} on {vault.host}")]
     for each in checks:
-        findings += each(vault)
-    return [line for ok, line in findings if not ok], [line for ok, line in findings if ok]
+        findings += _findings(each, vault)
+    # a problem that stops several checks (a corrupt state.db) is said once
+    problems = dict.fromkeys(line for ok, line in findings if not ok)
+    return list(problems), [line for ok, line in findings if ok]
+
+
+def _findings(each: Callable[[Vault], Iterator[Finding]], vault: Vault) -> list[Finding]:
+    """What one check found; one that stops on vaultops's error (a corrupt state.db, a full disk) says it,
+    and the other checks still run."""
+    found: list[Finding] = []
+    try:
+        for finding in each(vault):
+            found.append(finding)
+    except VaultopsError as exc:
+        found.append(_bad(exc.message))
+    return found
 
 
 def doctor(root: Path) -> Report:
@@ -89,17 +104,52 @@ def _inbox(vault: Vault) -> Iterator[Finding]:
 
 
 def _state_dir(vault: Vault) -> Iterator[Finding]:
+    """The state folder can be written (a probe file, through the same checks as every write), and the
+    disk holding it has room to spare."""
     state = vault.state_dir
+    shown = state.relative_to(vault.root).as_posix()
     try:
         probe = make_dirs(state, vault.root) / ".doctor-probe"
         write_text(probe, "ok", vault.root)
         probe.unlink()
         for folder in STATE_FOLDERS:
             confine(state / folder, vault.root)
-    except UnsafePath as exc:
+    except VaultopsError as exc:  # a link out of the vault, a full or read-only disk: its own sentence
         yield _bad(exc.message)
     except OSError as exc:
         yield _bad(f"{state} is not writable ({exc.strerror}) — fix its permissions")
+    else:
+        yield _ok(f"state folder: {shown} is writable")
+    with contextlib.suppress(OSError):  # a folder that could not be made: said above
+        free = shutil.disk_usage(state).free
+        if free < LOW_SPACE:
+            yield _bad(
+                f"the disk holding {state} has only {_size(free)} free; free space on it (below"
+                f" {_size(LOW_SPACE)} vaultops may soon fail to write its state, backups and logs)"
+            )
+        else:
+            yield _ok(f"disk: {_size(free)} free on the disk holding {shown}")
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
+def _state_db(vault: Vault) -> Iterator[Finding]:
+    """state.db is an SQLite database that SQLite's quick_check finds sound."""
+    path = vault.state_dir / "state.db"
+    if not path.exists():
+        yield _ok("state.db: none yet; the first pass makes it")
+        return
+    try:
+        found = quick_check(path)
+    except VaultopsError as exc:  # not a database at all, or a disk that refuses it
+        yield _bad(exc.message)
+        return
+    if found:
+        yield _bad(corrupt_state(path, "; ".join(found[:3])).message)
+    else:
+        yield _ok(f"state.db: sound (SQLite quick_check), {_size(path.stat().st_size)}")
 
 
 def _git(vault: Vault) -> Iterator[Finding]:
@@ -156,7 +206,7 @@ def _profiles(vault: Vault) -> Iterator[Finding]:
         # when it cannot be opened (that problem is _state_dir's line).
         try:
             state = StateDB(vault.state_dir / "state.db")
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error, VaultopsError):
             state = StateDB(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "state.db")
         stack.callback(state.close)
         yield from _profile_findings(vault, state)

@@ -9,9 +9,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, Self
 
 from vaultops.base.confine import confine, make_dirs
+from vaultops.base.errors import (
+    DiskError,
+    DiskFull,
+    NotWritable,
+    ReadOnlyDisk,
+    VaultopsError,
+    corrupt_state,
+    disk_full,
+    disk_refuses,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -180,13 +190,162 @@ def _safe(value: Any) -> Any:
     return value
 
 
+# SQLite's primary result codes (an extended code's low byte) that say what is wrong with the file or disk
+_READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB = 8, 10, 11, 14, 13, 26
+_READONLY_DBMOVED = _READONLY | 4 << 8  # the file was deleted or moved while it was open
+
+
+# The disk's refusals as they come from SQLite: vaultops's errors, and still SQLite's (code that copes with
+# a failed cache write, as ``status`` does, goes on coping).
+class _Full(DiskFull, sqlite3.OperationalError):
+    pass
+
+
+class _ReadOnly(ReadOnlyDisk, sqlite3.OperationalError):
+    pass
+
+
+class _NotWritable(NotWritable, sqlite3.OperationalError):
+    pass
+
+
+_FROM_SQLITE: dict[type[DiskError], type[DiskError]] = {
+    DiskFull: _Full,
+    ReadOnlyDisk: _ReadOnly,
+    NotWritable: _NotWritable,
+}
+
+
+def state_error(exc: sqlite3.Error, path: Path) -> Exception:
+    """What an SQLite error on ``path`` stands for: a corrupt state.db, a full or read-only disk, a file
+    vaultops may not write (each one sentence that names the file); any other error as it is."""
+    if isinstance(exc, VaultopsError):
+        return exc
+    code = getattr(exc, "sqlite_errorcode", 0)
+    primary = code & 0xFF
+    found: DiskError | None
+    if primary in (_CORRUPT, _NOTADB):
+        return corrupt_state(path, str(exc))
+    if primary == _FULL:
+        found = disk_full(path)
+    elif primary in (_READONLY, _IOERR, _CANTOPEN):  # SQLite does not say why: the disk is asked
+        found = disk_refuses(path)
+        if found is None and code == _READONLY_DBMOVED:
+            found = NotWritable(f"{path} was deleted or moved while vaultops had it open; restart vaultops")
+        elif found is None and primary != _IOERR:  # the file or its folder as they are
+            found = NotWritable(
+                f"{path} cannot be {'written' if primary == _READONLY else 'opened'} ({exc}); make it a"
+                " regular file that the user vaultops runs as may read and write, in a folder it may write"
+            )
+    else:
+        return exc
+    if found is None:  # an I/O error of the disk itself, which vaultops cannot explain
+        return exc
+    return _FROM_SQLITE[type(found)](found.message, found.errno, found.filename)
+
+
+def _raise_for(exc: sqlite3.Error, path: Path | None) -> NoReturn:
+    mapped = exc if path is None else state_error(exc, path)
+    if mapped is exc:
+        raise exc
+    raise mapped from exc
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor of state.db whose failures that say what is wrong with the file or its disk are raised as
+    vaultops's errors (``state_error``), wherever the query was written (the bus, the outbox, status)."""
+
+    def _path(self) -> Path | None:
+        return getattr(self.connection, "path", None)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Self:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Self:
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
+        try:
+            return super().executescript(sql_script)
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        try:
+            return super().fetchmany(size)
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            _raise_for(exc, self._path())
+
+
+class _Connection(sqlite3.Connection):
+    """state.db's connection: every statement runs on a ``_Cursor``."""
+
+    path: Path | None = None
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).executemany(sql, parameters)
+
+    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
+        return self.cursor(_Cursor).executescript(sql_script)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection to state.db at ``path`` (made if missing) whose errors name it (``state_error``)."""
+    try:
+        db = sqlite3.connect(
+            path, timeout=10, isolation_level=None, check_same_thread=False, factory=_Connection
+        )
+    except sqlite3.Error as exc:
+        _raise_for(exc, path)
+    db.path = path
+    return db
+
+
+def quick_check(path: Path) -> list[str]:
+    """What SQLite's quick_check finds wrong in the state.db at ``path`` (nothing: []); ``CorruptState``
+    when it is not a database at all."""
+    db = connect(path)
+    try:
+        found = [str(row[0]) for row in db.execute("PRAGMA quick_check").fetchall()]
+    finally:
+        db.close()
+    return [] if found == ["ok"] else found
+
+
 class StateDB:
     def __init__(self, path: Path) -> None:
         make_dirs(path.parent)
         for side in ("", "-wal", "-shm", "-journal"):  # SQLite makes these next to it
             confine(path.with_name(path.name + side))
         self.path = path
-        self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.db = connect(path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
