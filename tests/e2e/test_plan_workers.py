@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -448,3 +448,18 @@ def test_a_worker_on_a_repo_works_in_the_plans_own_worktree(
     assert git(tree, "symbolic-ref", "--short", "HEAD").strip() == "vaultops/PLAN-tabs"
     assert f"- worktree: {tree} · branch vaultops/PLAN-tabs" in (vault / QUEUE / "tabs.md").read_text()
     assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
+
+
+def test_a_wall_clock_jump_neither_stops_a_worker_early_nor_lets_it_outlive_its_time(
+    make: Callable[..., Path],
+) -> None:
+    """Its time was judged on the wall clock: a jump forward (NTP after a suspend, a person setting the
+    time) stopped a worker at once as past its time."""
+    vault = worker_vault(make, {"tabs.md": plan("worker: coder\ntimeout: 1h\nfiles: [src/**]\n")})
+    run_tick(vault)
+    assert listed(vault)["coder"]["state"] == "running"
+    ahead = datetime.now().astimezone() + timedelta(days=1)
+    tick(Vault.open(vault), clock=lambda: ahead, wait_settle=False)
+    assert listed(vault)["coder"]["state"] == "running", last_status(vault / QUEUE / "tabs.md")
+    assert "within its time" not in (vault / QUEUE / "tabs.md").read_text()
+    assert cli(vault, "terminate", "coder").returncode == 0

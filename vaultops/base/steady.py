@@ -45,3 +45,10 @@ def now() -> Reading:
         return Reading(boot, time.clock_gettime(boottime))
     seconds = time.monotonic()
     return Reading(f"~{round((time.time() - seconds) / 3600)}", seconds)
+
+
+def since_boot() -> float | None:
+    """Seconds since this boot on the clock the kernel's process start times count on (Linux's
+    ``CLOCK_BOOTTIME``), or None where there is none."""
+    boottime = getattr(time, "CLOCK_BOOTTIME", None)
+    return None if boottime is None or _boot_id() is None else time.clock_gettime(boottime)

@@ -11,10 +11,12 @@ and the reports are on disk, and the next pass goes on from the last report it w
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.base import steady
 from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.model import Request, State, Target, targets_of
 from vaultops.pipeline.context import Context
@@ -217,7 +219,7 @@ def _reported(ctx: Context, worker: Worker, request: Request) -> tuple[list[str]
     now = ctx.clock()
     state = observed_state(worker, now.timestamp(), float("inf"))
     budget = _budget(ctx, request)
-    late = now.timestamp() - worker.started > budget and state not in ("exited", "failed")
+    late = running_for(worker, now.timestamp()) > budget and state not in ("exited", "failed")
     overdue = budget if late else None
     log_tail = tail(worker_folder(ctx.vault, worker.name), _LOG_LINES)
     said = news(worker.name, state, worker.exit_code, heard, overdue=overdue, log_tail=log_tail)
@@ -266,6 +268,17 @@ def _budget(ctx: Context, request: Request) -> float:
     if lease is None:
         return float("inf")
     return max(1.0, lease - ctx.config.git.lease_margin)
+
+
+def running_for(worker: Worker, wall: float) -> float:
+    """Seconds ``worker`` has run: on the clock since boot, from its supervisor's start as the kernel
+    tells it, so a jump of the wall clock neither stops it early nor lets it outlive its time; by the wall
+    clock only where the kernel does not say (not Linux)."""
+    start = worker.sup_start if worker.sup_start is not None else worker.pid_start
+    since_boot = steady.since_boot()
+    if start is None or since_boot is None:
+        return wall - worker.started
+    return max(0.0, since_boot - start / os.sysconf("SC_CLK_TCK"))
 
 
 def runs_on(state: StateDB, request: Request) -> bool:
