@@ -230,3 +230,33 @@ def test_a_job_run_by_tick_leaves_nothing_behind(tmp_path: Path) -> None:
         assert_gone(found)
     finally:
         kill_all(found)
+
+
+DAEMON_RUNS_A_JOB = """
+import sys
+from pathlib import Path
+from vaultops.run.process import run_process
+folder = Path(sys.argv[1])
+say = lambda pid: (folder / "job.pid").write_text(str(pid))
+run_process([sys.argv[2]], cwd=folder, timeout=120, on_start=say)
+"""
+
+
+def test_after_a_crash_recovery_stopping_the_recorded_pid_stops_what_escaped(tmp_path: Path) -> None:
+    """The daemon is killed (-9) while its job runs; a restarted daemon stops the job by its recorded pid,
+    as vaultops.pipeline.recover does (its group, SIGKILL): what left that group ends too."""
+    [job] = job_script(tmp_path, ["setsid"], then="exec sleep 1000")
+    daemon = subprocess.Popen([sys.executable, "-c", DAEMON_RUNS_A_JOB, str(tmp_path), job])
+    found: dict[str, int] = {}
+    try:
+        assert wait_for(lambda: (tmp_path / "job.pid").exists() and (tmp_path / "setsid.pid").exists())
+        found = pids(tmp_path, ["job", "setsid"])
+        daemon.kill()
+        daemon.wait()
+        assert running(found["setsid"])
+        os.killpg(found["job"], signal.SIGKILL)
+        assert_gone(found)
+    finally:
+        daemon.kill()
+        daemon.wait()
+        kill_all(found)

@@ -316,6 +316,13 @@ class _Job:
         self.said.listen(wait)
         return self.said.status is not None or self.said.closed
 
+    def settle(self) -> None:
+        """Once the command has ended, the reaper stops what is left of its job by itself: wait for that
+        (it takes TERM_GRACE at most, then kills), rather than poll for it."""
+        if self.said is not None and self.said.status is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=TERM_GRACE + _REAPER_LAST)
+
     def left(self) -> bool:
         """Whether anything of it is still running."""
         return self.proc.poll() is None or _group_alive(self.leader) or bool(self.tree.alive())
@@ -468,6 +475,7 @@ def run_process(
                 break
     finally:
         # Also on KeyboardInterrupt or any other surprise: nothing it started outlives the call.
+        job.settle()
         if job.left():
             job.stop()
         proc.wait()

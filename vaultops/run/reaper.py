@@ -8,7 +8,7 @@ own environment variables cannot change it.  It makes itself a child subreaper
 instead of to init once its parent exits, so it stays a descendant and can be found, even with its
 environment cleared (``env -i``), which no marker in the environment survives.
 
-It starts the command as the leader of a session and group of its own (as vaultops did before it
+It starts the command (posix_spawn) as the leader of a session and group of its own (as vaultops did before it
 existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the command ends
 says its wait status, then stops every descendant left: SIGTERM, up to GRACE seconds, SIGKILL.  Once
 it has no child left, no process of the job is left, and it exits.  Each job has its own reaper, so a
@@ -16,7 +16,7 @@ daemon running several jobs at once stops only the ended job's processes, and va
 processes (worker supervisors, git) are never its descendants.
 
 What it says on REPORT_FD, one line each: ``PID`` (the command started) or ``!ERRNO`` (it could not
-start, as ``subprocess`` reported it); then ``=STATUS``, the command's wait status.
+start: the errno posix_spawn gave); then ``=STATUS``, the command's wait status.
 """
 
 from __future__ import annotations
@@ -140,9 +140,21 @@ def _say(fd: int, line: str) -> None:
         os.write(fd, line.encode() + b"\n")
 
 
-def main(argv: list[str]) -> int:
-    import subprocess
+def _spawn(args: list[str], report: int) -> int:
+    """The command, started as the leader of a session of its own, with the environment this process was
+    given and the signal dispositions a new program expects (Python ignores SIGPIPE and SIGXFSZ).
+    posix_spawn, not subprocess: importing subprocess would double the time this takes to start."""
+    return os.posix_spawnp(
+        args[0],
+        args,
+        _initial_environ(),
+        file_actions=[(os.POSIX_SPAWN_CLOSE, report)],
+        setsid=True,
+        setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTERM, signal.SIGINT, signal.SIGHUP),
+    )
 
+
+def main(argv: list[str]) -> int:
     report, grace, args = int(argv[1]), float(argv[2]), argv[4:]
     become_subreaper()  # without it (a kernel before 3.4) this is a plain parent: the best there is
     command_pid = 0
@@ -158,12 +170,11 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, relay)  # a handler, not SIG_IGN: the command must not inherit an ignored TERM
     try:
-        child = subprocess.Popen(args, env=_initial_environ(), start_new_session=True, close_fds=True)
+        command_pid = _spawn(args, report)
     except OSError as exc:
         _say(report, f"!{exc.errno or 0}")
         return 127
-    command_pid = child.pid
-    _say(report, str(child.pid))
+    _say(report, str(command_pid))
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -183,7 +194,6 @@ if __name__ == "__main__":
     try:
         code = main(sys.argv)
     except BaseException as exc:  # a line in the job's stderr, never a traceback
-        with contextlib.suppress(OSError):
-            os.write(2, f"vaultops reaper: {type(exc).__name__}: {exc}\n".encode())
+        _say(2, f"vaultops reaper: {type(exc).__name__}: {exc}")
         code = 125
     os._exit(code)
