@@ -212,9 +212,9 @@ def test_a_remote_that_cannot_be_reached_means_no_claims_until_it_is_back(tmp_pa
     away = tmp_path / "remote-away.git"
     fleet.remote.rename(away)
     offline = fleet.tick(0)
-    assert offline.returncode == 0
+    assert offline.returncode == 69  # EX_UNAVAILABLE: nothing reached the remote
     assert fleet.runs() == {}
-    assert "cannot be reached" in offline.stderr and "nothing is claimed" in offline.stderr
+    assert "cannot be reached" in offline.stdout and "nothing is claimed" in offline.stdout
     assert "locked-by" not in (fleet.clones[0] / INBOX).read_text()
     away.rename(fleet.remote)
     assert fleet.tick(0).returncode == 0
@@ -226,7 +226,7 @@ def test_claim_offline_claims_locally_and_pushes_when_the_remote_is_back(tmp_pat
     fleet = Fleet(tmp_path, 1, inbox_of(2), extra="[git]\nclaim_offline = true\n")
     away = tmp_path / "remote-away.git"
     fleet.remote.rename(away)
-    assert fleet.tick(0).returncode == 0
+    assert fleet.tick(0).returncode == 69  # claimed and run here, but nothing pushed yet
     assert fleet.runs() == {"REQ-000": 1, "REQ-001": 1}
     away.rename(fleet.remote)
     assert fleet.tick(0).returncode == 0

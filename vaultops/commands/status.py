@@ -316,21 +316,40 @@ def channel_rows(vault: Vault) -> list[dict[str, Any]]:
     ]
 
 
+def remote_rows(vault: Vault) -> tuple[str | None, list[str]]:
+    """The remote problem the last pass on this machine found: ("unreachable" or "refused", and its
+    sentence with since when), or (None, [])."""
+    from vaultops.pipeline.publish import remote_problem  # state.db is read, the remote is not asked
+
+    state = _state(vault)
+    if state is None:
+        return None, []
+    try:
+        problem = remote_problem(state)
+    finally:
+        state.close()
+    if problem is None:
+        return None, []
+    since = datetime.fromtimestamp(problem.since).astimezone().isoformat(timespec="seconds")
+    return problem.kind, [f"{problem.sentence} (since {since})"]
+
+
 def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     """Each machine's own note (``_System/vaultops/<host>.md``), as the dashboard shows it, and a sentence
-    for each that cannot be read."""
+    for each that cannot be read; this machine's row says when its remote cannot be reached or refuses
+    its pushes (then its note on the remote is stale: the other machines see it quiet)."""
     from vaultops.record.dashboard import is_up
     from vaultops.record.machines import read_machine
     from vaultops.scan.note import split_frontmatter
     from vaultops.scan.text import NoteText
 
+    remote, problems = remote_rows(vault)
     folder = vault.machines_folder
     path = vault.resolve(folder) if folder is not None else None
     if folder is None or path is None or not path.is_dir():
-        return [], []
+        return [], problems
     now = datetime.now().astimezone()
     rows: list[dict[str, Any]] = []
-    problems: list[str] = []
     for entry in sorted(path.glob("*.md")):
         rel = f"{folder}/{entry.name}"
         try:
@@ -348,6 +367,7 @@ def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
                 "host": facts.host,
                 "file": rel,
                 "up": is_up(facts, now),
+                "remote": remote if facts.host == vault.host else None,
                 "last_pass": facts.last_pass,
                 "version": facts.version,
                 "agent": facts.agent,
@@ -364,7 +384,7 @@ def format_machines(rows: list[dict[str, Any]]) -> str:
     table = [
         [
             r["host"],
-            "up" if r["up"] else "quiet",
+            ("up" if r["up"] else "quiet") + (f", remote {r['remote']}" if r.get("remote") else ""),
             r["last_pass"],
             r["version"],
             ", ".join(f"{n} {h}" for n, h in r["profiles"].items()) or "-",

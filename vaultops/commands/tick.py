@@ -2,30 +2,58 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+import time
+
+from vaultops.base.errors import VaultopsError
 from vaultops.commands.output import Report
 from vaultops.notify.heartbeat import ping
+from vaultops.pipeline.publish import RemoteProblem, remote_problem
 from vaultops.pipeline.tick import tick as one_pass
+from vaultops.store.state import StateDB
 from vaultops.vault import Vault
+
+EX_UNAVAILABLE = 69  # the remote could not be reached or refused the push: nothing went through it
 
 
 def tick(vault: Vault, *, wait_settle: bool = True) -> Report:
-    """A line per request acted on, one per request still settling, the commit; warnings apart."""
+    """A line per request acted on, one per request still settling, the commit; warnings apart.  Exits 69
+    when the remote could not be reached or refused this pass's push, with the reason as the last line."""
     url = vault.config.daemon.heartbeat_url.get_secret_value()
+    started = time.time()
     try:
         report = one_pass(vault, wait_settle=wait_settle)
     except Exception:
         if url:
             ping(url, ok=False)
         raise
-    if url and (why := ping(url, ok=not _failed(report.warnings))):
+    problem = _found_since(vault, started)
+    if url and (why := ping(url, ok=problem is None and not _failed(report.warnings))):
         report.warnings.append(why)
     lines = [f"{rid}: {state}" + (f" — {detail}" if detail else "") for rid, state, detail in report.outcomes]
     lines += [f"waiting: {line}" for line in report.settling]
     if report.commit:
         lines.append(f"committed {report.commit[:10]}")
-    if not report.outcomes and not report.settling:
+    warnings = list(report.warnings)
+    if problem is not None:  # said on stdout, where "nothing to do" would have been: not twice
+        lines.append(problem.sentence)
+        warnings = [w for w in warnings if w != problem.sentence]
+    elif not report.outcomes and not report.settling:
         lines.append("nothing to do")
-    return Report(lines, warnings=list(report.warnings))
+    return Report(lines, warnings=warnings, exit_code=0 if problem is None else EX_UNAVAILABLE)
+
+
+def _found_since(vault: Vault, started: float) -> RemoteProblem | None:
+    """The remote problem this pass found (the publisher keeps it in state.db), if any."""
+    with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+        state = StateDB(vault.state_dir / "state.db")
+        try:
+            problem = remote_problem(state)
+        finally:
+            state.close()
+        return problem if problem is not None and problem.seen >= started else None
+    return None
 
 
 def _failed(warnings: list[str]) -> bool:

@@ -294,7 +294,8 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
             return None
         if pushed.kind == "failed":
             ctx.state.drop_claims([job.claim for job in jobs])
-            ctx.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
+            if not pushed.problem:  # a remote problem is the publisher's to say, once per incident
+                ctx.warn(f"claims not made: {pushed.detail}; trying again on the next pass")
             return Written([], [])
         ctx.state.confirm_claims([job.claim for job in jobs])
         # The claims exist now, on the remote, whatever this write finds: the note on disk may hold

@@ -6,23 +6,57 @@ then written to the note, so that another tool resetting this clone's working tr
 `rebase --abort`) cannot lose them; when that push cannot be made, they are written, committed and
 pushed, and a push that finds the remote moved pulls and replays them.  Without a remote,
 or with ``[git] push = false``, everything is committed on this clone only.
+
+A remote that cannot be reached, or that refuses what vaultops pushes (a hook, a protected branch), is an
+incident: said once in one sentence when it begins and once when it ends, and kept in state.db for
+``status`` and ``tick`` (``remote_problem``).  Losing a push race to another machine is not one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import sqlite3
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
+from vaultops.base.errors import VaultopsError
 from vaultops.model import PassOutcome
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Applied, Insert, edits_for
 from vaultops.store.notes import splice
+from vaultops.store.state import StateDB
 from vaultops.sync.git import Git, GitError
 from vaultops.sync.remote import Pulled, Pushed, Remote
 from vaultops.vault import Vault
 
 PUSH_ATTEMPTS = 5
+PROBLEM_KEY = "remote-problem"  # state.db: the remote problem under way, as JSON
+# A remote that cannot be reached is asked again after these many seconds, doubled each time (a hanging
+# one costs a whole NETWORK_TIMEOUT per fetch): a save meanwhile is handled without waiting for it.
+RETRY_FIRST = 15.0
+RETRY_MAX = 120.0
+
+
+@dataclass(frozen=True)
+class RemoteProblem:
+    """The remote cannot be reached, or refuses this machine's pushes."""
+
+    kind: str  # "unreachable" | "refused"
+    sentence: str  # what the person is told
+    since: float  # when it began (time.time())
+    seen: float  # when a pass last found it (each process, once)
+
+
+def remote_problem(state: StateDB) -> RemoteProblem | None:
+    """The remote problem the last pass on this machine found, or None."""
+    try:
+        doc = json.loads(state.get(PROBLEM_KEY) or "null")
+        return RemoteProblem(str(doc["kind"]), str(doc["sentence"]), float(doc["since"]), float(doc["seen"]))
+    except (TypeError, KeyError, ValueError):
+        return None
 
 
 def with_inserts(note: ParsedNote, inserts: Sequence[Insert]) -> tuple[bytes, Applied]:
@@ -46,6 +80,11 @@ class Publisher:
         self.fetched_at = float("-inf")
         self.uncommitted: set[str] = set()  # paths an earlier pass wrote and could not commit
         self._said: set[str] = set()
+        self.problem: RemoteProblem | None = None  # the remote problem under way, said once
+        self._stored: RemoteProblem | None = None  # as state.db has it (read when first needed)
+        self._stored_read = False
+        self._pending: list[str] = []  # said by a claim's push, for the pass's next warnings
+        self._retry = 0.0  # seconds before an unreachable remote is fetched from again
 
     @classmethod
     def open(cls, vault: Vault) -> Publisher:
@@ -72,23 +111,119 @@ class Publisher:
     def pull(self, warnings: list[str], *, max_age: float = 0.0) -> Pulled | None:
         """Fetch and follow the remote (at most every ``max_age`` seconds); say once when it cannot be
         reached or followed, and once when it can again."""
-        if self.remote is None or time.monotonic() - self.fetched_at < max_age:
+        if self.remote is None or time.monotonic() - self.fetched_at < max(max_age, self._retry):
             return None
-        pulled = self.remote.pull()
-        self.fetched_at = time.monotonic()
-        self.online, self.blocked, self.ahead = pulled.online, pulled.blocked, pulled.ahead
-        if not pulled.online:
-            claims = "claims go on" if self.vault.config.git.claim_offline else "nothing is claimed"
-            self._say(warnings, f"{pulled.reason}: {claims} until it answers ([git] claim_offline)")
-        elif pulled.blocked:
-            self._say(warnings, f"cannot follow {self.remote.name}: {pulled.blocked}; nothing is claimed")
-        elif self._said:
-            self._said.clear()
-            warnings.append(f"{self.remote.name} answers again; claims go through it")
-        _tell_replayed(pulled, warnings)
+        pulled = self._follow(warnings)
         if self.ahead and self.through_remote:
             self.push(warnings)
         return pulled
+
+    def _follow(self, warnings: list[str]) -> Pulled:
+        assert self.remote is not None
+        warnings += self._pending
+        self._pending.clear()
+        pulled = self.remote.pull()
+        self.fetched_at = time.monotonic()
+        self.online, self.blocked, self.ahead = pulled.online, pulled.blocked, pulled.ahead
+        name = self.remote.name
+        if pulled.stopped:
+            pass  # given up on to stop: the remote is not at fault
+        elif not pulled.online:
+            self._trouble("unreachable", self._unreachable(pulled.reason), warnings)
+            self._retry = min(max(2 * self._retry, RETRY_FIRST), RETRY_MAX)
+        else:
+            self._retry = 0.0
+            self._fine(("unreachable",), warnings)
+            if pulled.blocked:
+                self._say(warnings, f"cannot follow {name}: {pulled.blocked}; nothing is claimed")
+            elif self._said:
+                self._said.clear()
+                warnings.append(f"vaultops follows {name} again; claims go through it")
+        _tell_replayed(pulled, warnings)
+        return pulled
+
+    # --- remote problems: one incident, said once ------------------------------------------------
+
+    def _unreachable(self, reason: str) -> str:
+        assert self.remote is not None
+        held = (
+            "claims go on ([git] claim_offline) but nothing is pushed"
+            if self.vault.config.git.claim_offline
+            else "nothing is claimed or pushed"
+        )
+        fetch = f"git fetch {self.remote.name}"
+        return f"{reason}: {held} until it answers; check that `{fetch}` works in this clone"
+
+    def _refused(self, detail: str) -> str:
+        assert self.remote is not None
+        return (
+            f"{detail}; nothing this machine writes reaches {self.remote.name} until it takes the push: "
+            f"do what its message asks, or ask whoever runs {self.remote.name}"
+        )
+
+    def _pushed(self, pushed: Pushed, warnings: list[str]) -> None:
+        """What a push says about the remote: it works, or a problem (a race is neither)."""
+        if pushed.kind == "pushed":
+            self._fine(("unreachable", "refused"), warnings)
+        elif pushed.problem == "refused":
+            self._trouble("refused", self._refused(pushed.detail), warnings)
+        elif pushed.problem == "unreachable":
+            self._trouble("unreachable", self._unreachable(pushed.detail), warnings)
+
+    def _trouble(self, kind: str, sentence: str, warnings: list[str]) -> None:
+        """Say ``sentence`` when this problem begins (a different kind of problem is a new one), and keep
+        it in state.db for ``status``; while it lasts, only its wording is kept up to date."""
+        now = time.time()
+        old = self.problem
+        if old is not None and old.kind == kind:
+            if old.sentence != sentence:
+                self.problem = replace(old, sentence=sentence)
+                self._store(self.problem)
+            return
+        stored = self._stored_problem()
+        since = stored.since if stored is not None and stored.kind == kind else now
+        self.problem = RemoteProblem(kind, sentence, since, now)
+        warnings.append(sentence)
+        self._store(self.problem)
+
+    def _fine(self, kinds: tuple[str, ...], warnings: list[str]) -> None:
+        """The remote answered (or took a push): a problem of ``kinds`` under way has ended."""
+        assert self.remote is not None
+        old = self.problem
+        if old is not None and old.kind in kinds:
+            self.problem = None
+            name = self.remote.name
+            warnings.append(
+                f"{name} answers again; claims and pushes go through it"
+                if old.kind == "unreachable"
+                else f"{name} takes this machine's pushes again"
+            )
+        stored = self._stored_problem()
+        if self.problem is None and stored is not None and stored.kind in kinds:
+            self._store(None)
+
+    def _stored_problem(self) -> RemoteProblem | None:
+        if not self._stored_read:
+            self._stored_read = True
+            with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+                state = StateDB(self.vault.state_dir / "state.db")
+                try:
+                    self._stored = remote_problem(state)
+                finally:
+                    state.close()
+        return self._stored
+
+    def _store(self, problem: RemoteProblem | None) -> None:
+        """Keep it for ``status`` (its own connection: it changes once per incident).  A state.db that
+        cannot be written loses only this: the log has said it."""
+        self._stored, self._stored_read = problem, True
+        doc = "" if problem is None else json.dumps(problem.__dict__)
+        with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+            state = StateDB(self.vault.state_dir / "state.db")
+            try:
+                state.set(PROBLEM_KEY, doc)
+            finally:
+                state.close()
 
     def _say(self, warnings: list[str], line: str) -> None:
         if line not in self._said:
@@ -104,7 +239,9 @@ class Publisher:
 
     def swap(self, rel: str, raw: bytes, message: str, head: str | None, stage: str = "claim") -> Pushed:
         assert self.remote is not None
-        return self.remote.swap({rel: raw}, message, self.vault.agent, head, stage)
+        pushed = self.remote.swap({rel: raw}, message, self.vault.agent, head, stage)
+        self._pushed(pushed, self._pending)
+        return pushed
 
     def adopt(self, pushed: Pushed, old_head: str | None, paths: list[str]) -> None:
         assert self.remote is not None
@@ -121,6 +258,8 @@ class Publisher:
     ) -> str | None:
         """Commit what a pass wrote and what earlier ones could not (a git that crashed on a note being
         rewritten, say), then push it; what still fails waits for the next pass."""
+        warnings += self._pending
+        self._pending.clear()
         paths = sorted({*written, *self.uncommitted})
         sha = None
         busy = self.git.busy() if paths and self.git.is_repo() else ""
@@ -149,21 +288,21 @@ class Publisher:
         assert self.remote is not None
         for _ in range(PUSH_ATTEMPTS):
             pushed = self.remote.push()
+            self._pushed(pushed, warnings)
             if pushed.kind == "pushed":
                 self.ahead = False
                 return
             if pushed.kind == "failed":
-                self._say(warnings, f"could not push: {pushed.detail}; it is pushed on a later pass")
                 return
-            pulled = self.remote.pull()  # someone pushed first: follow, replaying these commits on top
-            self.online, self.blocked = pulled.online, pulled.blocked
-            _tell_replayed(pulled, warnings)
+            self._follow(warnings)  # someone pushed first: follow, replaying these commits on top
             if not self.through_remote:
                 return
         warnings.append(f"the remote kept moving; pushing again on the next pass ({PUSH_ATTEMPTS} tries)")
 
 
 def _tell_replayed(pulled: Pulled, warnings: list[str]) -> None:
+    if pulled.rewritten:
+        warnings.append(pulled.rewritten)
     for rid in pulled.late:
         warnings.append(
             f"{rid}: its claim was taken over on another machine before its result arrived; "

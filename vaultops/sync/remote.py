@@ -27,16 +27,15 @@ from vaultops.base import faults
 from vaultops.base.confine import make_dirs, write_bytes
 from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import STATE_DIR
-from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, Moved, identity, last_line
+from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, GitGaveUp, Moved, identity, last_line
 from vaultops.sync.replay import is_insertion, replay
-
-FETCH_TIMEOUT = 60  # seconds: a remote that has not answered by then is unreachable for this pass
 
 
 @dataclass
 class Pulled:
     online: bool
     reason: str = ""  # why the remote could not be reached
+    stopped: bool = False  # the fetch was given up on because vaultops is stopping: nothing to say
     blocked: str = ""  # why this clone could not follow the remote
     ahead: bool = False  # this clone has commits the remote lacks (to push)
     moved: bool = False  # the working tree was brought to a new commit
@@ -49,6 +48,7 @@ class Pushed:
     kind: str  # "pushed" | "behind" (someone pushed first) | "failed" (unreachable, refused)
     detail: str = ""
     sha: str = ""
+    problem: str = ""  # when failed: "unreachable" or "refused"; "" when given up on to stop
 
 
 class Remote:
@@ -78,20 +78,24 @@ class Remote:
     # --- reading the remote ---------------------------------------------------------------------
 
     def fetch(self) -> str:
-        """ "" when fetched (or the remote has no such branch yet), else why it could not be reached."""
+        """ "" when fetched (or the remote has no such branch yet), else why it could not be reached.
+        Raises GitGaveUp (``stopped``) when the fetch was given up on because vaultops is stopping."""
         refspec = f"+refs/heads/{self.branch}:{self.tracking}"
         try:
-            proc = self.git.run("fetch", "--quiet", "--no-tags", self.name, refspec, check=False)
-        except subprocess.TimeoutExpired:
-            return f"{self.name} did not answer a fetch"
+            proc = self.git.run(
+                "fetch", "--quiet", "--no-tags", self.name, refspec, check=False, network=True
+            )
+        except GitGaveUp as exc:
+            if exc.stopped:
+                raise
+            return f"{self.name} cannot be reached (it did not answer within {exc.seconds:.0f} s)"
         if proc.returncode == 0:
             return ""
-        detail = last_line(proc.stderr)
         if "couldn't find remote ref" in proc.stderr:
             with contextlib.suppress(GitError):
                 self.git.run("update-ref", "-d", self.tracking)
             return ""
-        return f"{self.name} cannot be reached ({detail})"
+        return f"{self.name} cannot be reached ({git_says(proc.stderr)})"
 
     def tip(self) -> str | None:
         return self.git.rev(self.tracking)
@@ -109,7 +113,10 @@ class Remote:
         if busy:
             return Pulled(True, blocked=f"{busy}; vaultops waits until it is finished or aborted")
         self.branch = _branch_of(self.git) or self.branch
-        why = self.fetch()
+        try:
+            why = self.fetch()
+        except GitGaveUp as exc:
+            return Pulled(False, reason=str(exc), stopped=True, ahead=self._ahead())
         if why:
             return Pulled(False, reason=why, ahead=self._ahead())
         remote, head = self.tip(), self.head()
@@ -331,26 +338,80 @@ class Remote:
         if sha is None:
             return Pushed("pushed")
         faults.reach("push.before")
+        refspec = f"{sha}:refs/heads/{self.branch}"
         try:
-            proc = self.git.run(
-                "push", "--porcelain", self.name, f"{sha}:refs/heads/{self.branch}", check=False
-            )
-        except subprocess.TimeoutExpired:
-            return Pushed("failed", f"{self.name} did not answer a push")
-        out = proc.stdout + proc.stderr
+            proc = self.git.run("push", "--porcelain", self.name, refspec, check=False, network=True)
+        except GitGaveUp as exc:
+            if exc.stopped:
+                return Pushed("failed", f"the push to {self.name} was given up on: vaultops is stopping", sha)
+            why = f"{self.name} cannot be reached (it did not answer a push within {exc.seconds:.0f} s)"
+            return Pushed("failed", why, sha, "unreachable")
         if proc.returncode == 0:
             self.git.run("update-ref", self.tracking, sha, check=False)
             return Pushed("pushed", sha=sha)
-        if "[rejected]" in out and any(w in out for w in ("fetch first", "non-fast-forward", "stale info")):
+        return self._not_pushed(proc, sha)
+
+    def _not_pushed(self, proc: subprocess.CompletedProcess[str], sha: str) -> Pushed:
+        """Why a push did not go through: someone pushed first (a race, nothing wrong), the remote
+        refused it (a hook, a protected branch: in its own words), or it could not be reached."""
+        # --porcelain: one line per ref, "!<TAB>from:to<TAB>[rejected] (fetch first)" when refused
+        refused = [ln.split("\t")[-1] for ln in proc.stdout.splitlines() if ln.startswith("!")]
+        if not refused:
+            return Pushed(
+                "failed", f"{self.name} cannot be reached ({git_says(proc.stderr)})", sha, "unreachable"
+            )
+        status = refused[0]
+        if any(race in status for race in _RACES):
             return Pushed("behind", "someone pushed first", sha)
-        why = last_line(out)
-        return Pushed("failed", f"{self.name} refused the push or cannot be reached ({why})", sha)
+        reason = status[status.find("(") + 1 : status.rfind(")")] if "(" in status else status
+        detail = f"{self.name} refused the push ({_clean(reason)})"
+        said = remote_says(proc.stderr)
+        return Pushed("failed", f"{detail}: {said}" if said else detail, sha, "refused")
 
     def merge_through(self) -> Pushed:
         """The wrong way, for the control run of the race test only (fault ``claims.merge``): merge the
         remote into a claim that lost the race, and push that."""
         self.git.run("pull", "--no-rebase", "--no-edit", "-X", "ours", self.name, self.branch, check=False)
         return self.push()
+
+
+# how git says the remote moved between this clone's fetch and its push: a race, not a problem
+_RACES = ("fetch first", "non-fast-forward", "stale info", "cannot lock ref", "incorrect old value")
+# what git adds to every failure to reach a remote, which says nothing about this one
+_BOILERPLATE = (
+    "could not read from remote repository",
+    "please make sure you have the correct access rights",
+    "and the repository exists",
+)
+_CONTROL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|[\x00-\x1f\x7f]")
+SAID_LIMIT = 300  # characters of the remote's own words kept in a sentence
+
+
+def _clean(text: str) -> str:
+    """One line of what a remote or git printed, without colours or control characters."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= SAID_LIMIT else text[: SAID_LIMIT - 1].rstrip() + "…"
+
+
+def git_says(stderr: str) -> str:
+    """The line of git's error output that says why the remote could not be reached (ssh's or git's
+    first real complaint), without the lines git adds to every such failure."""
+    for line in stderr.splitlines():
+        text = _clean(line)
+        if text and not any(b in text.lower() for b in _BOILERPLATE):
+            for prefix in ("fatal: ", "error: "):
+                text = text.removeprefix(prefix)
+            return _shorten(text.rstrip("."))
+    return "git gave no reason"
+
+
+def remote_says(stderr: str) -> str:
+    """What the remote itself printed (a hook's reason: the lines git shows as "remote: …"), one line."""
+    said = [_clean(line[len("remote:") :]) for line in stderr.splitlines() if line.startswith("remote:")]
+    return _shorten(" ".join(s for s in said if s))
 
 
 def _replayed(path: str, before: bytes | None, after: bytes, now: bytes, pulled: Pulled) -> bytes:
