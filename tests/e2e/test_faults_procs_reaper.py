@@ -260,3 +260,17 @@ def test_after_a_crash_recovery_stopping_the_recorded_pid_stops_what_escaped(tmp
         daemon.kill()
         daemon.wait()
         kill_all(found)
+
+
+def test_a_reaper_that_cannot_run_is_a_start_error_that_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing ran, and the run says why, instead of an exit code of a command that never started."""
+    broken = (sys.executable, "-I", "-S", "-c", "import sys; sys.exit('no prctl here')")
+    monkeypatch.setattr(process, "_reaper_argv", lambda: broken)
+    result = run_process(["true"], cwd=tmp_path, timeout=30)
+    assert result.exit_code is None and result.start_error is not None
+    assert result.start_error.startswith("could not start true: vaultops's process reaper"), (
+        result.start_error
+    )
+    assert "no prctl here" in result.stderr

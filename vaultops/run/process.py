@@ -139,6 +139,16 @@ class _Activity:
             return time.monotonic() - self._last
 
 
+class _ReaperFailed(Exception):
+    """``vaultops.run.reaper`` ended before it started the command (its own error is on the stderr)."""
+
+    def __init__(self, code: int | None) -> None:
+        super().__init__(
+            f"vaultops's process reaper (vaultops/run/reaper.py) ended at once (exit {code}); its own"
+            " error is in the run's stderr"
+        )
+
+
 def _start_error(exc: BaseException, program: str, cwd: Path) -> str:
     if isinstance(exc, OSError) and exc.filename is not None and os.fspath(exc.filename) == os.fspath(cwd):
         return f"cannot use working directory {cwd}: {exc.strerror or exc}"
@@ -279,6 +289,14 @@ class _Said:
             if proc.poll() is not None:
                 self.listen(0.0)
                 return
+
+    def failure(self, program: str, proc: subprocess.Popen[bytes]) -> BaseException | None:
+        """Why the command did not start, when it did not: what starting it raised, or the reaper's end."""
+        if self.errno is not None:
+            return OSError(self.errno, os.strerror(self.errno), program)
+        if self.pid is None and proc.poll() is not None:  # it ended without a word (its error: stderr)
+            return _ReaperFailed(proc.returncode)
+        return None
 
     @property
     def pid(self) -> int | None:
@@ -445,34 +463,17 @@ def run_process(
         reader.start()
 
     job = _Job(proc, proc.pid, said, _Tree(proc.pid))
-    timed_out = cancelled = False
-    limit, limit_seconds = "", 0.0
+    broken: BaseException | None = None  # why the command never started
+    stop = _Stop()
     try:
         if said is not None:
             said.started(started + timeout, proc)
-            if said.errno is not None:  # the reaper could not start the command: nothing ran
-                failed = OSError(said.errno, os.strerror(said.errno), args[0])
-                return _start_failed(args, failed, cwd, secrets, started)
+            broken = said.failure(args[0], proc)
             job.leader = said.pid or proc.pid
-        if on_start is not None:
-            on_start(job.leader)
-        next_sample = started + _SAMPLE_EVERY
-        while not job.ended(_POLL):
-            now = time.monotonic()
-            if now >= next_sample:
-                job.tree.sample()
-                next_sample = now + _SAMPLE_EVERY
-            if cancel is not None and cancel.is_set():
-                cancelled = True
-                break
-            if watching is not None and watching.crossed.is_set():
-                break
-            if now - started >= timeout:
-                timed_out, limit, limit_seconds = True, "timeout", timeout
-                break
-            if inactivity_timeout is not None and activity.idle() >= inactivity_timeout:
-                timed_out, limit, limit_seconds = True, "inactivity", inactivity_timeout
-                break
+        if broken is None:
+            if on_start is not None:
+                on_start(job.leader)
+            stop = _watch(job, started, timeout, inactivity_timeout, activity, watching, cancel)
     finally:
         # Also on KeyboardInterrupt or any other surprise: nothing it started outlives the call.
         job.settle()
@@ -488,18 +489,58 @@ def run_process(
 
     duration = time.monotonic() - started
     stdout, stderr = (reader.text() for reader in readers)
+    if broken is not None:
+        error = redact(_start_error(broken, args[0], cwd), secrets)
+        return ProcessResult(args, None, False, duration, stdout, stderr, error, secrets=tuple(secrets))
     stopped = watching.reason if watching is not None else ""
     return ProcessResult(
         args,
         job.exit_code(),
-        timed_out,
+        stop.timed_out,
         duration,
         stdout,
         stderr,
         None,
-        cancelled,
+        stop.cancelled,
         stopped,
         tuple(secrets),
-        limit,
-        limit_seconds,
+        stop.limit,
+        stop.limit_seconds,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    """Why the watch over a running command ended early (nothing set: the command ended)."""
+
+    timed_out: bool = False
+    cancelled: bool = False
+    limit: str = ""
+    limit_seconds: float = 0.0
+
+
+def _watch(
+    job: _Job,
+    started: float,
+    timeout: float,
+    inactivity_timeout: float | None,
+    activity: _Activity,
+    watching: _Watch | None,
+    cancel: threading.Event | None,
+) -> _Stop:
+    """Wait for the command to end, or for a limit, a watched line or the daemon's shutdown to stop it."""
+    next_sample = started + _SAMPLE_EVERY
+    while not job.ended(_POLL):
+        now = time.monotonic()
+        if now >= next_sample:
+            job.tree.sample()
+            next_sample = now + _SAMPLE_EVERY
+        if cancel is not None and cancel.is_set():
+            return _Stop(cancelled=True)
+        if watching is not None and watching.crossed.is_set():
+            return _Stop()
+        if now - started >= timeout:
+            return _Stop(True, False, "timeout", timeout)
+        if inactivity_timeout is not None and activity.idle() >= inactivity_timeout:
+            return _Stop(True, False, "inactivity", inactivity_timeout)
+    return _Stop()
