@@ -274,3 +274,28 @@ def test_a_reaper_that_cannot_run_is_a_start_error_that_says_so(
         result.start_error
     )
     assert "no prctl here" in result.stderr
+
+
+def test_a_term_for_the_reaper_is_a_term_for_the_whole_job(tmp_path: Path) -> None:
+    """A service manager that stops every process of the unit (KillMode=control-group) signals the reaper
+    too: it passes the TERM on to the command and to what escaped it, and the run ends with them."""
+    [job] = job_script(tmp_path, ["setsid"], then=f'touch "{tmp_path}/ready"; exec sleep 1000')
+    given: list[int] = []
+    results: list[ProcessResult] = []
+    thread = threading.Thread(
+        target=lambda: results.append(run_process([job], cwd=tmp_path, timeout=60, on_start=given.append))
+    )
+    thread.start()
+    found: dict[str, int] = {}
+    try:
+        assert wait_for(lambda: (tmp_path / "ready").exists() and bool(given))
+        found = pids(tmp_path, ["setsid"])
+        reaper = int(Path(f"/proc/{given[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert reaper != os.getpid()
+        os.kill(reaper, signal.SIGTERM)
+        thread.join(30)
+        assert results and results[0].exit_code == -signal.SIGTERM and not results[0].timed_out
+        assert_gone(found)
+    finally:
+        kill_all({**found, **({"job": given[0]} if given else {})})
+        thread.join(30)

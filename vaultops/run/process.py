@@ -37,6 +37,7 @@ _DRAIN = 2.0
 _LONGEST_LINE = 64 * 1024 * 1024  # bytes a watched line may hold before the run is stopped
 _KILL_ROUNDS = 20  # SIGKILL rounds over the job's processes (a fork under way may add one after a round)
 _REAPER_LAST = 2.0  # seconds the reaper gets to say how the command ended, once its job is killed
+_REAPER_START = 10.0  # seconds the reaper may take to say it started the command (a few ms, unless very busy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,7 +468,7 @@ def run_process(
     stop = _Stop()
     try:
         if said is not None:
-            said.started(started + timeout, proc)
+            said.started(started + max(timeout, _REAPER_START), proc)  # the time counts toward the timeout
             broken = said.failure(args[0], proc)
             job.leader = said.pid or proc.pid
         if broken is None:
