@@ -329,13 +329,14 @@ def _show(result: Report | HookAnswer | int, as_json: bool) -> int:
     return result.exit_code
 
 
-def _failed(exc: BaseException) -> int:
+def _failed(exc: BaseException, vault: str | None = None) -> int:
     """The one error mapping: vaultops's errors (``vaultops.base.errors``) are one sentence on stderr and
     their exit code (1; 2 for a config, a vault or a path; 65 for a corrupt state.db; 74 for a disk that
     refuses a write; 75 for a busy vault); anything else is a bug."""
     if isinstance(exc, OSError) and not isinstance(exc, VaultopsError):
-        # a full or read-only disk met by a write that did not say so itself: not a bug either
-        exc = disk_error(exc) or exc
+        # a full or read-only disk met by a write that did not say so itself: not a bug either; one that
+        # does not name its file is said of the vault, whose disk it almost always is
+        exc = disk_error(exc) or disk_error(exc, layout.vault_folder(vault).absolute()) or exc
     if isinstance(exc, VaultopsError):
         print(f"vaultops: {exc.message}", file=sys.stderr)
         return exc.exit_code
@@ -365,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _show(args.func(args), getattr(args, "json", False))
     except (Exception, KeyboardInterrupt) as exc:
-        return _failed(exc)
+        return _failed(exc, getattr(args, "vault", None))
 
 
 if __name__ == "__main__":

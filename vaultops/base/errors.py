@@ -46,6 +46,9 @@ class DiskError(VaultopsError, OSError):
         self.errno, self.filename = code, filename
         self.strerror = os.strerror(code) if code else message
 
+    def __str__(self) -> str:  # the sentence, not OSError's "[Errno 28] …": it is what a reader needs
+        return self.message
+
 
 class DiskFull(DiskError):
     """No space left (ENOSPC) or the disk quota used up (EDQUOT)."""

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
-from vaultops.base.errors import VaultopsError, corrupt_state
+from vaultops.base.errors import DiskError, VaultopsError, corrupt_state, disk_error
 from vaultops.base.redact import redact
 from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
@@ -114,7 +114,10 @@ def _state_dir(vault: Vault) -> Iterator[Finding]:
         probe.unlink()
         for folder in STATE_FOLDERS:
             confine(state / folder, vault.root)
-    except VaultopsError as exc:  # a link out of the vault, a full or read-only disk: its own sentence
+    except DiskError as exc:  # full or read-only: said of the folder, not of the probe; that is all
+        yield _bad((disk_error(OSError(exc.errno, exc.strerror), state) or exc).message)
+        return
+    except VaultopsError as exc:  # a link out of the vault
         yield _bad(exc.message)
     except OSError as exc:
         yield _bad(f"{state} is not writable ({exc.strerror}) — fix its permissions")
@@ -143,7 +146,9 @@ def _state_db(vault: Vault) -> Iterator[Finding]:
         return
     try:
         found = quick_check(path)
-    except VaultopsError as exc:  # not a database at all, or a disk that refuses it
+    except DiskError:  # a full or read-only disk: the state folder's line says so
+        return
+    except VaultopsError as exc:  # not a database at all
         yield _bad(exc.message)
         return
     if found:
