@@ -301,6 +301,8 @@ class Publisher:
 
 
 def _tell_replayed(pulled: Pulled, warnings: list[str]) -> None:
+    if pulled.rewritten:
+        warnings.append(pulled.rewritten)
     for rid in pulled.late:
         warnings.append(
             f"{rid}: its claim was taken over on another machine before its result arrived; "

@@ -39,6 +39,7 @@ class Pulled:
     blocked: str = ""  # why this clone could not follow the remote
     ahead: bool = False  # this clone has commits the remote lacks (to push)
     moved: bool = False  # the working tree was brought to a new commit
+    rewritten: str = ""  # the remote's history was rewritten behind this clone: the sentence saying so
     late: list[str] = field(default_factory=list)  # requests whose replayed results became late results
     dropped: list[str] = field(default_factory=list)  # replayed lines that found no place
 
@@ -113,6 +114,7 @@ class Remote:
         if busy:
             return Pulled(True, blocked=f"{busy}; vaultops waits until it is finished or aborted")
         self.branch = _branch_of(self.git) or self.branch
+        seen, tracked = self.git.rev(self.seen_ref), self.tip()  # the remote as this clone knew it
         try:
             why = self.fetch()
         except GitGaveUp as exc:
@@ -120,6 +122,12 @@ class Remote:
         if why:
             return Pulled(False, reason=why, ahead=self._ahead())
         remote, head = self.tip(), self.head()
+        if remote is not None:
+            lost = self._lost([k for k in (seen, tracked) if k and k != remote], remote)
+            if lost:
+                return self._follow_rewritten(remote, head, lost)
+            if seen != remote:
+                self._saw(remote)
         if remote is None or remote == head:
             return Pulled(True, ahead=remote is None and head is not None)
         if head is None or self.is_ancestor(head, remote):
@@ -211,13 +219,69 @@ class Remote:
             if on_disk.is_file() and target is not None and on_disk.read_bytes() == target:
                 self.git.run("add", "--", path, check=False)
 
-    def rebuild(self, onto: str, head: str, pulled: Pulled) -> str | None:
-        """This clone's commits after ``onto``'s fork point, rebuilt one by one on ``onto``.  None (and
-        ``pulled.blocked`` set) when one of the person's commits does not merge cleanly."""
+    # --- a remote rewritten behind this clone (force-pushed) -------------------------------------
+
+    @property
+    def seen_ref(self) -> str:
+        """Where this clone keeps the remote's tip as it last followed it: the tracking ref alone will
+        not do, as another tool's fetch (obsidian-git's) moves it too."""
+        return f"refs/vaultops/seen/{self.name}/{self.branch}"
+
+    def _saw(self, remote: str) -> None:
+        self.git.run("update-ref", self.seen_ref, remote, check=False)
+
+    def _lost(self, known: list[str], remote: str) -> dict[str, bool]:
+        """The commits this clone saw on the remote that its new tip no longer has, each with whether
+        vaultops made it: empty unless the remote's history was rewritten."""
+        if all(self.is_ancestor(k, remote) for k in known):
+            return {}
+        log = self.git.run("log", "--format=%H%x00%an", *known, "--not", remote).stdout
+        return {sha: name.startswith(AUTHOR_PREFIX) for sha, name in _pairs(log)}
+
+    def _follow_rewritten(self, remote: str, head: str | None, lost: dict[str, bool]) -> Pulled:
+        """Follow a remote whose history was rewritten: its tip as the person left it (the commits of
+        theirs it dropped stay dropped), with vaultops's own commits from what was dropped put back on top
+        (the claims and results that keep a request from running twice) and this clone's commits the
+        remote never had.  This clone's old history is kept under a ref of its own."""
+        pulled = Pulled(True, ahead=True)
+        dropped = frozenset(sha for sha, ours in lost.items() if not ours)
+        kept = f"refs/vaultops/before-rewrite/{head[:12]}" if head else ""
+        try:
+            rebuilt = self.rebuild(remote, head, pulled, skip=dropped) if head else remote
+            if rebuilt is None:
+                return pulled
+            if head:
+                self.git.run("update-ref", kept, head)
+        except GitError as exc:
+            pulled.blocked = str(exc)
+            return pulled
+        pulled.blocked = self.keep_to(rebuilt, head)
+        if pulled.blocked:
+            return pulled
+        self._saw(remote)
+        pulled.moved, pulled.ahead = rebuilt != head, rebuilt != remote
+        done = [f"kept this clone's old history at {kept}"] if kept else []
+        if pulled.late:  # not taken over: claimed again by a machine that never saw the claim
+            done.append(f"kept its results for {', '.join(dict.fromkeys(pulled.late))} as late results")
+            pulled.late = []
+        pulled.rewritten = (
+            f"the remote's history was rewritten ({self.name}/{self.branch} was force-pushed, and "
+            f"{len(lost)} commit(s) this clone had seen there are gone): vaultops put back the claims and "
+            f"results of the {sum(lost.values())} of them that were its own, so that nothing runs twice, "
+            "and left the person's dropped commits out" + "".join(f", {what}" for what in done)
+        )
+        return pulled
+
+    def rebuild(self, onto: str, head: str, pulled: Pulled, skip: frozenset[str] = frozenset()) -> str | None:
+        """This clone's commits after ``onto``'s fork point, rebuilt one by one on ``onto``, but those in
+        ``skip``.  None (and ``pulled.blocked`` set) when one of the person's commits does not merge
+        cleanly."""
         listed = self.git.run("rev-list", "--reverse", "--parents", f"{onto}..{head}").stdout.split("\n")
         base = onto
         for line in filter(None, listed):
             commit, *parents = line.split()
+            if commit in skip:
+                continue
             if len(parents) != 1:
                 pulled.blocked = (
                     f"this clone has a merge commit ({commit[:8]}) that the remote lacks; "
@@ -270,7 +334,8 @@ class Remote:
             if twice:  # a merge that would hold a request twice is no merge: both versions are kept
                 pulled.blocked = self._kept_apart(path, commit, after, twice)
                 return None
-        if ours and not files:  # every change it held, the remote made its own way (a rendering)
+        files = {path: data for path, data in files.items() if data != self.git.blob(base, path)}
+        if not files:  # the remote has every change it held already (or made it its own way: a rendering)
             return base
         return self.git.commit_files(base, files, message.rstrip("\n") + "\n", (name, email, date))
 
@@ -453,6 +518,10 @@ def _doubled(path: str, merged: bytes | None, now: bytes | None, after: bytes | 
     most = request_headings(now or b"") | request_headings(after or b"")  # the larger count of each
     twice = [rid for rid, n in request_headings(merged).items() if n > most[rid]]
     return twice[0].decode("ascii") if twice else ""
+
+
+def _pairs(log: str) -> list[tuple[str, str]]:
+    return [(sha, name) for sha, _, name in (line.partition("\0") for line in log.splitlines() if line)]
 
 
 def _branch_of(git: Git) -> str:

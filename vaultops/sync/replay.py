@@ -260,6 +260,8 @@ class _Replay:
             gone = f"{where}: its block is gone from the remote version; {_count(lines)} not replayed"
             self.dropped.append(gone)
             return None
+        if _stands_in(self.r.lines[q_r.start : q_r.end], lines):
+            return None  # R has these very lines already (another clone put them back after a rewrite)
         if _fence_key(q_r) == _fence_key(q):
             return at_block_end(self.r, q_r, lines)
         claims = [c for line in lines if (c := _claim_of(line))]
@@ -376,6 +378,12 @@ def _positions(lines: list[str]) -> dict[str, list[int]]:
     for n, line in enumerate(lines):
         at.setdefault(line, []).append(n)
     return at
+
+
+def _stands_in(block: Sequence[str], lines: Sequence[str]) -> bool:
+    """``block`` holds ``lines`` together, in order (they carry a claim id or a time: no coincidence)."""
+    want, n = list(lines), len(lines)
+    return n > 0 and any(list(block[k : k + n]) == want for k, line in enumerate(block) if line == want[0])
 
 
 def _claim_of(line: str) -> str | None:
