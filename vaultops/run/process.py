@@ -288,15 +288,15 @@ class _Said:
         while not self.lines and not self.closed and time.monotonic() < give_up:
             self.listen(_POLL)
             if proc.poll() is not None:
-                self.listen(0.0)
+                self.listen(0.0)  # it has ended: the pipe's end has come, or comes now
                 return
 
     def failure(self, program: str, proc: subprocess.Popen[bytes]) -> BaseException | None:
         """Why the command did not start, when it did not: what starting it raised, or the reaper's end."""
         if self.errno is not None:
             return OSError(self.errno, os.strerror(self.errno), program)
-        if self.pid is None and proc.poll() is not None:  # it ended without a word (its error: stderr)
-            return _ReaperFailed(proc.returncode)
+        if self.pid is None and (self.closed or proc.poll() is not None):  # it ended without a word
+            return _ReaperFailed(proc.wait())  # (its own error is on the stderr)
         return None
 
     @property
