@@ -27,7 +27,7 @@ from vaultops.record.late import late_result
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText
 from vaultops.store.notes import splice
-from vaultops.store.placement import LIST_END, Edit, at_block_end, at_note_end
+from vaultops.store.placement import LIST_END, Edit, at_block_end, at_note_end, place
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -197,6 +197,7 @@ class _Replay:
         self.late: list[str] = []
         self.dropped: list[str] = []
         self.sections: set[int] = set()  # ids of the edits that start new sections (see _closed)
+        self.orphans: dict[int, list[str]] = {}  # ids of the edits whose place is gone from R: their lines
 
     def apply(self, runs: list[tuple[int, int, list[str]]]) -> Replayed:
         # Our end-of-block lines are gathered per request (fencing is decided once per request) and
@@ -220,6 +221,7 @@ class _Replay:
             edit = self._fenced(item, ours[item]) if isinstance(item, int) else item
             if edit is not None:
                 edits.append(edit)
+        edits = self._orphans_first(edits)
         return Replayed(
             self._spliced(self._closed_once(edits)), tuple(dict.fromkeys(self.late)), tuple(self.dropped)
         )
@@ -307,7 +309,9 @@ class _Replay:
             return Edit(found[min(k, len(found) - 1)], tuple(lines))
         if q_r is not None:
             return at_block_end(self.r, q_r, lines)
-        return at_note_end(self.r, lines, separate=False)
+        edit = at_note_end(self.r, lines, separate=False)
+        self.orphans[id(edit)] = lines
+        return edit
 
     def _split(self, j: int, run: list[str]) -> tuple[list[str], list[str]]:
         """Lines inserted at X's line ``j``, cut where a heading of level 1 or 2 (which ends a request's
@@ -338,6 +342,21 @@ class _Replay:
                 self.sections.add(id(edit))
                 return edit
         return self._after_anchor(i, lines, n)
+
+    def _orphans_first(self, edits: list[Edit]) -> list[Edit]:
+        """Lines whose place is gone from R go to its end, but before a new section appended there: after
+        its heading they would become part of that new request's text."""
+        starts = [e.after for e in edits if id(e) in self.sections]
+        if not starts or not self.orphans:
+            return edits
+        first = min(starts)
+        moving = [e for e in edits if id(e) in self.orphans and e.after >= first]
+        if not moving:
+            return edits
+        rest = [e for e in edits if not any(e is m for m in moving)]
+        k = next(n for n, e in enumerate(rest) if id(e) in self.sections and e.after == first)
+        moved = [place(self.r, first, self.orphans[id(e)]) for e in moving]
+        return [*rest[:k], *moved, *rest[k:]]
 
     def _closed_once(self, edits: list[Edit]) -> list[Edit]:
         """A fence or HTML block left open in R is closed by the first of our edits that lands in it
