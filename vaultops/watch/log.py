@@ -109,7 +109,7 @@ class DaemonLog:
         )
 
     def _say(self, text: str) -> None:
-        with contextlib.suppress(OSError, ValueError):  # stderr gone: the file log is what counts
+        with contextlib.suppress(Exception):  # stderr gone (or closed): the file log is what counts
             print(redact(text), file=self.stream, flush=True)
 
     def write(self, level: str, event: str, **fields: Any) -> None:
