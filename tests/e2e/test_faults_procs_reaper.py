@@ -208,6 +208,10 @@ def test_the_command_is_the_pid_given_and_the_environment_is_as_given(tmp_path: 
     env = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "ONLY": "this"}
     shown = run_process(["env"], cwd=tmp_path, env=env, timeout=30).stdout  # not Python: it adds LC_CTYPE
     assert sorted(shown.splitlines()) == sorted(f"{k}={v}" for k, v in env.items())
+    # the signals it ignores or blocks are those a direct start gives (posix_spawn left glibc's ignored)
+    signals = ["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]
+    direct = subprocess.run(signals, capture_output=True, text=True, start_new_session=True, check=True)
+    assert run_process(signals, cwd=tmp_path, timeout=30).stdout == direct.stdout
 
 
 def test_a_job_run_by_tick_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -32,7 +32,8 @@ _SAMPLE_EVERY = 0.5  # seconds between looks at the child's process tree
 _POLL = 0.05
 _CHUNK = 65536
 # After the group is gone, how long to wait for the pipes to close.  A process that left the group
-# (setsid) can hold them open forever; its output after that is not waited for.
+# (setsid) and was not stopped (no reaper: not Linux) can hold them open forever; its output after that
+# is not waited for.
 _DRAIN = 2.0
 _LONGEST_LINE = 64 * 1024 * 1024  # bytes a watched line may hold before the run is stopped
 _KILL_ROUNDS = 20  # SIGKILL rounds over the job's processes (a fork under way may add one after a round)
@@ -363,7 +364,7 @@ class _Job:
             if not self.left():
                 return
             time.sleep(_POLL)
-        for _ in range(_KILL_ROUNDS):  # what is killed starts nothing more; a fork under way may have
+        for _ in range(_KILL_ROUNDS):  # a killed process starts nothing more, but a fork under way may
             self.tree.sample()
             if not self.tree.alive() and not _group_alive(self.leader):
                 break

@@ -8,15 +8,15 @@ own environment variables cannot change it.  It makes itself a child subreaper
 instead of to init once its parent exits, so it stays a descendant and can be found, even with its
 environment cleared (``env -i``), which no marker in the environment survives.
 
-It starts the command (posix_spawn) as the leader of a session and group of its own (as vaultops did before it
-existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the command ends
+It starts the command (fork and exec) as the leader of a session and group of its own (as vaultops did
+before it existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the command ends
 says its wait status, then stops every descendant left: SIGTERM, up to GRACE seconds, SIGKILL.  Once
 it has no child left, no process of the job is left, and it exits.  Each job has its own reaper, so a
 daemon running several jobs at once stops only the ended job's processes, and vaultops's own other
 processes (worker supervisors, git) are never its descendants.
 
 What it says on REPORT_FD, one line each: ``PID`` (the command started) or ``!ERRNO`` (it could not
-start: the errno posix_spawn gave); then ``=STATUS``, the command's wait status.
+start: the errno its exec gave); then ``=STATUS``, the command's wait status.
 """
 
 from __future__ import annotations
@@ -124,9 +124,6 @@ def stop_descendants(grace: float) -> None:
     _signal_all(_live(descendants(me, table), table), signal.SIGTERM)
     deadline = time.monotonic() + grace
     while _reap() and time.monotonic() < deadline:
-        table = proc_table()
-        if not _live(descendants(me, table), table):
-            deadline = min(deadline, time.monotonic() + 0.5)  # only zombies left: their parents reap them
         time.sleep(_POLL)
     deadline = time.monotonic() + _KILL_ROUNDS_FOR
     while _reap() and time.monotonic() < deadline:
@@ -142,16 +139,36 @@ def _say(fd: int, line: str) -> None:
 
 def _spawn(args: list[str], report: int) -> int:
     """The command, started as the leader of a session of its own, with the environment this process was
-    given and the signal dispositions a new program expects (Python ignores SIGPIPE and SIGXFSZ).
-    posix_spawn, not subprocess: importing subprocess would double the time this takes to start."""
-    return os.posix_spawnp(
-        args[0],
-        args,
-        _initial_environ(),
-        file_actions=[(os.POSIX_SPAWN_CLOSE, report)],
-        setsid=True,
-        setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTERM, signal.SIGINT, signal.SIGHUP),
-    )
+    given and the signal dispositions subprocess gives: SIGPIPE and SIGXFSZ (which Python ignores) back
+    to their defaults, handlers reset by exec, a signal given ignored left ignored.
+
+    fork and exec, as subprocess does, without importing it (that would double the time this takes to
+    start); not posix_spawn, which leaves glibc's own signals (32, 33) ignored in the command."""
+    env = _initial_environ()
+    read, write = os.pipe()  # close-on-exec: an exec that works closes it, and its reader sees the end
+    pid = os.fork()
+    if pid == 0:  # this process has one thread: the child may run Python until it execs
+        try:
+            os.close(read)
+            os.close(report)
+            os.setsid()
+            for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(sig, signal.SIG_DFL)
+            os.execvpe(args[0], args, env)
+        except BaseException as exc:
+            os.write(write, str(getattr(exc, "errno", 0) or 0).encode())
+        finally:
+            os._exit(127)
+    os.close(write)
+    said = b""
+    while chunk := os.read(read, 64):
+        said += chunk
+    os.close(read)
+    if said:
+        os.waitpid(pid, 0)
+        errno = int(said)
+        raise OSError(errno, os.strerror(errno))
+    return pid
 
 
 def main(argv: list[str]) -> int:
@@ -168,7 +185,8 @@ def main(argv: list[str]) -> int:
         _signal_all(_live(descendants(os.getpid(), table), table), signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, relay)  # a handler, not SIG_IGN: the command must not inherit an ignored TERM
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # one given ignored stays so, for the command too
+            signal.signal(sig, relay)
     try:
         command_pid = _spawn(args, report)
     except OSError as exc:
