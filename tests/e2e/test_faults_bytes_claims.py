@@ -170,3 +170,31 @@ def test_a_merge_that_would_put_a_request_in_twice_stops_keeps_both_versions_and
     again = fleet.tick(0)
     assert again.returncode == 0 and "cannot follow" not in again.stderr, again.stderr
     assert fleet.remote_inbox().count("## REQ-typed") == 1
+
+
+def test_a_plan_note_saved_but_not_committed_waits_and_nothing_of_it_reaches_the_remote(
+    tmp_path: Path, agent_log: None
+) -> None:
+    """The same for a new plan note in the queue folder: it is not vaultops's to commit (it would carry the
+    person's whole note), so it waits until the person's commit."""
+    fleet = Fleet(tmp_path, 1, inbox_of(0))
+    clone = fleet.clones[0]
+    queue = clone / "executor-queue"
+    for old in queue.glob("*.md"):  # the template's own plan note (paused) is not this test's
+        old.unlink()
+    backup(clone)
+    git(clone, "push", "-q")
+    (queue / "summary.md").write_text("---\ntype: research\n---\nSummarise the open threads in this vault.\n")
+    first = fleet.tick(0)
+    assert first.returncode == 0, first.stderr
+    assert "not committed" in first.stdout, first.stdout
+    assert fleet.runs() == {}
+    tree = git(fleet.remote, "ls-tree", "-r", "--name-only", fleet.branch).split()
+    assert "executor-queue/summary.md" not in tree
+    backup(clone)
+    second = fleet.tick(0)
+    assert second.returncode == 0, second.stderr
+    assert fleet.runs() == {"PLAN-summary": 1}
+    text = git(fleet.remote, "show", f"{fleet.branch}:executor-queue/summary.md")
+    assert text.splitlines().count("Summarise the open threads in this vault.") == 1, text
+    assert text.count("- locked-by:") == 1 and "- status: done" in text, text
