@@ -121,7 +121,7 @@ def test_a_result_that_fails_to_record_once_is_recorded_later(tmp_path: Path) ->
         )
     finally:
         assert daemon.stop() == 0, daemon.errors()
-    assert "a pass failed" in daemon.log.read_text()
+    assert "a record failed" in daemon.log.read_text()
     assert inbox.read_text().count("### Result") == 1
     committed = subprocess.run(
         ["git", "show", "HEAD:_System/COO-Inbox.md"], cwd=vault, capture_output=True, text=True, check=True

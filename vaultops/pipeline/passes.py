@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from vaultops.base import faults
-from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError
+from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
 from vaultops.pipeline import facts as gathering
 from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
@@ -46,8 +46,10 @@ __all__ = ["Clock", "Pass", "PassReport", "local_now", "note_failed"]
 
 def note_failed(rel: str, exc: Exception) -> str:
     """The one line said when handling a note failed: the rest of the pass goes on without it."""
+    if isinstance(exc, OSError) and (disk := disk_error(exc)) is not None:
+        exc = disk  # a full or read-only disk is not a fault of vaultops's: say which disk, and what to do
     if isinstance(exc, VaultopsError):  # it says what is wrong and what to do already
-        return str(exc)
+        return f"{rel}: {exc.message}"
     detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return (
         f"{rel}: vaultops failed while handling this note ({detail}); the other notes go on, and it is "

@@ -78,8 +78,9 @@ def systemd_unit(
             "Environment=PYTHONUNBUFFERED=1",
             "Restart=on-failure",
             "RestartSec=5",
-            # Exit 2 is a config or vault error: restarting cannot fix it, and the log would fill with it.
-            "RestartPreventExitStatus=2",
+            # Exit 2 is a config or vault error, 65 a corrupt state.db: restarting cannot fix either, and the
+            # log would fill with it.
+            "RestartPreventExitStatus=2 65",
             f"WatchdogSec={watchdog_sec}",
             # SIGTERM to the daemon alone: it stops claiming and lets its jobs finish within the grace;
             # whatever is left of the unit after TimeoutStopSec is killed.

@@ -21,7 +21,7 @@ from types import FrameType
 
 from vaultops.base import faults
 from vaultops.base.confine import confine_state
-from vaultops.base.errors import UnsafePath
+from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.decide.classify import warm
 from vaultops.model import State
 from vaultops.notify.heartbeat import Heartbeat
@@ -71,10 +71,9 @@ class Daemon:
         # results not yet placed, with when each was first tried
         self.unplaced: list[tuple[float, Unplaced]] = []
         self.pending: list[Done] = []  # finished jobs whose result is not recorded yet: tried until it is
-        self.failures = 0  # steps failed in a row
+        self.failing: dict[str, tuple[str, int]] = {}  # step -> the failure said of it, and tries in a row
         self.retry_at = 0.0  # no step before this (monotonic), after a failed one: the daemon never spins
         self.deferred = False  # something asked for a pass while the daemon waited to try again
-        self.incident = ""  # the failure said last: a repeat of it is not said again
         self.said: dict[str, float] = {}  # warning -> when it was last reported (monotonic)
         self.memory = ClaimMemory()
         self.publisher: Publisher | None = None  # made once the vault lock is held
@@ -162,7 +161,7 @@ class Daemon:
         first.recover()
         self.report(first.close())
 
-    def guarded(self, step: Callable[[], None], *, check: bool = True) -> None:
+    def guarded(self, step: Callable[[], None], *, check: bool = True, name: str = "pass") -> None:
         """A pass, unless a folder vaultops writes to leads out of the vault: then the pass writes nothing
         and says why once (until it changes); the daemon keeps watching, and the next pass looks again."""
         try:
@@ -175,34 +174,39 @@ class Daemon:
             self.unsafe = exc.message
             self.beat(False)
         except Exception as exc:  # a bug in one pass must not end the daemon: the monitor hears of it
-            self.failed(exc)
+            self.failed(name, exc)
         else:
             if check:  # only a step that looked can say the way out is gone
                 self.unsafe = ""
-            self.recovered()
+            self.recovered(name)
             self.beat(True)
 
-    def failed(self, exc: Exception) -> None:
-        """A step failed: try again after a wait that doubles up to ``BACKOFF_MAX``, and say it once for as
-        long as it keeps failing the same way."""
-        self.failures += 1
-        wait = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** min(self.failures - 1, 10))
-        self.retry_at = time.monotonic() + wait
+    def failed(self, step: str, exc: Exception) -> None:
+        """A step (a pass, a record) failed: try again after a wait that doubles up to ``BACKOFF_MAX``, and
+        say it once for as long as that step keeps failing the same way (another step working meanwhile
+        does not end the incident)."""
         incident = type(exc).__name__
-        if incident != self.incident:
-            self.incident = incident
+        said, tries = self.failing.get(step, ("", 0))
+        self.failing[step] = (incident, tries + 1)
+        wait = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** min(tries, 10))
+        self.retry_at = time.monotonic() + wait
+        if incident != said:
+            # a VaultopsError (a full disk, a corrupt state.db) says what is wrong and what to do itself
+            what = exc.message if isinstance(exc, VaultopsError) else repr(exc)
             self.log.warn(
-                f"a pass failed: {exc!r}; the daemon goes on and tries again, waiting up to "
+                f"a {step} failed: {what}; the daemon goes on and tries again, waiting up to "
                 f"{BACKOFF_MAX:.0f} s between tries (said once until it works again)"
             )
         else:
-            self.log.info("failed again", tries=self.failures, next_try_in=round(wait, 1))
+            self.log.info("failed again", step=step, tries=tries + 1, next_try_in=round(wait, 1))
         self.beat(False)
 
-    def recovered(self) -> None:
-        if self.incident:
-            self.log.info("working again", failed_in_a_row=self.failures)
-        self.failures, self.incident, self.retry_at = 0, "", 0.0
+    def recovered(self, step: str) -> None:
+        said = self.failing.pop(step, None)
+        if said is not None:
+            self.log.info("working again", step=step, failed_in_a_row=said[1])
+        if not self.failing:
+            self.retry_at = 0.0
 
     def beat(self, ok: bool) -> None:
         if self.heartbeat is not None:
@@ -219,7 +223,7 @@ class Daemon:
                 self.notifier.watchdog()
                 continue
             if self.pending:
-                self.guarded(self.record_pending, check=False)
+                self.guarded(self.record_pending, check=False, name="record")
             due = (self.settle_at is not None and now >= self.settle_at) or now >= self.reconcile_at
             if now >= self.fetch_at:  # requests pushed from other machines arrive by fetching
                 due = True
@@ -403,7 +407,7 @@ class Daemon:
             _, done = self.gather(min(TICK, max(0.0, deadline - time.monotonic())))
             self.pending += done
             if self.pending and time.monotonic() >= self.retry_at:
-                self.guarded(self.record_pending, check=False)
+                self.guarded(self.record_pending, check=False, name="record")
             if time.monotonic() >= deadline:
                 self.cancel.set()
         self.cancel.set()
@@ -413,7 +417,7 @@ class Daemon:
             self.pending += done
             if not self.pending:
                 break
-            self.guarded(self.record_pending, check=False)
+            self.guarded(self.record_pending, check=False, name="record")
             if self.pending:  # it cannot be recorded now: the run logs keep it, and the next start says so
                 self.log.warn(f"{len(self.pending)} result(s) could not be recorded before stopping")
                 break
@@ -425,4 +429,8 @@ def run_daemon(vault: Vault) -> int:
     daemon = Daemon(vault, log)
     daemon.install_signals()
     log.info("starting", pid=os.getpid())
-    return daemon.run()
+    try:
+        return daemon.run()
+    except VaultopsError as exc:  # a corrupt state.db at start, say: the log says it too, not only stderr
+        log.warn(exc.message)
+        raise
