@@ -198,3 +198,27 @@ def test_a_plan_note_saved_but_not_committed_waits_and_nothing_of_it_reaches_the
     text = git(fleet.remote, "show", f"{fleet.branch}:executor-queue/summary.md")
     assert text.splitlines().count("Summarise the open threads in this vault.") == 1, text
     assert text.count("- locked-by:") == 1 and "- status: done" in text, text
+
+
+def test_a_request_edited_and_not_committed_is_claimed_as_committed_never_half_and_half(
+    tmp_path: Path, agent_log: None
+) -> None:
+    """The person rewrites the text of a committed request; obsidian-git commits it while the claim is on its
+    way.  A claim built on the old text would run what the person no longer asks, and its lines would
+    clash with the person's commit; the request waits for the commit and then runs the new text once."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    clone = fleet.clones[0]
+    os.environ["FAKE_AGENT_LOG"] = str(fleet.log)
+    path = clone / INBOX
+    path.write_text(path.read_text().replace("Summarise note 0.", "Summarise note 0, in one line."))
+    faults.on("claim.before_push", once(lambda: backup(clone)))
+    first = tick(Vault.open(clone), wait_settle=False)
+    faults.on("claim.before_push", None)
+    backup(clone)
+    settle(fleet, clone, passes=1)
+    said = "\n".join(first.warnings)
+    assert "do not merge" not in said and "cannot follow" not in said, said
+    assert fleet.runs() == {"REQ-000": 1}
+    final = fleet.remote_inbox()
+    assert "Looked into it: Summarise note 0, in one line." in final, final
+    assert final.count("- locked-by:") == 1 and fleet.remote_requests()["REQ-000"].state.value == "done"

@@ -277,7 +277,7 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
     if (batch.claims or batch.takeovers) and not publisher.may_claim():
         batch = batch.without_claims()
     if publisher.through_remote:
-        built = on_head(ctx, note, batch.inserts)
+        built = on_head(ctx, note, batch.inserts, exact=True)
         raw, applied, head = built.raw, built.applied, built.head
         _tell_waiting(ctx, rel, built.waiting)
         if not applied.landed:

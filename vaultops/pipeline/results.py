@@ -15,7 +15,7 @@ from datetime import datetime
 from vaultops.base import faults
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
-from vaultops.model import Decision, Request, State
+from vaultops.model import Decision, Request, State, index_by_id
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.publish import with_inserts
 from vaultops.record import render
@@ -208,19 +208,29 @@ class OnHead:
     waiting: list[Insert] = field(default_factory=list)  # land on disk only: the person has not committed
 
 
-def on_head(ctx: Context, note: ParsedNote, inserts: list[Insert]) -> OnHead:
+def on_head(ctx: Context, note: ParsedNote, inserts: list[Insert], *, exact: bool = False) -> OnHead:
     """The note's bytes to commit with ``inserts``, built from the note as HEAD has it, never from the bytes
     on disk: what the person saved and did not commit yet stays theirs, for obsidian-git (or them) to
     commit.  A vaultops commit that carried it would meet the person's own commit of the same lines, and
     the two would make the request twice.  Inserts whose request is not at HEAD as the pass saw it on disk
-    (a request saved and not committed, an answer typed and not committed) wait (``waiting``)."""
+    (a request saved and not committed, an answer typed and not committed) wait (``waiting``); with
+    ``exact`` (claims: a job runs the text every machine sees) so do those whose text differs there."""
     head, committed = ctx.publisher.head_version(note.rel)
     _, on_disk = with_inserts(note, inserts)
     if committed is None:  # a note never committed (a new plan note): nothing of it is vaultops's to push
         return OnHead(b"", Applied(), head, list(on_disk.landed))
-    raw, applied = with_inserts(ctx.writer.parse(note.rel, committed), on_disk.landed)
+    base = ctx.writer.parse(note.rel, committed)
+    ready = on_disk.landed
+    if exact:
+        at_head = index_by_id(base.requests)
+        ready = [i for i in ready if not i.seen or _text_hash(i.target.find(at_head)) == i.seen]
+    raw, applied = with_inserts(base, ready)
     ctx.vetter.remember(note.rel, applied.written())  # before they can reach the remote
     return OnHead(raw, applied, head, [ins for ins in on_disk.landed if ins not in applied.landed])
+
+
+def _text_hash(request: Request | None) -> str:
+    return request.text_hash if request is not None else ""
 
 
 def with_budget_warning(ctx: Context, result: RunResult) -> RunResult:
