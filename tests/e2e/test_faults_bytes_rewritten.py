@@ -132,3 +132,25 @@ def test_a_rewrite_while_the_job_runs_neither_runs_it_twice_nor_says_taken_over(
     said = "\n".join([*seen, *report.warnings, *later.warnings])
     assert fleet.runs() == {"REQ-000": 1, "REQ-new": 1}, said
     assert_ran_once_and_said_rewritten(fleet, said)
+
+
+@pytest.mark.parametrize("point", ["move.before_ref", "push.before"])
+def test_a_kill_nine_while_putting_the_lines_back_still_runs_nothing_twice(
+    tmp_path: Path, point: str
+) -> None:
+    """Machine 1 notices the rewrite and is killed while it follows it (after the files moved, before HEAD
+    did) or before its push: its next pass finishes the job, and nothing runs twice."""
+    fleet = Fleet(tmp_path, 2, inbox_of(1))
+    start = start_of(fleet)
+    assert fleet.tick(0).returncode == 0
+    assert fleet.tick(1).returncode == 0
+    force_push_back(fleet, start, typed=request_block("REQ-new", "Summarise the new note."))
+    killed = fleet.tick(1, {"VAULTOPS_FAULT": point})
+    assert killed.returncode == -9, killed.stderr
+    said = [fleet.tick(i) for i in (1, 0, 1)]
+    assert all(p.returncode == 0 for p in said), [p.stderr for p in said]
+    assert fleet.runs() == {"REQ-000": 1, "REQ-new": 1}
+    assert_ran_once_and_said_rewritten(fleet, killed.stderr + "".join(p.stderr for p in said))
+    for clone in fleet.clones:
+        assert (clone / INBOX).read_text() == fleet.remote_inbox()
+    fleet.fsck()
