@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import inbox_text, routed, vault_with, vaultops
+from tests.support.helpers import REPO, inbox_text, routed, vault_with, vaultops
 from tests.support.waiting import wait_for
+from tests.support.worker_helpers import FAKE_WORKER, cli, listed
 from vaultops.run import process
 from vaultops.run.process import ProcessResult, run_process
 
@@ -303,3 +306,36 @@ def test_a_term_for_the_reaper_is_a_term_for_the_whole_job(tmp_path: Path) -> No
     finally:
         kill_all({**found, **({"job": given[0]} if given else {})})
         thread.join(30)
+
+
+def test_a_worker_a_job_spawned_lives_on_and_what_else_it_started_does_not(
+    tmp_path: Path, make: Callable[..., Path]
+) -> None:
+    """`vaultops worker spawn` inside a job starts a long-lived session that vaultops records and stops
+    itself (`worker terminate`): the job's end leaves it, and stops the rest of what the job started."""
+    vault = make()
+    spawn = [
+        sys.executable,
+        "-m",
+        "vaultops",
+        "--vault",
+        str(vault),
+        "worker",
+        "spawn",
+        "w1",
+        "--dir",
+        str(vault),
+    ]
+    argv = job_script(tmp_path, ["setsid"], then=shlex.join([*spawn, "--", FAKE_WORKER]))
+    env = {**os.environ, "VAULTOPS_WORKER": ""}  # the test may itself run inside a worker
+    result = run_process(argv, cwd=REPO, env=env, timeout=60)
+    found = pids(tmp_path, ["setsid"])
+    try:
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert_gone(found)
+        row = listed(vault)["w1"]
+        assert row["state"] == "running" and running(row["pid"]), row
+        assert cli(vault, "terminate", "w1").returncode == 0
+        assert wait_for(lambda: not running(row["pid"]))
+    finally:
+        kill_all(found)

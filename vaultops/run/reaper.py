@@ -8,12 +8,13 @@ own environment variables cannot change it.  It makes itself a child subreaper
 instead of to init once its parent exits, so it stays a descendant and can be found, even with its
 environment cleared (``env -i``), which no marker in the environment survives.
 
-It starts the command (fork and exec) as the leader of a session and group of its own (as vaultops did
-before it existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the command ends
-says its wait status, then stops every descendant left: SIGTERM, up to GRACE seconds, SIGKILL.  Once
-it has no child left, no process of the job is left, and it exits.  Each job has its own reaper, so a
-daemon running several jobs at once stops only the ended job's processes, and vaultops's own other
-processes (worker supervisors, git) are never its descendants.
+It starts the command (fork and exec) as the leader of a session and group of its own (as vaultops
+did before it existed), says the command's pid on REPORT_FD, reaps whatever comes to it, and when the
+command ends says its wait status, then stops every descendant left: SIGTERM, up to GRACE seconds,
+SIGKILL.  Once none is left, it exits.  Each job has its own reaper, so a daemon running several jobs
+at once stops only the ended job's processes, and vaultops's own other processes (worker supervisors,
+git) are never its descendants.  A worker the job spawned itself (``vaultops worker spawn``) is not the
+job's leftover either: it lives on, recorded, until it is terminated or ends.
 
 What it says on REPORT_FD, one line each: ``PID`` (the command started) or ``!ERRNO`` (it could not
 start: the errno its exec gave); then ``=STATUS``, the command's wait status.
@@ -29,6 +30,7 @@ import time
 from collections.abc import Iterable
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+SUPERVISOR = b"vaultops.workers.supervise"  # a worker's supervisor runs as python -m this
 _POLL = 0.02
 _KILL_ROUNDS_FOR = 10.0  # seconds to go on killing and reaping (a process stuck in the kernel may never go)
 
@@ -50,8 +52,22 @@ def proc_table() -> dict[int, tuple[int, int, bytes]]:
     return table
 
 
+def is_supervisor(pid: int) -> bool:
+    """Whether ``pid`` is a worker's supervisor (``python -m vaultops.workers.supervise``)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return argv[1:3] == [b"-m", SUPERVISOR]
+
+
 def descendants(root: int, table: dict[int, tuple[int, int, bytes]]) -> list[int]:
-    """Every process below ``root`` in ``table``, zombies included, parents before their children."""
+    """Every process below ``root`` in ``table``, zombies included, parents before their children.
+
+    A worker spawned from inside a job (``vaultops worker spawn``) is left out, with all below it: it is a
+    long-lived session that vaultops records and stops by itself (``worker terminate``, a plan's
+    timeout), not a leftover of the job that spawned it."""
     children: dict[int, list[int]] = {}
     for pid, (parent, _, _) in table.items():
         children.setdefault(parent, []).append(pid)
@@ -59,6 +75,8 @@ def descendants(root: int, table: dict[int, tuple[int, int, bytes]]) -> list[int
     todo = list(children.get(root, []))
     while todo:
         pid = todo.pop()
+        if is_supervisor(pid):
+            continue
         found.append(pid)
         todo.extend(children.get(pid, []))
     return found
@@ -104,32 +122,28 @@ def _live(pids: Iterable[int], table: dict[int, tuple[int, int, bytes]]) -> list
     return [pid for pid in pids if table[pid][2] not in (b"Z", b"X")]
 
 
-def _reap() -> bool:
-    """Reap every child that has ended; False once there is no child left (so no descendant either:
-    each orphan comes to this process, so a live descendant always has a live child of ours above it)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return False
-        if pid == 0:
-            return True
+def _left() -> list[int]:
+    """The job's processes still running, once the children that ended are reaped.  Each orphan comes
+    to this process, so none can be missed: a live descendant has a live child of ours above it."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    table = proc_table()
+    return _live(descendants(os.getpid(), table), table)
 
 
 def stop_descendants(grace: float) -> None:
     """SIGTERM to every descendant, up to ``grace`` seconds for them to go, then SIGKILL until none is
     left (bounded: a process stuck in the kernel is left, not waited for forever)."""
-    me = os.getpid()
-    table = proc_table()
-    _signal_all(_live(descendants(me, table), table), signal.SIGTERM)
+    _signal_all(_left(), signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while _reap() and time.monotonic() < deadline:
+    while _left() and time.monotonic() < deadline:
         time.sleep(_POLL)
     deadline = time.monotonic() + _KILL_ROUNDS_FOR
-    while _reap() and time.monotonic() < deadline:
-        table = proc_table()
-        _signal_all(_live(descendants(me, table), table), signal.SIGKILL)
+    while (left := _left()) and time.monotonic() < deadline:
+        _signal_all(left, signal.SIGKILL)
         time.sleep(_POLL)
+    _left()  # the last of them reaped
 
 
 def _say(fd: int, line: str) -> None:
