@@ -154,3 +154,17 @@ def test_a_kill_nine_while_putting_the_lines_back_still_runs_nothing_twice(
     for clone in fleet.clones:
         assert (clone / INBOX).read_text() == fleet.remote_inbox()
     fleet.fsck()
+
+
+def test_a_remote_with_no_history_in_common_is_not_taken_for_a_rewrite(tmp_path: Path) -> None:
+    """origin re-pointed at another repository: nothing of this clone's history is pushed there."""
+    fleet = Fleet(tmp_path, 1, inbox_of(1))
+    assert fleet.tick(0).returncode == 0
+    other = Fleet(tmp_path / "other", 0, inbox_of(2))
+    clone = fleet.clones[0]
+    git(clone, "remote", "set-url", "origin", str(other.remote))
+    before = git(other.remote, "rev-parse", other.branch)
+    proc = fleet.tick(0)
+    assert "shares no history with this clone" in proc.stderr, proc.stderr
+    assert git(other.remote, "rev-parse", other.branch) == before
+    assert fleet.runs() == {"REQ-000": 1}

@@ -244,6 +244,12 @@ class Remote:
         (the claims and results that keep a request from running twice) and this clone's commits the
         remote never had.  This clone's old history is kept under a ref of its own."""
         pulled = Pulled(True, ahead=True)
+        if head and self.git.run("merge-base", remote, head, check=False).returncode != 0:
+            pulled.blocked = (
+                f"{self.name}/{self.branch} shares no history with this clone (another repository?); check "
+                f"`git remote -v`, and vaultops follows it again once it is this vault's remote"
+            )
+            return pulled
         dropped = frozenset(sha for sha, ours in lost.items() if not ours)
         kept = f"refs/vaultops/before-rewrite/{head[:12]}" if head else ""
         try:
