@@ -169,12 +169,18 @@ def metered(attempt: Attempt, meter: Meter, secrets: tuple[str, ...]) -> Attempt
     return redacted(stopped, secrets)
 
 
+def _which_limit(proc: ProcessResult) -> str:
+    """For the run's log: the limit that stopped it, when one did."""
+    return f" ({proc.limit} {proc.limit_seconds:g} s)" if proc.limit else ""
+
+
 def _log(vault: Vault, job: Job, attempt_no: int, proc: ProcessResult) -> str:
     folder = make_dirs(vault.state_dir / "logs" / "runs", vault.root)
     path = folder / f"{job.request_id}-{job.claim}-{attempt_no}.log"
     parts = [
         f"argv: {' '.join(repr(a) for a in proc.argv)}",
-        f"exit: {proc.exit_code}  timed_out: {proc.timed_out}  duration: {proc.duration:.2f} s",
+        f"exit: {proc.exit_code}  timed_out: {proc.timed_out}{_which_limit(proc)}"
+        f"  duration: {proc.duration:.2f} s",
         "--- stdout ---",
         proc.stdout,
         "--- stderr ---",
