@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import signal
 import socket
 import stat
@@ -25,7 +26,7 @@ import pytest
 
 from tests.support.clones import Fleet
 from tests.support.helpers import git
-from vaultops.service.units import STOP_MARGIN
+from vaultops.service.units import STOP_MARGIN, systemd_unit
 from vaultops.sync import git as git_module
 from vaultops.sync.git import Git, GitGaveUp, waiting_with
 from vaultops.sync.remote import Remote
@@ -87,6 +88,16 @@ def hung(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Flee
 
 def remote_of(fleet: Fleet) -> Remote:
     return Remote(Git(fleet.clones[0]), "origin", fleet.branch)
+
+
+def test_the_bounds_fit_the_service_unit() -> None:
+    """A call to the remote ends within WatchdogSec even without pings, and a stop ends local plumbing
+    (STOP_WAIT, then SIGTERM and SIGKILL) within the smallest stop timeout the unit gives (grace 0)."""
+    unit = systemd_unit("vaultops", Path("/vault"), grace=0)
+    watchdog = float(re.findall(r"^WatchdogSec=(\S+)$", unit, re.MULTILINE)[0])
+    stop = float(re.findall(r"^TimeoutStopSec=(\S+)$", unit, re.MULTILINE)[0])
+    assert watchdog >= git_module.NETWORK_TIMEOUT
+    assert stop > git_module.STOP_WAIT + 2 * git_module.KILL_WAIT
 
 
 def test_a_hanging_fetch_is_given_up_on_after_its_bound_and_its_ssh_is_killed(
@@ -185,6 +196,60 @@ def test_a_local_call_past_its_bound_is_given_up_on(tmp_path: Path, monkeypatch:
         Git(repo).run("-c", f"alias.stuck=!echo $$ >> '{pids}'; sleep 600", "stuck")
     assert not raised.value.stopped
     assert "did not finish within 1 s" in str(raised.value)
+    assert left_alive(started(pids)) == []
+
+
+def test_a_stop_gives_local_plumbing_a_few_seconds_then_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local git that never ends (a hung filter, a stuck disk) while the daemon stops: it gets STOP_WAIT
+    more seconds, then it and its children are killed, so the stop still fits the unit's timeout."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    monkeypatch.setattr(git_module, "STOP_WAIT", 0.5)
+    pids = tmp_path / "pids"
+    waiting_with(lambda: True)
+    try:
+        with pytest.raises(GitGaveUp) as raised:
+            Git(repo).run("-c", f"alias.stuck=!echo $$ >> '{pids}'; sleep 600", "stuck")
+    finally:
+        waiting_with(None)
+    assert raised.value.stopped
+    assert "vaultops is stopping" in str(raised.value)
+    assert left_alive(started(pids)) == []
+
+
+def test_a_move_cut_short_keeps_its_journal_for_the_next_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read-tree hangs while it writes the files (a smudge filter that never ends): the move is given up
+    on, and its journal stays, so that the next pass finishes the move instead of taking the half-moved
+    files for the person's changes."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    hang = tmp_path / "hang"
+    pids = tmp_path / "pids"
+    smudge = tmp_path / "smudge"
+    smudge.write_text(f"#!/bin/sh\nif [ -e '{hang}' ]; then echo $$ >> '{pids}'; sleep 600; fi\ncat\n")
+    smudge.chmod(0o755)
+    git(repo, "config", "filter.slow.smudge", str(smudge))
+    (repo / ".gitattributes").write_text("*.md filter=slow\n")
+    (repo / "a.md").write_text("one\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    old = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "a.md").write_text("two\n")
+    git(repo, "commit", "-qam", "two")
+    new = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "reset", "-q", "--hard", old)
+    hang.touch()
+    monkeypatch.setattr(git_module, "LOCAL_TIMEOUT", 1.0)
+    with pytest.raises(GitGaveUp):
+        Git(repo).move_head(old, new)
+    assert Git(repo).unfinished_move() == (old, new)
+    assert not (repo / ".git" / "index.lock").exists()
     assert left_alive(started(pids)) == []
 
 

@@ -8,6 +8,7 @@ Real git: a bare repository on disk as the remote, with a real pre-receive hook.
 from __future__ import annotations
 
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from tests.support.helpers import INBOX, git, vaultops
 from vaultops.base import faults
 from vaultops.pipeline.publish import Publisher, remote_problem
 from vaultops.store.state import StateDB
-from vaultops.sync.remote import git_says, remote_says
+from vaultops.sync.git import Git
+from vaultops.sync.remote import Remote, git_says, remote_says
 from vaultops.vault import Vault
 
 EX_UNAVAILABLE = 69
@@ -205,3 +207,33 @@ def test_remote_says_the_hooks_own_words_without_colours() -> None:
     )
     assert remote_says(stderr) == "DENIED by policy see https://example.invalid/rules"
     assert remote_says("error: failed to push some refs\n") == ""
+
+
+@pytest.mark.parametrize(
+    ("status", "stderr", "kind"),
+    [
+        ("[rejected] (fetch first)", "", "behind"),
+        ("[rejected] (non-fast-forward)", "", "behind"),
+        (  # two pushes received at once: the remote's ref moved under this one
+            "[remote rejected] (failed to update ref)",
+            "remote: error: cannot lock ref 'refs/heads/main': is at 1a2b3c but expected 4d5e6f\n",
+            "behind",
+        ),
+        (  # the same words for a remote that cannot write its refs: a refusal, said as such
+            "[remote rejected] (failed to update ref)",
+            "remote: error: cannot lock ref 'refs/heads/main': Unable to create 'main.lock': denied\n",
+            "failed",
+        ),
+        ("[remote rejected] (pre-receive hook declined)", "remote: frozen\n", "failed"),
+    ],
+)
+def test_a_push_that_lost_a_race_is_told_from_a_refusal(
+    tmp_path: Path, status: str, stderr: str, kind: str
+) -> None:
+    remote = Remote(Git(tmp_path), "origin", "main")
+    out = f"To /srv/remote.git\n!\trefs/heads/x:refs/heads/main\t{status}\nDone\n"
+    proc = subprocess.CompletedProcess(["git", "push"], 1, out, stderr + "error: failed to push some refs\n")
+    pushed = remote._not_pushed(proc, "1a2b3c")
+    assert pushed.kind == kind
+    if kind == "failed":
+        assert pushed.problem == "refused" and pushed.detail.startswith("origin refused the push (")

@@ -23,10 +23,12 @@ LOCK_RETRIES = 6
 # Every git process is bounded.  The daemon's unit gives it WatchdogSec=30 and a stop timeout of its grace
 # plus 15 s (vaultops.service.units): a call to the remote (fetch, push, ls-remote) is given up on after
 # NETWORK_TIMEOUT, and at once when the daemon is asked to stop; local plumbing never waits on the
-# network, so it has a longer bound and is never cut short by a stop (a half-done read-tree would leave
-# files half moved).  Meanwhile the daemon's ``while_waiting`` goes on pinging the watchdog.
+# network, so it has a longer bound, and a stop gives it STOP_WAIT more seconds to end by itself (a
+# read-tree cut short leaves files half moved: move_head's journal finishes that on the next start).
+# Meanwhile the daemon's ``while_waiting`` goes on pinging the watchdog.
 NETWORK_TIMEOUT = 30.0
 LOCAL_TIMEOUT = 60.0
+STOP_WAIT = 10.0  # within the smallest stop timeout (grace 0 + 15 s), with KILL_WAIT to spare
 SLICE = 0.2  # seconds between two calls of ``while_waiting`` while git runs
 KILL_WAIT = 2.0  # seconds a git given up on has to end after SIGTERM before its group gets SIGKILL
 
@@ -197,6 +199,7 @@ class Git:
             start_new_session=True,  # its own group: a terminal's Ctrl-C is the daemon's to handle
         )
         deadline = time.monotonic() + bound
+        stop_by = float("inf")  # when a stop gives up on local plumbing
         try:
             while True:
                 try:
@@ -205,10 +208,12 @@ class Git:
                 except subprocess.TimeoutExpired:
                     data = None  # sent already: communicate() goes on from where it was
                 waiting = _while_waiting
-                stopping = waiting() if waiting is not None else False
-                if (stopping and network) or time.monotonic() >= deadline:
+                now = time.monotonic()
+                if waiting is not None and waiting():
+                    stop_by = min(stop_by, now if network else now + STOP_WAIT)
+                if now >= stop_by or now >= deadline:
                     _end_group(proc)
-                    raise GitGaveUp(_subcommand(argv), bound, stopping and network)
+                    raise GitGaveUp(_subcommand(argv), bound, now >= stop_by)
         except BaseException:
             if proc.returncode is None:  # interrupted while waiting (KeyboardInterrupt): git goes too
                 _end_group(proc)
@@ -287,6 +292,7 @@ class Git:
             return Moved("busy", "another git holds the index lock")
         private = self.git_dir / f"vaultops-move-{os.getpid()}"
         env = {"GIT_INDEX_FILE": str(private)}
+        cut_short = False
         try:
             # With the lock held no other git can start changing files; one that was already under way
             # (a rebase between its steps) shows in HEAD or in its own state folder.
@@ -316,12 +322,16 @@ class Git:
             fd = -1
             os.replace(lock, index)  # git's own way to write the index
             return Moved()
+        except GitGaveUp:
+            cut_short = True  # files may be half moved: the journal has the next pass finish the move
+            raise
         finally:
             if fd >= 0:
                 os.close(fd)
                 lock.unlink(missing_ok=True)
             private.unlink(missing_ok=True)
-            self._journal.unlink(missing_ok=True)
+            if not cut_short:
+                self._journal.unlink(missing_ok=True)
 
     @property
     def _journal(self) -> Path:

@@ -432,7 +432,7 @@ class Remote:
                 "failed", f"{self.name} cannot be reached ({git_says(proc.stderr)})", sha, "unreachable"
             )
         status = refused[0]
-        if any(race in status for race in _RACES):
+        if any(race in status for race in _RACES) or _MOVED_MEANWHILE.search(proc.stderr):
             return Pushed("behind", "someone pushed first", sha)
         reason = status[status.find("(") + 1 : status.rfind(")")] if "(" in status else status
         detail = f"{self.name} refused the push ({_clean(reason)})"
@@ -447,7 +447,11 @@ class Remote:
 
 
 # how git says the remote moved between this clone's fetch and its push: a race, not a problem
-_RACES = ("fetch first", "non-fast-forward", "stale info", "cannot lock ref", "incorrect old value")
+_RACES = ("fetch first", "non-fast-forward", "stale info")
+# the remote's own words when another push updated the branch while this one was being received
+_MOVED_MEANWHILE = re.compile(
+    r"cannot lock ref '[^']*': is at \w+ but expected \w+|incorrect old value provided"
+)
 # what git adds to every failure to reach a remote, which says nothing about this one
 _BOILERPLATE = (
     "could not read from remote repository",
