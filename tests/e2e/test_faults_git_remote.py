@@ -237,3 +237,13 @@ def test_a_push_that_lost_a_race_is_told_from_a_refusal(
     assert pushed.kind == kind
     if kind == "failed":
         assert pushed.problem == "refused" and pushed.detail.startswith("origin refused the push (")
+
+
+def test_doctor_says_why_the_remote_cannot_be_reached_not_gits_boilerplate(tmp_path: Path) -> None:
+    fleet = Fleet(tmp_path, 1, "# Inbox\n")
+    clone = fleet.clones[0]
+    git(clone, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    proc = vaultops("--vault", str(clone), "doctor")
+    [line] = [ln for ln in proc.stdout.splitlines() if "cannot reach the remote origin" in ln]
+    assert "does not appear to be a git repository" in line, line
+    assert "and the repository exists" not in line

@@ -33,6 +33,7 @@ from vaultops.service.install import service_status
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB, quick_check
 from vaultops.sync.git import Git
+from vaultops.sync.remote import git_says
 from vaultops.vault import Vault
 
 Finding = tuple[bool, str]  # (fine, line)
@@ -190,8 +191,8 @@ def _git(vault: Vault) -> Iterator[Finding]:
     if probe.timed_out:
         detail = f"no answer within {REMOTE_TIMEOUT:g} s"
     else:
-        tail = (probe.start_error or probe.stderr or probe.stdout).strip().splitlines()
-        detail = redact(tail[-1].removeprefix("fatal: ")) if tail else f"exit {probe.exit_code}"
+        said = (probe.start_error or probe.stderr or probe.stdout).strip()
+        detail = redact(git_says(said)) if said else f"exit {probe.exit_code}"  # not git's boilerplate
     consequence = (
         "vaultops will claim without it ([git] claim_offline = true), so two machines may run one request"
         if vault.config.git.claim_offline
