@@ -68,6 +68,8 @@ def test_a_refused_push_says_the_hooks_reason_exits_69_and_status_shows_it(tmp_p
     out, err = status(clone)
     assert "remote refused" in my_row(out), out
     assert REASON in err, err
+    doctor = vaultops("--vault", str(clone), "doctor")
+    assert doctor.returncode == 1 and f"problem: git: {expected}" in doctor.stdout, doctor.stdout
 
     again = fleet.tick(0)  # each tick says it: a person ran it to see what happens
     assert again.returncode == EX_UNAVAILABLE and expected in again.stdout
@@ -79,6 +81,7 @@ def test_a_refused_push_says_the_hooks_reason_exits_69_and_status_shows_it(tmp_p
     assert "- status: done" in fleet.remote_inbox(), "the claim and the result went through"
     out, err = status(clone)
     assert "remote" not in my_row(out) and REASON not in err
+    assert REASON not in vaultops("--vault", str(clone), "doctor").stdout
 
 
 @pytest.mark.parametrize("where", ["missing.git", "not-a-repo"])

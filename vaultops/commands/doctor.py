@@ -26,6 +26,7 @@ from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
+from vaultops.pipeline.publish import remote_problem
 from vaultops.record import daily
 from vaultops.run import health
 from vaultops.run.process import run_process
@@ -187,6 +188,9 @@ def _git(vault: Vault) -> Iterator[Finding]:
     probe = run_process(argv, cwd=vault.root, env=env, timeout=REMOTE_TIMEOUT)
     if probe.exit_code in (0, 2):  # 2: it answered, but has no HEAD yet (an empty repository)
         yield _ok(f"git: remote {remote} ({shown}) is reachable")
+        refused = _refused(vault)
+        if refused:  # it answers, but the last push was refused: state.db keeps that until one goes through
+            yield _bad(f"git: {refused}")
         return
     if probe.timed_out:
         detail = f"no answer within {REMOTE_TIMEOUT:g} s"
@@ -202,6 +206,18 @@ def _git(vault: Vault) -> Iterator[Finding]:
         f"git: cannot reach the remote {remote} ({shown}): {detail}; {consequence} — fix the URL, network "
         f"or credentials until `git ls-remote {remote}` works, or `git remote remove {remote}`"
     )
+
+
+def _refused(vault: Vault) -> str:
+    try:
+        state = StateDB(vault.state_dir / "state.db")
+    except (OSError, sqlite3.Error, VaultopsError):
+        return ""
+    try:
+        problem = remote_problem(state)
+    finally:
+        state.close()
+    return problem.sentence if problem is not None and problem.kind == "refused" else ""
 
 
 def _profiles(vault: Vault) -> Iterator[Finding]:
