@@ -255,7 +255,8 @@ def _reaper_argv() -> tuple[str, ...]:
     and whose parent exits before a sample is not found there.
     """
     script = reaper.__file__
-    if not (sys.platform.startswith("linux") and sys.executable and script and os.path.isfile(script)):
+    runnable = sys.executable and script and os.path.isfile(script) and not getattr(sys, "frozen", False)
+    if not (sys.platform.startswith("linux") and runnable):
         return ()
     return (sys.executable, "-I", "-S", script)
 
