@@ -198,6 +198,24 @@ def peer_notice(
     return Notice(key=key, title=title, body="\n".join(p for p in (said, link) if p))
 
 
+def machine_problem_notice(
+    *, vault_name: str, host: str, sentence: str, since: str, over: bool, dashboard: str
+) -> Notice:
+    """This machine cannot do part of its work (its remote cannot be reached, or refuses its pushes), or
+    can again.  One per incident: ``since`` names it, so a problem that comes back is told again."""
+    if over:
+        title = f"{vault_name}: {host} works again"
+        said = (
+            f"{host}: the problem since {since} is over; its claims and results go through the remote again."
+        )
+    else:
+        title = f"{vault_name}: {host} needs you"
+        said = f"{host}: {shorten(one_line(redact(sentence)), 400)}"
+    link = obsidian_link(vault_name, dashboard) if dashboard else ""
+    key = f"problem#{host}#{since}#{'over' if over else 'begun'}"
+    return Notice(key=key, title=title, body="\n".join(p for p in (said, link) if p))
+
+
 def auth_failure_notice(*, vault_name: str, profile: str, detail: str, since: str) -> Notice:
     """An executor profile's agent CLI cannot log in.
 

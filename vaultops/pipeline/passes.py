@@ -26,6 +26,7 @@ from vaultops.pipeline.follow import follow_workers
 from vaultops.pipeline.incidents import tell_incidents
 from vaultops.pipeline.kept_results import forget, keep, place_kept
 from vaultops.pipeline.peers import watch_peers
+from vaultops.pipeline.problems import tell_problems
 from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.recover import recover
 from vaultops.pipeline.report import PassReport
@@ -126,6 +127,7 @@ class Pass:
         the commit (and push), then the notices, which link to lines now in the vault."""
         on_time(self.ctx, self.daily)
         watch_peers(self.ctx, self.daily)
+        tell_problems(self.ctx)
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
         show(self.ctx)

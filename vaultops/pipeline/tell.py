@@ -22,6 +22,7 @@ from vaultops.notify.message import (
     binding,
     budget_notice,
     escalation_notice,
+    machine_problem_notice,
     peer_notice,
 )
 from vaultops.notify.outbox import Outbox
@@ -134,6 +135,14 @@ class Teller:
             peer_notice(
                 vault_name=self.vault_name, peer=peer, back=back, last_pass=last_pass, quiet_for=quiet_for,
                 dashboard=dashboard,
+            )
+        )  # fmt: skip
+
+    def problem(self, sentence: str, *, since: str, over: bool) -> None:
+        self.outbox.queue(
+            machine_problem_notice(
+                vault_name=self.vault_name, host=self.vault.host, sentence=sentence, since=since, over=over,
+                dashboard=self.vault.dashboard_rel or "",
             )
         )  # fmt: skip
 

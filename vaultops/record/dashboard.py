@@ -119,9 +119,7 @@ def is_up(machine: MachineFacts, now: datetime) -> bool:
 
 
 def _escalations(requests: Sequence[Request], now: datetime, when: Shown) -> list[str]:
-    waiting = sorted(
-        ((at, r) for r in requests if (at := _waits(r)) is not None), key=lambda pair: pair[0]
-    )
+    waiting = sorted(((at, r) for r in requests if (at := _waits(r)) is not None), key=lambda pair: pair[0])
     lines = [f"## Waiting for you ({len(waiting)})"]
     if not waiting:
         return [*lines, "Nothing waits for your answer."]
@@ -199,6 +197,7 @@ def _machines(fleet: Fleet, when: Shown) -> list[str]:
             f"- {link}{DOT}{state}{DOT}last heartbeat {when(m.last_pass)}"
             f"{DOT}vaultops {escape(m.version)}{DOT}profiles: {escape(profile_summary(m.profiles))}"
         )
+        lines += [f"  - problem: {escape(p)}" for p in m.problems]
     return lines
 
 
@@ -284,5 +283,3 @@ def _today(machine: MachineFacts, now: datetime) -> bool:
 def _spend_totals(fleet: Fleet) -> tuple[float, float]:
     today = [m for m in fleet.machines if _today(m, fleet.now)]
     return sum(m.spend_usd for m in today), sum(m.budget_usd for m in fleet.machines)
-
-

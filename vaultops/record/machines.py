@@ -47,6 +47,8 @@ class MachineFacts:
     # seconds between its heartbeats when nothing changes ([dashboard] heartbeat): every machine judges
     # from this one figure, the machine's own, whether it went quiet, so all draw the same dashboard
     heartbeat: float = 900.0
+    # what the machine cannot do now, each one sentence (its remote cannot be reached, or refuses it)
+    problems: tuple[str, ...] = ()
 
     @property
     def quiet_after(self) -> float:
@@ -86,6 +88,8 @@ def render_machine(facts: MachineFacts) -> str:
         "profiles": {p.name: p.health for p in facts.profiles},
         "workers": [{"name": w.name, "state": w.state, "started": w.started} for w in facts.workers],
     }
+    if facts.problems:  # only while there are: a machine without problems writes the note it always did
+        meta["problems"] = list(facts.problems)
     body = [
         f"# {facts.host}",
         "",
@@ -97,6 +101,7 @@ def render_machine(facts: MachineFacts) -> str:
         f"- profiles: {profile_summary(facts.profiles)}",
     ]
     body += [f"- worker {w.name}: {w.state} since {shown_time(w.started)}" for w in facts.workers]
+    body += [f"- problem: {p}" for p in facts.problems]
     return "---\n" + frontmatter_text(meta) + "---\n" + "\n".join(body) + "\n"
 
 
@@ -109,8 +114,9 @@ def read_machine(rel: str, meta: dict[str, Any]) -> MachineFacts | str:
         host, agent, version, last, day = (str(meta[k]) for k in keys)
         profiles = meta.get("profiles") or {}
         workers = meta.get("workers") or []
-        if not isinstance(profiles, dict) or not isinstance(workers, list):
-            raise TypeError("profiles or workers has the wrong shape")
+        problems = meta.get("problems") or []
+        if not isinstance(profiles, dict) or not isinstance(workers, list) or not isinstance(problems, list):
+            raise TypeError("profiles, workers or problems has the wrong shape")
         return MachineFacts(
             host=host,
             agent=agent,
@@ -122,6 +128,7 @@ def read_machine(rel: str, meta: dict[str, Any]) -> MachineFacts | str:
             profiles=tuple(ProfileFact(str(n), str(h)) for n, h in profiles.items()),
             workers=tuple(WorkerFact(str(w["name"]), str(w["state"]), str(w["started"])) for w in workers),
             heartbeat=max(0.0, float(meta.get("heartbeat_s") or 900.0)),
+            problems=tuple(str(p) for p in problems),
         )
     except (KeyError, TypeError, ValueError) as exc:
         return f"{rel}: its frontmatter is not a machine's ({exc}); delete it, and its machine writes it anew"
