@@ -211,3 +211,26 @@ def test_a_result_finished_before_a_kill_is_recorded_when_vaultops_starts_again(
     assert runs.read_text().splitlines() == ["REQ-kept"]  # run once, recorded once
     assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")
     assert not list((vault / ".vaultops" / "state" / "kept").glob("finished-*"))
+
+
+def test_what_a_tick_could_not_commit_is_committed_by_the_next_tick(tmp_path: Path) -> None:
+    """A commit that failed (here a pre-commit hook; in the field a NUL byte) was remembered by that
+    process alone: the next tick said "nothing to do" and left the result uncommitted."""
+    vault = make_vault(tmp_path / "v")
+    inbox = inbox_path(vault)
+    inbox.write_text(inbox.read_text() + block("REQ-git", "Is git installed? `which git`", kind="env-check"))
+    git(vault, "commit", "-qam", "the person's request")
+    marker = tmp_path / "refuse-commits"
+    marker.touch()
+    hook = vault / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ntest ! -e '{marker}'\n")
+    hook.chmod(0o755)
+    first = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert "could not commit" in first.stdout + first.stderr
+    assert requests(vault)["REQ-git"].state.value == "done"
+    assert git(vault, "status", "--porcelain", "--", "_System/COO-Inbox.md").strip()
+    marker.unlink()
+    second = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert second.returncode == 0, second.stderr
+    assert not git(vault, "status", "--porcelain", "--", "_System/COO-Inbox.md").strip(), second.stdout
+    assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")

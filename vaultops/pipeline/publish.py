@@ -20,11 +20,14 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 from vaultops.base.errors import VaultopsError
 from vaultops.model import PassOutcome
 from vaultops.record import render
 from vaultops.scan.note import ParsedNote
+from vaultops.store import kept
 from vaultops.store.inserts import Applied, Insert, edits_for
 from vaultops.store.notes import splice
 from vaultops.store.state import StateDB
@@ -78,13 +81,32 @@ class Publisher:
         self.blocked = ""
         self.ahead = False  # commits of this clone that the remote does not have yet
         self.fetched_at = float("-inf")
-        self.uncommitted: set[str] = set()  # paths an earlier pass wrote and could not commit
+        # paths an earlier pass (of this process, or of one that stopped since) wrote and could not commit
+        # (one that is gone since would fail every commit: it is left out)
+        kept_paths = self._kept_uncommitted().get("paths", [])
+        self.uncommitted: set[str] = {
+            p for p in kept_paths if isinstance(p, str) and (vault.root / p).exists()
+        }
         self._said: set[str] = set()
         self.problem: RemoteProblem | None = None  # the remote problem under way, said once
         self._stored: RemoteProblem | None = None  # as state.db has it (read when first needed)
         self._stored_read = False
         self._pending: list[str] = []  # said by a claim's push, for the pass's next warnings
         self._retry = 0.0  # seconds before an unreachable remote is fetched from again
+
+    def _kept_path(self) -> Path:
+        return kept.path_for(self.vault.state_dir, "uncommitted", "publisher")
+
+    def _kept_uncommitted(self) -> dict[str, Any]:
+        return kept.load(self._kept_path())
+
+    def _keep_uncommitted(self, paths: set[str]) -> None:
+        """What could not be committed, kept on disk: the next ``tick`` commits it, not only this process."""
+        self.uncommitted = paths
+        if paths:
+            kept.save(self._kept_path(), {"paths": sorted(paths)})
+        else:
+            self._kept_path().unlink(missing_ok=True)
 
     @classmethod
     def open(cls, vault: Vault) -> Publisher:
@@ -268,17 +290,18 @@ class Publisher:
             self._say(
                 warnings, f"not committing yet: {busy}; the lines are in the notes and are committed later"
             )
-            self.uncommitted.update(paths)
+            self._keep_uncommitted({*self.uncommitted, *paths})
             return None
         if paths:
             try:
                 message = render.commit_message(outcomes or [PassOutcome("vaultops", "recorded", "")])
                 sha = self.git.commit_paths(paths, message, self.vault.agent).sha
-            except GitError as exc:
+            except (GitError, OSError, ValueError) as exc:  # OSError: git could not start; kept for later
                 warnings.append(f"could not commit: {exc}; it is tried again on the next pass")
-                self.uncommitted.update(paths)
+                self._keep_uncommitted({*self.uncommitted, *paths})
                 return None
-            self.uncommitted.clear()
+            if self.uncommitted:
+                self._keep_uncommitted(set())
             self.ahead = self.ahead or sha is not None
         if self.ahead and self.through_remote:
             self.push(warnings)
