@@ -234,3 +234,15 @@ def test_what_a_tick_could_not_commit_is_committed_by_the_next_tick(tmp_path: Pa
     assert second.returncode == 0, second.stderr
     assert not git(vault, "status", "--porcelain", "--", "_System/COO-Inbox.md").strip(), second.stdout
     assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")
+
+
+def test_a_job_vaultops_fails_to_run_is_that_jobs_error_and_the_others_are_recorded(tmp_path: Path) -> None:
+    """A job that raised in tick's pool took the whole tick down (exit 70) with every other result."""
+    inbox = "# Inbox\n" + block("REQ-one", "Summarise part one.") + block("REQ-two", "Summarise part two.")
+    vault = make_vault(tmp_path / "v", inbox)
+    proc = vaultops("--vault", str(vault), "tick", "--no-wait", env={"VAULTOPS_FAULT": "job.run:raise@1"})
+    assert proc.returncode == 0, proc.stderr
+    states = {rid: r.state.value for rid, r in requests(vault).items()}
+    assert sorted(states.values()) == ["done", "error"], states
+    assert "vaultops failed while running it (RuntimeError: fault job.run)" in inbox_path(vault).read_text()
+    assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")

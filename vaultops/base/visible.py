@@ -20,3 +20,8 @@ def visible(text: str) -> str:
 def visible_line(text: str) -> str:
     """``text`` as one line: every control character and line break shown as U+FFFD."""
     return visible(text).replace("\r", REPLACEMENT).replace("\n", REPLACEMENT)
+
+
+def described(exc: BaseException, limit: int = 300) -> str:
+    """An exception as one short line (``KeyError: 'x'``), for a status line or a warning."""
+    return " ".join(visible_line(f"{type(exc).__name__}: {exc}").split())[:limit]

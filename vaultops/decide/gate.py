@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from vaultops.base.visible import described
 from vaultops.config import Config
 from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.budget import Budget
@@ -232,10 +233,9 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
 def failed(note: ParsedNote, target: Target, request: Request, exc: Exception) -> AgendaItem | None:
     """The error line of a request vaultops failed to decide on (a fault of vaultops's, said on the
     request so the rest of the queue goes on), unless it is the request's last status already."""
-    detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
     why = (
-        f"vaultops failed while deciding on this request ({detail}); edit the request to have it looked at "
-        "again, and report this if it stays"
+        f"vaultops failed while deciding on this request ({described(exc, 200)}); edit the request to "
+        "have it looked at again, and report this if it stays"
     )
     return said_unless_said(note, target, request, Handling("error", no_decision(), why))
 

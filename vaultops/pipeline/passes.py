@@ -13,9 +13,12 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 from vaultops.base import faults
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
+from vaultops.base.visible import described
+from vaultops.model import State
 from vaultops.pipeline import facts as gathering
 from vaultops.pipeline.chat import take_replies
 from vaultops.pipeline.claims import claim
@@ -42,7 +45,16 @@ from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
-__all__ = ["Clock", "Pass", "PassReport", "local_now", "note_failed"]
+__all__ = ["Clock", "Pass", "PassReport", "job_failed", "local_now", "note_failed"]
+
+
+def job_failed(claimed: Claimed, started: datetime, exc: Exception) -> RunResult:
+    """The result of a job vaultops failed to run to its end (a fault of its own, not the agent's)."""
+    why = (
+        f"vaultops failed while running it ({described(exc)}); write `- retry: yes` to run it again, and "
+        "report this"
+    )
+    return RunResult(State.ERROR, claimed.job.handler, started, 0.0, "", why)
 
 
 def note_failed(rel: str, exc: Exception) -> str:
@@ -51,10 +63,9 @@ def note_failed(rel: str, exc: Exception) -> str:
         exc = disk  # a full or read-only disk is not a fault of vaultops's: say which disk, and what to do
     if isinstance(exc, VaultopsError):  # it says what is wrong and what to do already
         return f"{rel}: {exc.message}"
-    detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return (
-        f"{rel}: vaultops failed while handling this note ({detail}); the other notes go on, and it is "
-        "tried again on the next pass; report this if it stays"
+        f"{rel}: vaultops failed while handling this note ({described(exc)}); the other notes go on, and "
+        "it is tried again on the next pass; report this if it stays"
     )
 
 
@@ -111,7 +122,11 @@ class Pass:
     def run_job(self, claimed: Claimed, dispatcher: Dispatcher) -> RunResult:
         """One claimed job to its end (safe to call from a worker thread); its result is kept on disk
         until it is recorded (``forget``)."""
-        result = run_job(self.ctx, claimed.job, dispatcher)
+        started = self.ctx.clock()
+        try:
+            result = run_job(self.ctx, claimed.job, dispatcher)
+        except Exception as exc:  # one job's fault is its own: the others of the pass are run and recorded
+            result = job_failed(claimed, started, exc)
         keep(self.ctx, Done(claimed, result))
         return result
 

@@ -12,6 +12,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+from vaultops.base import faults
 from vaultops.model import State
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.follow import start_worker
@@ -42,6 +43,7 @@ def run_check(ctx: Context, job: Job) -> RunResult:
 
 def run_job(ctx: Context, job: Job, dispatcher: Dispatcher) -> RunResult:
     """One claimed job to its end."""
+    faults.reach("job.run")
     if job.kind == "builtin":
         return run_check(ctx, job)
     started = ctx.clock()

@@ -23,11 +23,10 @@ from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.decide.classify import warm
-from vaultops.model import State
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.pipeline.context import Unplaced
-from vaultops.pipeline.passes import Pass, PassReport, local_now
+from vaultops.pipeline.passes import Pass, PassReport, job_failed, local_now
 from vaultops.pipeline.publish import Publisher
 from vaultops.pipeline.recover import release_unstarted
 from vaultops.pipeline.results import Claimed, Done
@@ -354,7 +353,7 @@ class Daemon:
             try:
                 result = f.result()
             except Exception as exc:  # a bug in a job must not take the daemon down; the note says so
-                result = RunResult(State.ERROR, job.handler, local_now(), 0.0, "", f"internal error: {exc!r}")
+                result = job_failed(claimed, local_now(), exc)
             self.inbox.put(Done(claimed, result))
 
         future.add_done_callback(finished)
