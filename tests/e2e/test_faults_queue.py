@@ -246,3 +246,19 @@ def test_a_job_vaultops_fails_to_run_is_that_jobs_error_and_the_others_are_recor
     assert sorted(states.values()) == ["done", "error"], states
     assert "vaultops failed while running it (RuntimeError: fault job.run)" in inbox_path(vault).read_text()
     assert "- status: done" in git(vault, "show", "HEAD:_System/COO-Inbox.md")
+
+
+def test_a_result_vaultops_fails_to_record_is_that_requests_error_and_the_others_land(tmp_path: Path) -> None:
+    """The third time a result's lines are made is the record of the first (each job's end keeps its
+    lines first, and a failure there is only a safety net missed)."""
+    inbox = "# Inbox\n" + block("REQ-one", "Summarise part one.") + block("REQ-two", "Summarise part two.")
+    vault = make_vault(tmp_path / "v", inbox)
+    proc = vaultops(
+        "--vault", str(vault), "tick", "--no-wait", env={"VAULTOPS_FAULT": "record.result:raise@3"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    states = {rid: r.state.value for rid, r in requests(vault).items()}
+    assert sorted(states.values()) == ["done", "error"], states
+    text = inbox_path(vault).read_text()
+    assert "vaultops failed while recording its result (RuntimeError: fault record.result)" in text
+    assert not list((vault / ".vaultops" / "state" / "kept").glob("finished-*"))

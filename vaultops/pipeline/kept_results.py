@@ -27,7 +27,11 @@ def _path(ctx: Context, claim: str) -> Path:
 
 def keep(ctx: Context, done: Done) -> None:
     """Keep ``done``'s lines until ``forget``; a state folder that cannot be written keeps nothing."""
-    insert, job, result = insert_of(ctx, done), done.claimed.job, done.result
+    try:
+        insert = insert_of(ctx, done)
+    except Exception:  # a safety net only: the record stage says what is wrong with this result
+        return
+    job, result = done.claimed.job, done.result
     kept.save(_path(ctx, job.claim), {
         "file": job.file, "id": insert.target.request_id, "occurrence": insert.target.occurrence,
         "claim": job.claim, "lines": list(insert.lines), "seen": insert.seen, "state": result.state.value,

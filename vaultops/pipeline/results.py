@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from vaultops.base import faults
+from vaultops.base.visible import described
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
 from vaultops.model import Decision, Request, State, index_by_id
@@ -133,12 +134,23 @@ def insert_of(ctx: Context, d: Done) -> Insert:
     """What a finished job writes under its request: its result block (or, for a job that waits or a
     worker that took it on, a status line), only while the request's lock is still its claim."""
     job, result, item = d.claimed.job, d.result, d.claimed.item
+    faults.reach("record.result")
     if result.state in (State.WAITING, State.RUNNING):
         lines = render.status_only(result.state, result.started, result.reason)
     else:
         lines = result_lines(ctx, item.request, item.handling.decision, result)
     running = frozenset({State.RUNNING})
     return Insert(item.target, tuple(lines), running, claim=job.claim, seen=item.request.text_hash)
+
+
+def _recorded(ctx: Context, d: Done, daily: DailyWriter) -> Insert:
+    """``d``'s insert, with what the pass says and the daily note keeps of it."""
+    job, result = d.claimed.job, d.result
+    if result.state in (State.WAITING, State.RUNNING):  # RUNNING: a worker took it on
+        ctx.report.said(job.request_id, result.state.value, result.reason)
+    else:
+        finished(ctx, d, daily)
+    return insert_of(ctx, d)
 
 
 def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
@@ -149,14 +161,15 @@ def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
     inserts = []
     files: dict[str, list[Insert]] = {}
     for d in sorted(done, key=lambda d: d.claimed.item.request.start):
-        job, result = d.claimed.job, d.result
-        if result.state in (State.WAITING, State.RUNNING):  # RUNNING: a worker took it on
-            ctx.report.said(job.request_id, result.state.value, result.reason)
-        else:
-            finished(ctx, d, daily)
-        insert = insert_of(ctx, d)
-        files.setdefault(job.file, []).append(insert)
-        if result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
+        try:
+            insert = _recorded(ctx, d, daily)
+        except Exception as exc:  # one result's fault is its own: it becomes an error line, the rest go on
+            log = f"; its log is in {d.result.log}" if d.result.log else ""
+            why = f"vaultops failed while recording its result ({described(exc)}){log}"
+            d = Done(d.claimed, replace(d.result, state=State.ERROR, output="", reason=why))
+            insert = _recorded(ctx, d, daily)
+        files.setdefault(d.claimed.job.file, []).append(insert)
+        if d.result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
             inserts.append(insert)
     for rel, group in files.items():
         if not push_first(ctx, rel, group):
