@@ -262,3 +262,25 @@ def test_a_result_vaultops_fails_to_record_is_that_requests_error_and_the_others
     text = inbox_path(vault).read_text()
     assert "vaultops failed while recording its result (RuntimeError: fault record.result)" in text
     assert not list((vault / ".vaultops" / "state" / "kept").glob("finished-*"))
+
+
+def test_a_state_db_another_program_holds_is_said_as_such_not_as_a_fault(tmp_path: Path) -> None:
+    """A database browser holding state.db locked read as "vaultops failed …; report this"."""
+    import sqlite3
+
+    vault = make_vault(tmp_path / "v")
+    assert vaultops("--vault", str(vault), "tick", "--no-wait").returncode == 0  # state.db exists
+    inbox = inbox_path(vault)
+    inbox.write_text(inbox.read_text() + block("REQ-git", "Is git installed? `which git`", kind="env-check"))
+    holder = sqlite3.connect(vault / ".vaultops" / "state" / "state.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        held = vaultops("--vault", str(vault), "tick", "--no-wait")
+    finally:
+        holder.close()
+    said = held.stdout + held.stderr
+    assert "state.db is held locked by another program" in said, said
+    assert "report this" not in said and "internal error" not in said
+    assert requests(vault)["REQ-git"].state.value == "open"
+    freed = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert freed.returncode == 0 and requests(vault)["REQ-git"].state.value == "done", freed.stderr

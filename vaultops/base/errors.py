@@ -68,6 +68,12 @@ class CorruptState(VaultopsError):
     exit_code = 65
 
 
+class StateBusy(VaultopsError):
+    """Another program holds state.db locked past vaultops's wait (EX_TEMPFAIL): it is tried again."""
+
+    exit_code = 75
+
+
 def disk_full(path: object, code: int = errno.ENOSPC) -> DiskFull:
     if code == getattr(errno, "EDQUOT", None):
         return DiskFull(

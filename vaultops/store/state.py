@@ -17,6 +17,7 @@ from vaultops.base.errors import (
     DiskFull,
     NotWritable,
     ReadOnlyDisk,
+    StateBusy,
     VaultopsError,
     corrupt_state,
     disk_full,
@@ -192,7 +193,12 @@ def _safe(value: Any) -> Any:
 
 # SQLite's primary result codes (an extended code's low byte) that say what is wrong with the file or disk
 _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB = 8, 10, 11, 14, 13, 26
+_BUSY, _LOCKED = 5, 6  # another connection holds it past the wait: not the file's fault, nor vaultops's
 _READONLY_DBMOVED = _READONLY | 4 << 8  # the file was deleted or moved while it was open
+
+
+class _Busy(StateBusy, sqlite3.OperationalError):
+    pass
 
 
 # The disk's refusals as they come from SQLite: vaultops's errors, and still SQLite's (code that copes with
@@ -226,6 +232,11 @@ def state_error(exc: sqlite3.Error, path: Path) -> Exception:
     found: DiskError | None
     if primary in (_CORRUPT, _NOTADB):
         return corrupt_state(path, str(exc))
+    if primary in (_BUSY, _LOCKED):
+        return _Busy(
+            f"{path} is held locked by another program ({exc}); close what holds it (a database browser, "
+            "a backup or sync tool), and vaultops tries again by itself"
+        )
     if primary == _FULL:
         found = disk_full(path)
     elif primary in (_READONLY, _IOERR, _CANTOPEN):  # SQLite does not say why: the disk is asked
