@@ -26,13 +26,13 @@ def stale_claims(note: ParsedNote, mine: Callable[[Lock], bool]) -> list[tuple[T
     return targets_of(note.requests, lambda r: r.state in UNFINISHED and r.lock is not None and mine(r.lock))
 
 
+AGAIN = "a light check runs again by itself, other work only after `- retry: yes`"
+
+
 def interrupted_lines(request: Request, now: datetime) -> list[str]:
     claim = request.lock.claim if request.lock else "?"
-    reason = (
-        f"the pass that claimed it (claim {claim}) stopped before it finished; a light check runs again by "
-        "itself, other work only after `- retry: yes`"
-    )
-    return render.status_only(State.INTERRUPTED, now, reason)
+    why = f"the pass that claimed it (claim {claim}) stopped before it finished; {AGAIN}"
+    return render.status_only(State.INTERRUPTED, now, why)
 
 
 def stop_leftovers(state: StateDB, host: str) -> list[str]:
@@ -51,11 +51,8 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
 
 def never_started_lines(request: Request, now: datetime) -> list[str]:
     claim = request.lock.claim if request.lock else "?"
-    reason = (
-        f"claimed (claim {claim}), but its job never started: nothing ran; a light check runs again by "
-        "itself, other work after `- retry: yes`"
-    )
-    return render.status_only(State.INTERRUPTED, now, reason)
+    why = f"claimed (claim {claim}), but its job never started: nothing ran; {AGAIN}"
+    return render.status_only(State.INTERRUPTED, now, why)
 
 
 def recover(ctx: Context) -> None:
