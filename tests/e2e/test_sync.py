@@ -305,10 +305,10 @@ def test_a_daemon_paused_past_its_lease_is_taken_over_and_its_result_recorded_as
     second = None
     try:
         deadline = time.monotonic() + 30
-        while "locked-by: agent0" not in fleet.remote_inbox():
-            assert time.monotonic() < deadline, "machine 0 never claimed"
+        while "locked-by: agent0" not in fleet.remote_inbox() or not fleet.runs():
+            assert time.monotonic() < deadline, "machine 0 never claimed and started its agent"
             time.sleep(0.05)
-        first.send_signal(signal.SIGSTOP)
+        first.send_signal(signal.SIGSTOP)  # its agent runs: paused before it started, it would never run
         second = subprocess.Popen(
             [sys.executable, "-m", "vaultops", "--vault", str(fleet.clones[1]), "run"],
             env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
