@@ -127,7 +127,7 @@ def test_two_machines_render_one_dashboard_listing_both_without_markers_or_merge
     laptop, server = fleet.clones
     with (laptop / INBOX).open("a") as fh:  # typed on the laptop, as in Obsidian
         fh.write(request_block("REQ-fleet", "Summarise the fleet note."))
-    git(laptop, "commit", "-qam", "vault backup")  # obsidian-git's commit: with a remote, a claim waits for it
+    git(laptop, "commit", "-qam", "vault backup")  # obsidian-git: with a remote, a claim waits for it
     for i in (0, 1, 0, 1):  # alternately; the last pass on each has pulled the other's commits
         proc = fleet.tick(i)
         assert proc.returncode == 0, proc.stderr
