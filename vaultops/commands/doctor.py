@@ -22,6 +22,7 @@ from pathlib import Path
 from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
 from vaultops.base.errors import DiskError, VaultopsError, corrupt_state, disk_error
 from vaultops.base.redact import redact
+from vaultops.base.room import LOW_SPACE, free_bytes, room_problem, size
 from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
@@ -40,7 +41,6 @@ from vaultops.vault import Vault
 Finding = tuple[bool, str]  # (fine, line)
 REMOTE_TIMEOUT = 10.0  # seconds: a remote that has not answered by then is as good as unreachable
 OBSIDIAN_GIT = ".obsidian/plugins/obsidian-git/data.json"
-LOW_SPACE = 50_000_000  # bytes: less free than this on the disk holding the state folder is a problem
 
 
 def _ok(line: str) -> Finding:
@@ -125,19 +125,13 @@ def _state_dir(vault: Vault) -> Iterator[Finding]:
         yield _bad(f"{state} is not writable ({exc.strerror}) — fix its permissions")
     else:
         yield _ok(f"state folder: {shown} is writable")
-    with contextlib.suppress(OSError):  # a folder that could not be made: said above
-        free = shutil.disk_usage(state).free
-        if free < LOW_SPACE:
-            yield _bad(
-                f"the disk holding {state} has only {_size(free)} free; free space on it (below"
-                f" {_size(LOW_SPACE)} vaultops may soon fail to write its state, backups and logs)"
-            )
-        else:
-            yield _ok(f"disk: {_size(free)} free on the disk holding {shown}")
-
-
-def _size(n: int) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+    free = free_bytes(state)
+    if free is None:  # a folder that could not be made: said above
+        return
+    if free < LOW_SPACE:
+        yield _bad(f"{room_problem(state) or f'the disk holding {state} is nearly full'} ({size(free)} free)")
+    else:
+        yield _ok(f"disk: {size(free)} free on the disk holding {shown}")
 
 
 def _state_db(vault: Vault) -> Iterator[Finding]:
@@ -156,7 +150,7 @@ def _state_db(vault: Vault) -> Iterator[Finding]:
     if found:
         yield _bad(corrupt_state(path, "; ".join(found[:3])).message)
     else:
-        yield _ok(f"state.db: sound (SQLite quick_check), {_size(path.stat().st_size)}")
+        yield _ok(f"state.db: sound (SQLite quick_check), {size(path.stat().st_size)}")
 
 
 def _git(vault: Vault) -> Iterator[Finding]:
@@ -241,7 +235,7 @@ def _profile_findings(vault: Vault, state: StateDB) -> Iterator[Finding]:
         exe = profile.command[0]
         if not profile.gated:
             yield _ok(
-                f"profile {name}: UNGATED — no policy judges its agent's actions (gate = \"none\", or not "
+                f'profile {name}: UNGATED — no policy judges its agent\'s actions (gate = "none", or not '
                 "Claude Code); only the request's classification stands between it and harm"
             )
         if shutil.which(exe) is None and not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
@@ -330,8 +324,10 @@ def _notify(vault: Vault) -> Iterator[Finding]:
 def _failing_channels(vault: Vault) -> Iterator[Finding]:
     """What the daemon found when it sent: a notifier that failed its last tries is an incident."""
     for row in channel_rows(vault):
-        fallback = "they go to [notify] fallback meanwhile" if vault.config.notify.fallback else (
-            "they wait until it works again; [notify] fallback can take them meanwhile"
+        fallback = (
+            "they go to [notify] fallback meanwhile"
+            if vault.config.notify.fallback
+            else ("they wait until it works again; [notify] fallback can take them meanwhile")
         )
         yield _bad(
             f"notify: {row['channel']} has failed its last {row['failures']} tries (since {row['since']}): "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultops import __version__
 from vaultops.base.errors import VaultopsError
+from vaultops.base.room import room_problem
 from vaultops.model import Request, State
 from vaultops.scan.note import ParsedNote, content_hash
 from vaultops.scan.pieces import Piece, PieceParse, moved, parse_piece, walk
@@ -344,6 +345,8 @@ def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     from vaultops.scan.text import NoteText
 
     remote, problems = remote_rows(vault)
+    if (room := room_problem(vault.state_dir)) is not None:  # this machine's disk, asked now
+        problems.append(room)
     folder = vault.machines_folder
     path = vault.resolve(folder) if folder is not None else None
     if folder is None or path is None or not path.is_dir():

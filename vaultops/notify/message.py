@@ -199,20 +199,19 @@ def peer_notice(
 
 
 def machine_problem_notice(
-    *, vault_name: str, host: str, sentence: str, since: str, over: bool, dashboard: str
+    *, vault_name: str, host: str, kind: str, sentence: str, since: str, over: bool, dashboard: str
 ) -> Notice:
-    """This machine cannot do part of its work (its remote cannot be reached, or refuses its pushes), or
-    can again.  One per incident: ``since`` names it, so a problem that comes back is told again."""
+    """This machine cannot do part of its work (its remote cannot be reached or refuses its pushes, its
+    disk is read-only or nearly full), or can again.  One per incident and kind: ``since`` names it, so a
+    problem that comes back is told again."""
     if over:
         title = f"{vault_name}: {host} works again"
-        said = (
-            f"{host}: the problem since {since} is over; its claims and results go through the remote again."
-        )
+        said = f"{host}: its {kind} problem since {since} is over."
     else:
         title = f"{vault_name}: {host} needs you"
         said = f"{host}: {shorten(one_line(redact(sentence)), 400)}"
     link = obsidian_link(vault_name, dashboard) if dashboard else ""
-    key = f"problem#{host}#{since}#{'over' if over else 'begun'}"
+    key = f"problem#{host}#{kind}#{since}#{'over' if over else 'begun'}"
     return Notice(key=key, title=title, body="\n".join(p for p in (said, link) if p))
 
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from vaultops import __version__
 from vaultops.base.errors import VaultopsError
 from vaultops.pipeline.context import Context
-from vaultops.pipeline.publish import remote_problem
+from vaultops.pipeline.problems import machine_problems
 from vaultops.record import render
 from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
 from vaultops.record.machines import (
@@ -119,7 +119,7 @@ def my_facts(ctx: Context, now: datetime) -> MachineFacts:
         profiles=tuple(profiles),
         workers=workers,
         heartbeat=ctx.config.dashboard.heartbeat,
-        problems=tuple(p.sentence for p in (remote_problem(ctx.state),) if p is not None),
+        problems=tuple(sentence for sentence, _ in machine_problems(ctx).values()),
     )
 
 

@@ -1,27 +1,51 @@
-"""This machine's own problems reach the person through the notifiers: once when one begins, once when it
-is over.  Today that is its remote (it cannot be reached, or refuses this machine's pushes), which the
-publisher keeps in state.db as one incident; the log, ``status``, ``tick`` and the dashboard say it too."""
+"""This machine's own problems reach the person beyond its log: its note and the dashboard list them, and
+the notifiers tell each once when it begins and once when it is over.  A problem is its remote (it
+cannot be reached, or refuses this machine's pushes: the publisher keeps it in state.db as one incident)
+or the disk holding its state (read-only, or nearly full: said before the writes fail)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
+from vaultops.base.room import room_problem
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.publish import remote_problem
 from vaultops.record import render
 
-TOLD_KEY = "problem-told"  # state.db: the incident told last ("since|sentence"), "" when none is under way
+TOLD_KEY = "problems-told"  # state.db: {kind: when the incident told began}, as JSON
+
+
+def machine_problems(ctx: Context) -> dict[str, tuple[str, float | None]]:
+    """kind -> (its sentence, when it began where that is known)."""
+    found: dict[str, tuple[str, float | None]] = {}
+    if (remote := remote_problem(ctx.state)) is not None:
+        found["remote"] = (remote.sentence, remote.since)
+    if (room := room_problem(ctx.vault.state_dir)) is not None:
+        found["disk"] = (room, None)
+    return found
 
 
 def tell_problems(ctx: Context) -> None:
-    problem = remote_problem(ctx.state)
-    told = ctx.state.get(TOLD_KEY) or ""
-    since = render.iso(datetime.fromtimestamp(problem.since, ctx.clock().tzinfo)) if problem else ""
-    now = f"{since}|{problem.sentence}" if problem else ""
-    if now == told:
-        return
-    if told:  # the one told is over (or became another): say so, then the new one
-        ctx.teller.problem("", since=told.split("|", 1)[0], over=True)
-    if problem is not None:
-        ctx.teller.problem(problem.sentence, since=since, over=False)
-    ctx.state.set(TOLD_KEY, now)
+    try:
+        told = {str(k): str(v) for k, v in json.loads(ctx.state.get(TOLD_KEY) or "{}").items()}
+    except (ValueError, AttributeError):  # damaged: told again, which is better than never
+        told = {}
+    now = ctx.clock()
+    current: dict[str, str] = {}
+    for kind, (sentence, began) in machine_problems(ctx).items():
+        since = (
+            render.iso(datetime.fromtimestamp(began, now.tzinfo))
+            if began
+            else told.get(kind, render.iso(now))
+        )
+        current[kind] = since
+        if told.get(kind) != since:
+            if kind in told:  # the incident told is over, and another has begun
+                ctx.teller.problem(kind, "", since=told[kind], over=True)
+            ctx.teller.problem(kind, sentence, since=since, over=False)
+    for kind, since in told.items():
+        if kind not in current:
+            ctx.teller.problem(kind, "", since=since, over=True)
+    if current != told:
+        ctx.state.set(TOLD_KEY, json.dumps(current, sort_keys=True))

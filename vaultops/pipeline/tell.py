@@ -138,11 +138,11 @@ class Teller:
             )
         )  # fmt: skip
 
-    def problem(self, sentence: str, *, since: str, over: bool) -> None:
+    def problem(self, kind: str, sentence: str, *, since: str, over: bool) -> None:
         self.outbox.queue(
             machine_problem_notice(
-                vault_name=self.vault_name, host=self.vault.host, sentence=sentence, since=since, over=over,
-                dashboard=self.vault.dashboard_rel or "",
+                vault_name=self.vault_name, host=self.vault.host, kind=kind, sentence=sentence, since=since,
+                over=over, dashboard=self.vault.dashboard_rel or "",
             )
         )  # fmt: skip
 
