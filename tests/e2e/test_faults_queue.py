@@ -6,6 +6,7 @@ Each test reproduces a finding of the field trial (issue 25) with real vaults, g
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from datetime import datetime
@@ -284,3 +285,20 @@ def test_a_state_db_another_program_holds_is_said_as_such_not_as_a_fault(tmp_pat
     assert requests(vault)["REQ-git"].state.value == "open"
     freed = vaultops("--vault", str(vault), "tick", "--no-wait")
     assert freed.returncode == 0 and requests(vault)["REQ-git"].state.value == "done", freed.stderr
+
+
+def test_control_bytes_in_a_plan_notes_name_never_reach_another_note(tmp_path: Path) -> None:
+    """A file name is the person's (or a sync tool's) text too: it became the daily note's heading and the
+    dashboard's link text raw, escape sequences and bells included."""
+    evil = "evil\x1b[31mred\x07.md"
+    vault = with_plans(
+        make_vault(tmp_path / "v"), {evil: "---\ntype: env-check\n---\nIs git installed? `which git`\n"}
+    )
+    proc = vaultops("--vault", str(vault), "tick", "--no-wait")
+    assert proc.returncode == 0, proc.stderr
+    notes = [p for p in vault.rglob("*.md") if p.is_file() and {".git", ".vaultops"}.isdisjoint(p.parts)]
+    written = [p for p in notes if p.name != evil]
+    assert len(written) >= 3  # the inbox, the daily note, the dashboard (and the machine's note)
+    control = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+    assert not [p.name for p in written if control.search(p.read_text(errors="replace"))]
+    assert "PLAN-evil-31mred" in (vault / "_System" / "vaultops.md").read_text()

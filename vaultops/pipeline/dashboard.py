@@ -13,6 +13,7 @@ from datetime import datetime
 
 from vaultops import __version__
 from vaultops.base.errors import VaultopsError
+from vaultops.base.visible import visible
 from vaultops.pipeline.context import Context
 from vaultops.pipeline.problems import machine_problems
 from vaultops.record import render
@@ -155,8 +156,9 @@ def _machine(ctx: Context, rel: str) -> MachineFacts | str | None:
 
 
 def _own(ctx: Context, rel: str, text: str) -> None:
-    # a title may hold a note's undecodable bytes: never written raw (as the note writer does)
-    if ctx.writer.own(rel, text.encode("utf-8", "replace")) and rel not in ctx.report.written:
+    # a title may hold a note's undecodable bytes, or control bytes from a file name: never written raw
+    # (as the note writer does)
+    if ctx.writer.own(rel, visible(text).encode("utf-8", "replace")) and rel not in ctx.report.written:
         ctx.report.written.append(rel)
 
 

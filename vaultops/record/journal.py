@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from vaultops.base.errors import VaultopsError
+from vaultops.base.visible import visible_line
 from vaultops.model import Request
 from vaultops.record import daily
 from vaultops.record.render import DailyEntry, daily_lines
@@ -34,6 +35,7 @@ class DailyWriter:
     def place(self, lines: Sequence[str], now: datetime) -> tuple[str, Plan] | None:
         """Where ``lines`` go in the daily note of ``now``, and the plan that appends them (to a new note
         made from its template); None (and a warning) when the daily note cannot be found."""
+        lines = [visible_line(line) for line in lines]  # a title from a file name may hold control bytes
         try:
             settings, rel = self._where(now)
         except daily.DailyNoteError as exc:
