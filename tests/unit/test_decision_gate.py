@@ -375,3 +375,12 @@ def test_a_cleanup_is_left_to_the_machine_that_ran_the_job() -> None:
     mine = facts_for(note, clone=Clone("server", AGENT, shared=False))
     [item] = agenda_for(note, mine, CONFIG).items
     assert (item.handling.kind, item.handling.reason) == ("cleanup", "yes")
+
+
+def test_a_wall_clock_set_back_never_holds_a_settling_request_longer_than_settle() -> None:
+    """First seen at 09:00; the clock was then set back an hour: it waited for that hour to pass again."""
+    note = inbox("## REQ-5 Is git here?\n- type: env-check\nIs git installed? `which git`")
+    back = WALL - 3600
+    facts = replace(facts_for(note, mtime=back - 1), wall=back)
+    facts = replace(facts, first_seen={k: WALL for k in facts.first_seen})
+    assert agenda_for(note, facts, CONFIG).next_settle == 5.0  # [inbox] settle, not an hour and 5 s

@@ -183,7 +183,9 @@ def settle_left(request: Request, facts: Facts, config: Config) -> float:
     if facts.mtime <= facts.wall - settle:
         return 0.0
     first = facts.first_seen[(request.id, request.person_hash)]
-    return max(0.0, first + settle - facts.wall)
+    # never more than ``settle``: a wall clock set back after the request was first seen would otherwise
+    # hold it for as long as the clock went back
+    return max(0.0, min(settle, first + settle - facts.wall))
 
 
 def said_before_classifying(request: Request, facts: Facts, config: Config) -> Handling | None:
