@@ -9,20 +9,15 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.support.daemon_helpers import Daemon, block, daemon_vault, requests, save_in_place
-from tests.support.helpers import git, inbox_path
+from tests.support.daemon_helpers import (
+    Daemon,
+    add_request,
+    daemon_vault,
+    state_of,
+)
+from tests.support.helpers import git
 from tests.support.waiting import wait_for
 from vaultops.watch.log import DaemonLog
-
-
-def _state_of(vault: Path, rid: str) -> str | None:
-    request = requests(vault).get(rid)
-    return None if request is None else request.state.value
-
-
-def _add(vault: Path, rid: str) -> None:
-    path = inbox_path(vault)
-    save_in_place(path, path.read_text() + block(rid, f"Summarise the notes for {rid}."))
 
 
 def _make_folder_of(path: Path) -> None:
@@ -43,8 +38,8 @@ def test_a_log_that_cannot_be_written_stops_nothing_and_is_said_then_caught_up(t
     try:
         daemon.wait_ready()
         _make_folder_of(log)
-        _add(vault, "REQ-while-broken")
-        assert wait_for(lambda: _state_of(vault, "REQ-while-broken") == "done"), daemon.errors()
+        add_request(vault, "REQ-while-broken")
+        assert wait_for(lambda: state_of(vault, "REQ-while-broken") == "done"), daemon.errors()
         # committed too: the result is not only in the working tree
         assert wait_for(lambda: "REQ-while-broken" in git(vault, "show", "HEAD:_System/COO-Inbox.md"))
         errors = daemon.errors()
@@ -53,8 +48,8 @@ def test_a_log_that_cannot_be_written_stops_nothing_and_is_said_then_caught_up(t
         assert "started request=REQ-while-broken" in errors  # its lines still reach stderr
 
         log.rmdir()
-        _add(vault, "REQ-after")
-        assert wait_for(lambda: _state_of(vault, "REQ-after") == "done"), daemon.errors()
+        add_request(vault, "REQ-after")
+        assert wait_for(lambda: state_of(vault, "REQ-after") == "done"), daemon.errors()
         assert wait_for(lambda: log.is_file() and "REQ-after" in log.read_text()), daemon.errors()
     finally:
         assert daemon.stop() == 0, daemon.errors()
@@ -76,8 +71,8 @@ def test_a_deleted_vaultops_folder_is_made_again_for_the_log(tmp_path: Path) -> 
     try:
         daemon.wait_ready()
         shutil.rmtree(vault / ".vaultops")  # as a person cleaning up might, while the daemon runs
-        _add(vault, "REQ-after-delete")
-        assert wait_for(lambda: _state_of(vault, "REQ-after-delete") == "done"), daemon.errors()
+        add_request(vault, "REQ-after-delete")
+        assert wait_for(lambda: state_of(vault, "REQ-after-delete") == "done"), daemon.errors()
         assert wait_for(lambda: daemon.log.is_file() and "REQ-after-delete" in daemon.log.read_text())
         assert not (vault / ".vaultops").is_symlink() and (vault / ".vaultops" / "state" / "logs").is_dir()
     finally:
@@ -95,7 +90,7 @@ def test_a_vaultops_folder_linked_out_of_the_vault_gets_no_log_line(tmp_path: Pa
         daemon.wait_ready()
         shutil.rmtree(vault / ".vaultops")
         (vault / ".vaultops").symlink_to(outside)
-        _add(vault, "REQ-linked")
+        add_request(vault, "REQ-linked")
         assert wait_for(lambda: "leads out of the vault" in daemon.errors()), daemon.errors()
         assert daemon.proc.poll() is None, daemon.errors()
     finally:

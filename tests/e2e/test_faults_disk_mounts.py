@@ -17,8 +17,13 @@ from typing import BinaryIO
 
 import pytest
 
-from tests.support.daemon_helpers import Daemon, block, daemon_vault, requests, save_in_place
-from tests.support.helpers import inbox_path, make_vault, vaultops
+from tests.support.daemon_helpers import (
+    Daemon,
+    add_request,
+    daemon_vault,
+    state_of,
+)
+from tests.support.helpers import make_vault, vaultops
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.skipif(
@@ -79,16 +84,6 @@ def _until_full(fh: BinaryIO, chunk: bytes) -> None:
         assert exc.errno == errno.ENOSPC, exc
 
 
-def _state_of(vault: Path, rid: str) -> str | None:
-    request = requests(vault).get(rid)
-    return None if request is None else request.state.value
-
-
-def _add(vault: Path, rid: str) -> None:
-    path = inbox_path(vault)
-    save_in_place(path, path.read_text() + block(rid, f"Summarise the notes for {rid}."))
-
-
 def _clear(text: str) -> None:
     assert "internal error" not in text and "Traceback" not in text, text
 
@@ -123,7 +118,7 @@ def test_commands_on_a_read_only_disk_say_so_with_exit_74(tmp_path: Path) -> Non
     with small_disk(tmp_path / "disk") as disk:
         vault = make_vault(disk / "v", INBOX)
         assert vaultops("--vault", str(vault), "tick").returncode == 0  # state.db, the lock, backups exist
-        _add(vault, "REQ-b")
+        add_request(vault, "REQ-b")
         read_only(disk)
         for args in (("tick",), ("submit", "Summarise the week.")):
             proc = vaultops("--vault", str(vault), *args)
@@ -169,11 +164,11 @@ def test_the_daemon_outlives_a_full_state_disk_and_runs_the_request_once_there_i
         try:
             daemon.wait_ready()
             filler = fill(state, daemon.log)
-            _add(vault, "REQ-full")
+            add_request(vault, "REQ-full")
             assert wait_for(lambda: "the disk holding it is full" in daemon.errors()), daemon.errors()
             assert daemon.proc.poll() is None, daemon.errors()
             filler.unlink()
-            assert wait_for(lambda: _state_of(vault, "REQ-full") == "done", timeout=90), daemon.errors()
+            assert wait_for(lambda: state_of(vault, "REQ-full") == "done", timeout=90), daemon.errors()
             assert wait_for(lambda: _log_says_it_caught_up(daemon.log, "is full")), daemon.errors()
         finally:
             assert daemon.stop() == 0, daemon.errors()
@@ -189,12 +184,12 @@ def test_the_daemon_records_results_while_its_log_disk_is_read_only(tmp_path: Pa
         try:
             daemon.wait_ready()
             read_only(logs)
-            _add(vault, "REQ-ro")
-            assert wait_for(lambda: _state_of(vault, "REQ-ro") == "done"), daemon.errors()
+            add_request(vault, "REQ-ro")
+            assert wait_for(lambda: state_of(vault, "REQ-ro") == "done"), daemon.errors()
             assert "the disk holding it is read-only" in daemon.errors(), daemon.errors()
             read_only(logs, False)
-            _add(vault, "REQ-rw")
-            assert wait_for(lambda: _state_of(vault, "REQ-rw") == "done"), daemon.errors()
+            add_request(vault, "REQ-rw")
+            assert wait_for(lambda: state_of(vault, "REQ-rw") == "done"), daemon.errors()
             assert wait_for(lambda: _log_says_it_caught_up(daemon.log, "read-only")), daemon.errors()
         finally:
             assert daemon.stop() == 0, daemon.errors()

@@ -78,3 +78,15 @@ def save_by_rename(path: Path, text: str) -> None:
 
 def block(rid: str, text: str, kind: str = "research", ready: bool = True) -> str:
     return f"\n## {rid}\n- type: {kind}\n" + ("- ready: yes\n" if ready else "") + f"{text}\n"
+
+
+def state_of(vault: Path, rid: str) -> str | None:
+    """The inbox request's state, or None when it is not there."""
+    request = requests(vault).get(rid)
+    return None if request is None else request.state.value
+
+
+def add_request(vault: Path, rid: str) -> None:
+    """A research request appended to the inbox, saved as Obsidian saves."""
+    path = inbox_path(vault)
+    save_in_place(path, path.read_text() + block(rid, f"Summarise the notes for {rid}."))
