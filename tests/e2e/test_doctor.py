@@ -102,8 +102,8 @@ def test_obsidian_git_auto_backup_is_one_problem(tmp_path: Path) -> None:
     code, problems, _ = _doctor(vault, tmp_path)
     assert code == 1 and problems == [
         "obsidian-git also commits this clone every 5 min; two tools committing one clone race on "
-        ".git/index.lock — turn off its auto backup on the machine that runs vaultops, or run vaultops "
-        "on its own clone"
+        ".git/index.lock — run vaultops on its own clone, or turn off its auto backup on the machine that "
+        "runs vaultops (with a remote, requests you then type on that machine wait until you commit them)"
     ]
 
     (plugin / "data.json").write_text(json.dumps({"autoSaveInterval": 2, "autoBackupAfterFileChange": True}))

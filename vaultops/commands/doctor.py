@@ -389,7 +389,8 @@ def _obsidian_git(vault: Vault) -> Iterator[Finding]:
         when = f"{save:g} min after each change" if after_change else f"every {save:g} min"
         yield _bad(
             f"obsidian-git also commits this clone {when}; two tools committing one clone {race} — "
-            "turn off its auto backup on the machine that runs vaultops, or run vaultops on its own clone"
+            "run vaultops on its own clone, or turn off its auto backup on the machine that runs vaultops "
+            "(with a remote, requests you then type on that machine wait until you commit them)"
         )
     elif pull or push:
         what = "pulls" if pull else "pushes"
