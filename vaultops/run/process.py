@@ -102,6 +102,9 @@ class _Watch:
         self.partial = bytearray()
         self.reason = ""
         self.crossed = threading.Event()
+        # called the moment a line crosses (from the reading thread): the job is told to stop at once, not
+        # at the watch loop's next look, so an agent makes no model call after the one that crossed
+        self.on_cross: Callable[[], None] | None = None
 
     def take(self, chunk: bytes) -> None:
         self.partial += chunk
@@ -125,6 +128,8 @@ class _Watch:
         if not self.crossed.is_set():
             self.reason = reason
             self.crossed.set()
+            if self.on_cross is not None:
+                self.on_cross()
 
 
 class _Activity:
@@ -474,6 +479,9 @@ def run_process(
             broken = said.failure(args[0], proc)
             job.leader = said.pid or proc.pid
         if broken is None:
+            if watching is not None:
+                leader = job.leader
+                watching.on_cross = lambda: _signal_group(leader, signal.SIGTERM)
             if on_start is not None:
                 on_start(job.leader)
             stop = _watch(job, started, timeout, inactivity_timeout, activity, watching, cancel)
