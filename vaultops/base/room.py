@@ -17,9 +17,12 @@ def size(n: int) -> str:
 
 def free_bytes(folder: Path) -> int | None:
     try:
-        st = os.statvfs(folder)
+        return _free(os.statvfs(folder))
     except OSError:
         return None
+
+
+def _free(st: os.statvfs_result) -> int:
     return st.f_bavail * st.f_frsize
 
 
@@ -28,13 +31,12 @@ def room_problem(folder: Path) -> str | None:
     figure that changes from one write to the next: a machine's note that shows it is not rewritten on
     every pass while the disk fills."""
     try:
-        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        st = os.statvfs(folder)  # asked once: its flags and its room are of one moment
     except OSError:  # not there (yet): the write that makes it says what is wrong
         return None
-    if read_only:
+    if st.f_flag & os.ST_RDONLY:
         return read_only_disk(folder).message
-    free = free_bytes(folder)
-    if free is not None and free < LOW_SPACE:
+    if _free(st) < LOW_SPACE:
         return (
             f"the disk holding {folder} has less than {size(LOW_SPACE)} free; free space on it (vaultops may"
             " soon fail to write its state, backups and logs)"

@@ -19,6 +19,7 @@ from vaultops.store import kept
 from vaultops.store.inserts import Insert
 
 PURPOSE = "finished"
+HELD = frozenset({State.RUNNING, State.LOCKED})  # a kept result lands only while its claim still holds
 
 
 def _path(ctx: Context, claim: str) -> Path:
@@ -51,8 +52,7 @@ def place_kept(ctx: Context, daily: DailyWriter) -> None:
         value = kept.load(path)
         try:
             target = Target(str(value["id"]), int(value["occurrence"]))
-            held = frozenset({State.RUNNING, State.LOCKED})
-            insert = Insert(target, tuple(value["lines"]), held, claim=value["claim"], seen=value["seen"])
+            insert = Insert(target, tuple(value["lines"]), HELD, claim=value["claim"], seen=value["seen"])
             rel, started = str(value["file"]), datetime.fromisoformat(value["started"])
         except (KeyError, TypeError, ValueError):  # damaged: the request is closed as interrupted
             path.unlink(missing_ok=True)

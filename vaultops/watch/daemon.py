@@ -417,8 +417,11 @@ class Daemon:
             if not self.pending:
                 break
             self.guarded(self.record_pending, check=False, name="record")
-            if self.pending:  # it cannot be recorded now: the run logs keep it, and the next start says so
-                self.log.warn(f"{len(self.pending)} result(s) could not be recorded before stopping")
+            if self.pending:  # it cannot be recorded now: it is kept on disk, and the next start records it
+                self.log.warn(
+                    f"{len(self.pending)} result(s) could not be recorded before stopping; each one kept in "
+                    ".vaultops/state/kept/ is recorded when vaultops starts again"
+                )
                 break
         self.log.info("stopped")
 
