@@ -17,7 +17,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 from vaultops.base import faults  # noqa: E402
-from vaultops.pipeline.tick import tick  # noqa: E402
+from vaultops.engine.tick import tick  # noqa: E402
 from vaultops.scan.note import parse_note  # noqa: E402
 from vaultops.vault import Vault  # noqa: E402
 

@@ -78,7 +78,7 @@ def latency(make, n: int) -> tuple[list[float], list[float]]:  # type: ignore[no
             proc.wait(timeout=30)
     with tempfile.TemporaryDirectory() as tmp:
         vault = _setup(make, Path(tmp) / "v")
-        from vaultops.pipeline.tick import tick
+        from vaultops.engine.tick import tick
         from vaultops.vault import Vault
 
         stop = threading.Event()

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from inbox_gen import inbox
 
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.dashboard import fleet, show
-from vaultops.pipeline.publish import Publisher
+from vaultops.engine.context import Context
+from vaultops.engine.dashboard import fleet, show
+from vaultops.engine.publish import Publisher
 from vaultops.record.dashboard import render_dashboard
 from vaultops.scan.note import parse_note
 from vaultops.store.notes import NoteWriter

@@ -9,7 +9,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job
 from vaultops.store.state import StateDB

@@ -103,7 +103,7 @@ def engine(quick: bool, runs: int) -> None:
     from markdown_it import MarkdownIt
 
     from vaultops.commands.status import request_rows
-    from vaultops.pipeline.tick import tick
+    from vaultops.engine.tick import tick
     from vaultops.vault import Vault
 
     text = inbox(10_000)

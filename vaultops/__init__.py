@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from vaultops.bus import Bus
     from vaultops.decide.classify import classify
-    from vaultops.pipeline.tick import tick
+    from vaultops.engine.tick import tick
     from vaultops.vault import Vault
     from vaultops.workers.control import spawn
 
@@ -36,7 +36,7 @@ _LAZY = {
     "Vault": "vaultops.vault",
     "classify": "vaultops.decide.classify",
     "spawn": "vaultops.workers.control",
-    "tick": "vaultops.pipeline.tick",
+    "tick": "vaultops.engine.tick",
 }
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.helpers import INBOX, ROTATE, make_vault, vaultops
+from vaultops.engine.tick import tick
 from vaultops.model import Request, State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

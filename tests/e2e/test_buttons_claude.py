@@ -93,7 +93,7 @@ def test_approve_for_this_request_lets_the_same_call_through_until_the_job_ends(
     """Typed in Telegram: ``approve REQ-… for this request``.  The resumed session's merge runs each time it
     asks during that job; once the job has ended, the same call is asked again."""
     from tests.support.fake_servers import FakeBotAPI
-    from vaultops.pipeline.tick import tick
+    from vaultops.engine.tick import tick
     from vaultops.vault import Vault
 
     request = "## REQ-build Summarise what the last build produced\n- type: code\n- ready: yes\nSummarise.\n"

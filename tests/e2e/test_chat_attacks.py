@@ -21,6 +21,7 @@ from tests.support.helpers import INBOX, ROTATE, vault_with
 from tests.support.strict_telegram import ApiError, StrictBotAPI, utf16_len
 from tests.support.waiting import wait_for
 from vaultops.config import TelegramConfig, ZulipConfig
+from vaultops.engine.tick import tick
 from vaultops.model import State
 from vaultops.notify.message import SHORTENED, Notice
 from vaultops.notify.outbox import Outbox
@@ -28,7 +29,6 @@ from vaultops.notify.replies import parse_reply
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Bot, Telegram, TelegramError
 from vaultops.notify.zulip import Zulip
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
@@ -293,7 +293,7 @@ def test_a_press_answered_late_still_settles_the_message(tmp_path: Path, runs: P
     # tick` run on a schedule (cron, a systemd timer) every press is older than that when it is read.  The
     # decision is written and runs; the message itself must then still say who decided, its buttons gone.
     # Was: answerCallbackQuery fails ("query is too old") and `Teller.tell_presses` skips `settle_message`
-    # because both are in one try (vaultops/pipeline/tell.py), so the Approve button stays under a decided
+    # because both are in one try (vaultops/engine/tell.py), so the Approve button stays under a decided
     # request, and every later press answers nothing either.
     with StrictBotAPI(TOKEN) as api:
         world(api)
@@ -494,7 +494,7 @@ def test_a_very_long_message_is_harmless(tmp_path: Path, runs: Path) -> None:
 def test_a_nul_byte_in_a_reply_is_not_written_into_the_note(tmp_path: Path, runs: Path) -> None:
     # A NUL byte from the network must not reach the note.  What should happen: the deny is taken without
     # the NUL (or the message ignored).  Was: `parse_reply`/`decision_line` (vaultops/notify/replies.py,
-    # vaultops/pipeline/heard.py) keep the NUL in the comment; the note gets "- decision: deny — … bad\0idea",
+    # vaultops/engine/heard.py) keep the NUL in the comment; the note gets "- decision: deny — … bad\0idea",
     # and the request then ends as `error` ("the request text contains a NUL byte"), not `denied`.
     with StrictBotAPI(TOKEN) as api:
         world(api)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.helpers import git, inbox_text, make_vault
 from tests.support.waiting import wait_for
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

@@ -21,7 +21,7 @@ import pytest
 from tests.support.clones import Fleet, machine_config, person_push, request_block
 from tests.support.helpers import git
 from vaultops.base import faults
-from vaultops.pipeline.passes import Pass, PassReport
+from vaultops.engine.driver import Pass, PassReport
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

@@ -11,8 +11,8 @@ import pytest
 
 from tests.support.fake_servers import FakeBotAPI, JsonSink
 from tests.support.helpers import FAKE_AGENT, INBOX, ROTATE, make_vault, vault_with
+from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

@@ -14,7 +14,7 @@ from tests.support.fake_servers import FakeBotAPI, JsonSink
 from tests.support.helpers import ROTATE, vault_with
 from vaultops.commands.doctor import doctor
 from vaultops.commands.overview import status
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 NOW = datetime.now().astimezone().replace(microsecond=0)

@@ -16,7 +16,7 @@ import pytest
 from tests.support.clones import INBOX, Fleet, request_block
 from tests.support.helpers import git
 from vaultops.base import faults
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 TYPED = request_block("REQ-typed", "Summarise the typed note.")

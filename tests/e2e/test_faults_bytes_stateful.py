@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from tests.support.clones import INBOX, Fleet, person_push, request_block
 from tests.support.helpers import git
 from vaultops.base import faults
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.sync.remote import request_headings
 from vaultops.vault import Vault
 

@@ -16,7 +16,7 @@ import pytest
 from tests.support.clones import Fleet, person_push, request_block
 from tests.support.helpers import INBOX, git, vaultops
 from vaultops.base import faults
-from vaultops.pipeline.publish import Publisher, remote_problem
+from vaultops.engine.publish import Publisher, remote_problem
 from vaultops.store.state import StateDB
 from vaultops.sync.git import Git
 from vaultops.sync.remote import Remote, git_says, remote_says

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.support.helpers import INBOX, make_vault
 from tests.support.waiting import wait_for
 from vaultops.base import steady
-from vaultops.pipeline.tick import local_now, tick
+from vaultops.engine.tick import local_now, tick
 from vaultops.record import render
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.helpers import make_vault, with_plans
-from vaultops.pipeline.copies import SAID, tell_copies
-from vaultops.pipeline.passes import Pass
-from vaultops.pipeline.tick import tick
+from vaultops.engine.copies import SAID, tell_copies
+from vaultops.engine.driver import Pass
+from vaultops.engine.tick import tick
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.paths import REPO
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 NO_AGENT = "".join(

@@ -251,7 +251,7 @@ run_process([sys.argv[2]], cwd=folder, timeout=120, on_start=say)
 
 def test_after_a_crash_recovery_stopping_the_recorded_pid_stops_what_escaped(tmp_path: Path) -> None:
     """The daemon is killed (-9) while its job runs; a restarted daemon stops the job by its recorded pid,
-    as vaultops.pipeline.recover does (its group, SIGKILL): what left that group ends too."""
+    as vaultops.engine.recover does (its group, SIGKILL): what left that group ends too."""
     [job] = job_script(tmp_path, ["setsid"], then="exec sleep 1000")
     daemon = subprocess.Popen([sys.executable, "-c", DAEMON_RUNS_A_JOB, str(tmp_path), job])
     found: dict[str, int] = {}

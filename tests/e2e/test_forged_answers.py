@@ -14,9 +14,9 @@ from tests.support.clones import AGENT, INBOX, PERSON, Fleet, after, person_push
 from tests.support.fake_servers import FakeBotAPI, JsonSink
 from tests.support.helpers import ROTATE, git, make_vault, vaultops
 from vaultops.decide.route import decide
+from vaultops.engine.tick import tick as pass_tick
 from vaultops.lines import status_line
 from vaultops.model import State
-from vaultops.pipeline.tick import tick as pass_tick
 from vaultops.record.render import iso
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault

@@ -18,8 +18,8 @@ from tests.support.helpers import INBOX, git, make_vault, with_plans
 from tests.support.paths import REPO
 from tests.support.waiting import wait_for
 from tests.support.worker_helpers import listed, reported
+from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

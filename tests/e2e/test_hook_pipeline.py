@@ -13,8 +13,8 @@ from pathlib import Path
 from tests.support.claude_cli import claude_bin, claude_env, fake_tools, requires_claude, wire_hook
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.support.helpers import INBOX, make_vault
+from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

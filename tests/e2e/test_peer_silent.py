@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.support.clones import Fleet
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.helpers import git
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.support.helpers import FAKE_AGENT, git, make_vault, with_plans
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 QUEUE = "executor-queue"

@@ -17,8 +17,8 @@ import pytest
 from tests.support.helpers import git, with_plans
 from tests.support.waiting import wait_for
 from tests.support.worker_helpers import FAKE_WORKER, cli, in_log, listed, reported
+from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.plan import as_plan_note
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB

@@ -12,8 +12,8 @@ from pathlib import Path
 from tests.support.clones import Fleet
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.helpers import INBOX, ROTATE, git, vault_with
+from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

@@ -18,7 +18,7 @@ from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.support.helpers import git, inbox_text, make_vault, routed, vault_with, vaultops
 from tests.support.waiting import wait_for
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

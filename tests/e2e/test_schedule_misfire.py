@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.helpers import make_vault, with_plans
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
 QUEUE = "executor-queue"

@@ -23,7 +23,7 @@ from tests.support.fake_servers import JsonSink
 from tests.support.helpers import INBOX, make_vault
 from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
 from vaultops.base.redact import MARKER, redact
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import DailyEntry, commit_message
 from vaultops.store.notes import NoteWriter

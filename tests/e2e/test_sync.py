@@ -17,7 +17,7 @@ import pytest
 from tests.support.clones import INBOX, Fleet, person_push, request_block, tick_until
 from tests.support.helpers import git
 from vaultops.base import faults
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

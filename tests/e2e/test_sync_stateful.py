@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from tests.support.clones import INBOX, Fleet, person_push, request_block
 from tests.support.helpers import git
-from vaultops.pipeline.tick import tick
+from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.helpers import INBOX, ROTATE, vault_with
+from vaultops.engine.tick import tick
 from vaultops.model import State
 from vaultops.notify.message import SHORTENED
-from vaultops.pipeline.tick import tick
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

@@ -453,8 +453,8 @@ def test_an_escalation_is_told_in_the_topic_and_an_answer_there_runs_it_once(
     import time as clock
 
     from tests.support.helpers import INBOX, ROTATE, vault_with
+    from vaultops.engine.tick import tick
     from vaultops.model import State
-    from vaultops.pipeline.tick import tick
     from vaultops.scan.note import parse_note
     from vaultops.vault import Vault
 

@@ -1,5 +1,5 @@
 """The pure parts of answering from chat: what a press or a typed answer does to a note
-(``pipeline.heard``), the scope words, the daily-note lines that make reminders and digests go out once
+(``engine.heard``), the scope words, the daily-note lines that make reminders and digests go out once
 (``record.markers``), and the digest's text.  Property-based where the input is open-ended."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from datetime import datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultops.engine.heard import decision_line, hear
 from vaultops.lines import parse_answer
 from vaultops.model import State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice
 from vaultops.notify.message import SHORTENED, binding, escalation_notice
 from vaultops.notify.replies import ChatAnswer, Press, parse_reply
-from vaultops.pipeline.heard import decision_line, hear
 from vaultops.record.markers import Reminded, digest_lines, read_markers, reminder_lines
 from vaultops.scan.note import parse_note
 

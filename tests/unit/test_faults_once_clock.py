@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vaultops.base import steady
-from vaultops.pipeline.facts import held_for
+from vaultops.engine.decide import held_for
 from vaultops.store.state import StateDB
 
 REL, RID, KEY = "_System/COO-Inbox.md", "REQ-1", "claim:abcdef"

@@ -14,7 +14,7 @@ import pytest
 
 import vaultops
 
-HEAVY = ("pydantic", "vaultops.config", "vaultops.pipeline", "vaultops.watch", "vaultops.decide.classify")
+HEAVY = ("pydantic", "vaultops.config", "vaultops.engine", "vaultops.watch", "vaultops.decide.classify")
 
 
 def loaded_after(code: str, stdin: str = "") -> set[str]:
@@ -30,7 +30,7 @@ def loaded_after(code: str, stdin: str = "") -> set[str]:
 def test_the_public_api_is_what_all_says() -> None:
     from vaultops.bus import Bus
     from vaultops.decide.classify import classify
-    from vaultops.pipeline.tick import tick
+    from vaultops.engine.tick import tick
     from vaultops.vault import Vault
     from vaultops.workers.control import spawn
 
@@ -49,7 +49,7 @@ def test_importing_vaultops_imports_none_of_it() -> None:
 
 def test_a_name_is_imported_when_first_used() -> None:
     assert loaded_after("import vaultops; vaultops.Vault") == set()  # the vault's config waits too
-    assert "vaultops.pipeline" in loaded_after("import vaultops; vaultops.tick")
+    assert "vaultops.engine" in loaded_after("import vaultops; vaultops.tick")
 
 
 def test_the_cli_and_its_hook_import_no_pydantic_no_pipeline() -> None:

@@ -13,8 +13,8 @@ from vaultops.config import Config
 from vaultops.decide.answers import answered, forgery_action, standing_answer
 from vaultops.decide.startable import may_start, retry_asked
 from vaultops.decide.trust import By, Committer, Origin, Provenance, vet
+from vaultops.engine.provenance import answered_there
 from vaultops.model import STATES, State
-from vaultops.pipeline.provenance import answered_there
 from vaultops.scan.note import parse_note
 
 CONFIG = Config.model_validate(

@@ -26,8 +26,8 @@ from vaultops.base.room import LOW_SPACE, free_bytes, room_problem, size
 from vaultops.commands.output import Report
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
+from vaultops.engine.publish import remote_problem
 from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
-from vaultops.pipeline.publish import remote_problem
 from vaultops.record import daily
 from vaultops.run import health
 from vaultops.run.process import run_process

@@ -320,7 +320,7 @@ def channel_rows(vault: Vault) -> list[dict[str, Any]]:
 def remote_rows(vault: Vault) -> tuple[str | None, list[str]]:
     """The remote problem the last pass on this machine found: ("unreachable" or "refused", and its
     sentence with since when), or (None, [])."""
-    from vaultops.pipeline.publish import remote_problem  # state.db is read, the remote is not asked
+    from vaultops.engine.publish import remote_problem  # state.db is read, the remote is not asked
 
     state = _state(vault)
     if state is None:

@@ -1,4 +1,4 @@
-"""``vaultops tick``: one pass (``vaultops.pipeline.tick``), said as lines."""
+"""``vaultops tick``: one pass (``vaultops.engine.tick``), said as lines."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 
 from vaultops.base.errors import VaultopsError
 from vaultops.commands.output import Report
+from vaultops.engine.publish import RemoteProblem, remote_problem
+from vaultops.engine.tick import tick as one_pass
 from vaultops.notify.heartbeat import ping
-from vaultops.pipeline.publish import RemoteProblem, remote_problem
-from vaultops.pipeline.tick import tick as one_pass
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 

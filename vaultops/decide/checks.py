@@ -4,7 +4,7 @@ A profile's checks are the person's (config); a request's are text that may have
 a check runs with no one watching.  So a request may add a test command with plain arguments (a test
 file, a selector, ``-q``), never an interpreter's inline code, an option that runs a program or loads a
 file (``go test -exec``, ``pytest -p``, ``--config=…``), or a path outside the worktree.  What it cannot
-add, the person can put in the profile.  The gate judges each check besides (vaultops.pipeline.review).
+add, the person can put in the profile.  The gate judges each check besides (vaultops.engine.review).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 It takes the parsed note and a ``Facts`` value (the clock, the note's mtime, first-seen times, earlier
 runs, the budget, what is running, the model's opinions) and returns a ``Agenda``.  It reads no file and
-writes no row: ``vaultops.pipeline.facts`` gathers the facts first, so every rule here is a unit test away
+writes no row: ``vaultops.engine.decide`` gathers the facts first, so every rule here is a unit test away
 (tests/unit/test_decision_gate.py).  The rules, in the order they apply (docs/architecture.md, "The gate"):
 
 1. another machine's claim whose lease ran out is taken over, judged only from a fresh view of the remote;

@@ -3,7 +3,7 @@
 A claim's lease is the job's budget plus ``[git] lease_margin``: the dispatcher stops a job when its budget
 runs out, so a lease never expires while its job still runs, and another machine may take a claim over
 only once its lease has passed as that machine measures it: from when it first saw the claim, on a clock
-that does not jump (``base.steady``, read in ``pipeline.facts``), so setting a machine's wall clock
+that does not jump (``base.steady``, read in ``engine.decide``), so setting a machine's wall clock
 forward never ends a lease early.
 """
 
@@ -28,7 +28,7 @@ def job_budget(config: Config, route: tuple[str, ...], timeout: float | None) ->
 
 def worker_budget(config: Config, timeout: float | None) -> float:
     """The longest a worker running a plan note may take: the note's ``timeout:``, else [workers] timeout.
-    Past it the worker is stopped and the note says so (vaultops.pipeline.follow)."""
+    Past it the worker is stopped and the note says so (vaultops.engine.follow)."""
     return timeout or config.workers.timeout
 
 

@@ -1,4 +1,4 @@
-"""Which answers under a request are answers.  Pure: the I/O side (vaultops.pipeline.provenance) finds out
+"""Which answers under a request are answers.  Pure: the I/O side (vaultops.engine.provenance) finds out
 who wrote the lines, and this decides what that means.
 
 A ``- decision:``, ``- retry:`` or ``- cancel:`` line counts only when the status line it follows is one

@@ -61,7 +61,7 @@ class Job:
     workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)
     tasks: tuple[str, ...] = ()  # a plan note's fan-out: one run per task
     done_tasks: frozenset[int] = frozenset()  # tasks (from 1) an earlier run finished: a retry skips them
-    worker: str = ""  # a plan note run by a long-lived worker of this name (vaultops.pipeline.follow)
+    worker: str = ""  # a plan note run by a long-lived worker of this name (vaultops.engine.follow)
     files: tuple[str, ...] = ()  # a plan note's files: what its worker may touch
     # what one agent run may spend, within its profile's (vaultops.run.meter)
     limits: Limits = field(default_factory=Limits)

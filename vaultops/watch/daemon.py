@@ -23,13 +23,13 @@ from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.decide.classify import warm
+from vaultops.engine.context import Unplaced
+from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
+from vaultops.engine.publish import Publisher
+from vaultops.engine.record import Claimed, Done
+from vaultops.engine.recover import release_unstarted
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
-from vaultops.pipeline.context import Unplaced
-from vaultops.pipeline.passes import Pass, PassReport, job_failed, local_now
-from vaultops.pipeline.publish import Publisher
-from vaultops.pipeline.recover import release_unstarted
-from vaultops.pipeline.results import Claimed, Done
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.service.notify import Notifier

@@ -21,9 +21,8 @@ from vaultops.decide.answers import own_words, standing_answer
 from vaultops.decide.gate import AgendaItem, files_of
 from vaultops.decide.leases import job_budget, light_lease, worker_budget
 from vaultops.decide.startable import retry_asked
-from vaultops.model import PassOutcome, Request, State, Target
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.results import (
+from vaultops.engine.context import Context
+from vaultops.engine.record import (
     NOT_COMMITTED,
     Claimed,
     Done,
@@ -33,8 +32,9 @@ from vaultops.pipeline.results import (
     on_head,
     result_lines,
 )
-from vaultops.pipeline.review import checks_time, session_key
-from vaultops.pipeline.running import run_check
+from vaultops.engine.review import checks_time, session_key
+from vaultops.engine.run import run_check
+from vaultops.model import PassOutcome, Request, State, Target
 from vaultops.record import render
 from vaultops.record.render import RunResult
 from vaultops.run.jobs import Job

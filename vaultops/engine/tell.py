@@ -4,7 +4,7 @@ and leaves after the pass has committed; their replies from chat come back as an
 A notice is queued by the machine that wrote the status line, never by one that only read it, so two
 machines on one vault do not both send it.  The vault stays the record: an answer from chat (typed, or a
 button pressed) becomes a ``- decision:`` line under the request, signed with the person's name, and is
-acted on like one typed there (``pipeline.heard`` decides which answers count).
+acted on like one typed there (``engine.heard`` decides which answers count).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from vaultops.base.obsidian import request_heading
+from vaultops.engine.heard import PressHeard
 from vaultops.model import Decision, Request, State
 from vaultops.notify.channels import Change
 from vaultops.notify.message import (
@@ -30,7 +31,6 @@ from vaultops.notify.replies import ChatAnswer
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Batch, Refused, Telegram, TelegramError
 from vaultops.notify.zulip import Zulip, ZulipError
-from vaultops.pipeline.heard import PressHeard
 from vaultops.record import render
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

@@ -5,11 +5,11 @@ only once they are all in the notes, and only then is each press answered where 
 
 from __future__ import annotations
 
+from vaultops.engine.context import Context
+from vaultops.engine.heard import PressHeard, hear
+from vaultops.engine.tell import TelegramSource
 from vaultops.model import PassOutcome
 from vaultops.notify.replies import ChatAnswer
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.heard import PressHeard, hear
-from vaultops.pipeline.tell import TelegramSource
 from vaultops.scan.plan import plan_id
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from vaultops.base import steady
 from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
 from vaultops.decide.startable import cleanup_asked, retry_asked
+from vaultops.engine.context import Context
 from vaultops.model import index_by_id
-from vaultops.pipeline.context import Context
 from vaultops.run import triage
 from vaultops.run.worktrees import repo_problem
 from vaultops.scan.note import ParsedNote

@@ -2,7 +2,7 @@
 
 A built-in check runs here, in process; an agent run and a fan-out go through the dispatcher (retries,
 fallbacks, the gate's settings); a plan note with a ``worker:`` starts a long-lived worker and returns at
-once (``pipeline.follow`` writes its news on later passes).
+once (``engine.follow`` writes its news on later passes).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from vaultops.base import faults
+from vaultops.engine.context import Context
+from vaultops.engine.follow import start_worker
+from vaultops.engine.record import Claimed, with_budget_warning
+from vaultops.engine.review import reviewed
 from vaultops.model import State
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.follow import start_worker
-from vaultops.pipeline.results import Claimed, with_budget_warning
-from vaultops.pipeline.review import reviewed
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from vaultops.base.copies import Copy
-from vaultops.pipeline.context import Context
+from vaultops.engine.context import Context
 
 SAID = "conflict-copies"  # state.db key: the copies already told of, as a JSON list of vault paths
 

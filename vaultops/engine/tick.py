@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vaultops.base.confine import confine_state
-from vaultops.pipeline.passes import Clock, Pass, PassReport, local_now
+from vaultops.engine.driver import Clock, Pass, PassReport, local_now
 from vaultops.store.lock import vault_lock
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

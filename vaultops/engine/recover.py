@@ -8,9 +8,9 @@ import signal
 from collections.abc import Callable
 from datetime import datetime
 
+from vaultops.engine.context import Context
+from vaultops.engine.follow import runs_on
 from vaultops.model import Lock, Request, State, Target, targets_of
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.follow import runs_on
 from vaultops.record import render
 from vaultops.run.process import process_start_time
 from vaultops.scan.note import ParsedNote

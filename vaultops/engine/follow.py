@@ -18,9 +18,9 @@ from pathlib import Path
 
 from vaultops.base import steady
 from vaultops.decide.answers import decision_of, standing_answer
+from vaultops.engine.context import Context
+from vaultops.engine.record import result_lines
 from vaultops.model import Request, State, Target, targets_of
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.results import result_lines
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult

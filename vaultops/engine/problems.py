@@ -9,8 +9,8 @@ import json
 from datetime import datetime
 
 from vaultops.base.room import room_problem
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.publish import remote_problem
+from vaultops.engine.context import Context
+from vaultops.engine.publish import remote_problem
 from vaultops.record import render
 
 TOLD_KEY = "problems-told"  # state.db: {kind: when the incident told began}, as JSON

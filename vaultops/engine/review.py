@@ -2,7 +2,7 @@
 under the policy gate and a time limit, and waits in ``review`` with its diffstat, its commits and each
 check's exit status and output, failing checks first.  The person answers ``- decision: accept`` (done)
 or ``- retry: yes — what to change``, which goes on in the same Claude Code session when this machine ran
-it (vaultops.pipeline.claims).  "Done" that was not done is what the person reviews, not what they get.
+it (vaultops.engine.claim).  "Done" that was not done is what the person reviews, not what they get.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 from vaultops.base.redact import redact, secret_values
 from vaultops.base.words import counted
 from vaultops.config import check_environ
+from vaultops.engine.context import Context
 from vaultops.gate.answer import GateError, load_table, scope_for
 from vaultops.gate.job import GateJob
 from vaultops.model import State
-from vaultops.pipeline.context import Context
 from vaultops.policy.decide import decide_call
 from vaultops.policy.tools import ToolCall, call_actions
 from vaultops.record.render import RunResult
@@ -126,7 +126,7 @@ def run_one(
     env = check_environ(os.environ)
     guard_db = lock or threading.Lock()
     # recorded as a run (attempt 0) with its process: a daemon killed mid-check stops it when it starts
-    # again (vaultops.pipeline.recover), so a retry never runs the job's tests twice in one worktree
+    # again (vaultops.engine.recover), so a retry never runs the job's tests twice in one worktree
     with guard_db:
         run_id = ctx.state.run_started(job.file, job.request_id, job.claim, 0, "check", ctx.vault.host, None)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vaultops.base.errors import VaultopsError
+from vaultops.engine.context import Context
 from vaultops.lines import DOT, SEP
 from vaultops.notify.channels import Change
-from vaultops.pipeline.context import Context
 from vaultops.record.journal import DailyWriter
 
 

@@ -16,9 +16,9 @@ from vaultops.base import faults
 from vaultops.base.visible import described
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
+from vaultops.engine.context import Context
+from vaultops.engine.publish import with_inserts
 from vaultops.model import Decision, Request, State, index_by_id
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.publish import with_inserts
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult

@@ -6,7 +6,7 @@ measures it from when it first saw that last pass, never by comparing the two ma
 from a fresh view of the remote: a machine that cannot reach it would find every peer quiet.
 
 Said once for the fleet: the daily-note line goes to the remote first, by a compare-and-swap push, as a
-reminder's does (``pipeline.timely.mark``), and a machine that finds the line there sends nothing.
+reminder's does (``engine.remind.mark``), and a machine that finds the line there sends nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 from datetime import datetime, timedelta
 
 from vaultops.base.durations import say_duration
+from vaultops.engine.context import Context
+from vaultops.engine.dashboard import machines_of
+from vaultops.engine.remind import mark, markers_between
 from vaultops.lines import line_time
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.dashboard import machines_of
-from vaultops.pipeline.timely import mark, markers_between
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.machines import MachineFacts, shown_time

@@ -16,10 +16,10 @@ from datetime import datetime, time, timedelta
 from vaultops.base.durations import say_duration
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.answers import decision_of, escalated_since
+from vaultops.engine.context import Context
 from vaultops.lines import line_time
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
-from vaultops.pipeline.context import Context
 from vaultops.record import render
 from vaultops.record.journal import DailyWriter
 from vaultops.record.markers import Markers, Reminded, digest_lines, read_markers, reminder_lines

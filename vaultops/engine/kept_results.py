@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from vaultops.engine.context import Context
+from vaultops.engine.record import Done, insert_of
 from vaultops.model import State, Target, index_by_id
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.results import Done, insert_of
 from vaultops.record.journal import DailyWriter
 from vaultops.store import kept
 from vaultops.store.inserts import Insert

@@ -2,7 +2,7 @@
 and the report the stages add to.  Each note is named on every call (``read(rel)``, ``write(rel, …)``):
 nothing here is "the current note".
 
-Reading vets the note (only answers that are answers count, ``pipeline.provenance``); writing puts
+Reading vets the note (only answers that are answers count, ``engine.provenance``); writing puts
 insertions in with one write per note and keeps what could not be placed, so a result is never lost.
 """
 
@@ -16,11 +16,11 @@ from datetime import datetime
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.budget import Budget, day_start
 from vaultops.decide.gate import Clone
+from vaultops.engine.provenance import Vetter
+from vaultops.engine.publish import Publisher
+from vaultops.engine.report import PassReport
+from vaultops.engine.tell import Teller
 from vaultops.model import Lock, PassOutcome, State
-from vaultops.pipeline.provenance import Vetter
-from vaultops.pipeline.publish import Publisher
-from vaultops.pipeline.report import PassReport
-from vaultops.pipeline.tell import Teller
 from vaultops.record.late import late_result
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import CLAIM_LOST, MISSING, Applied, Insert, edits_for

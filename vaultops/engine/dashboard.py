@@ -14,8 +14,8 @@ from datetime import datetime
 from vaultops import __version__
 from vaultops.base.errors import VaultopsError
 from vaultops.base.visible import visible
-from vaultops.pipeline.context import Context
-from vaultops.pipeline.problems import machine_problems
+from vaultops.engine.context import Context
+from vaultops.engine.problems import machine_problems
 from vaultops.record import render
 from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
 from vaultops.record.machines import (

@@ -18,25 +18,25 @@ from datetime import datetime
 from vaultops.base import faults
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
 from vaultops.base.visible import described
+from vaultops.engine import decide as gathering
+from vaultops.engine.claim import claim
+from vaultops.engine.context import Clock, Context, local_now
+from vaultops.engine.copies import tell_copies
+from vaultops.engine.dashboard import show
+from vaultops.engine.follow import follow_workers
+from vaultops.engine.hear import take_replies
+from vaultops.engine.incidents import tell_incidents
+from vaultops.engine.kept_results import forget, keep, place_kept
+from vaultops.engine.peers import watch_peers
+from vaultops.engine.problems import tell_problems
+from vaultops.engine.publish import Publisher
+from vaultops.engine.record import CLAIM_ATTEMPTS, Claimed, Done, apply, record
+from vaultops.engine.recover import recover
+from vaultops.engine.remind import on_time
+from vaultops.engine.report import PassReport
+from vaultops.engine.run import dispatcher_for, run_job
+from vaultops.engine.tell import TelegramSource
 from vaultops.model import State
-from vaultops.pipeline import facts as gathering
-from vaultops.pipeline.chat import take_replies
-from vaultops.pipeline.claims import claim
-from vaultops.pipeline.context import Clock, Context, local_now
-from vaultops.pipeline.copies import tell_copies
-from vaultops.pipeline.dashboard import show
-from vaultops.pipeline.follow import follow_workers
-from vaultops.pipeline.incidents import tell_incidents
-from vaultops.pipeline.kept_results import forget, keep, place_kept
-from vaultops.pipeline.peers import watch_peers
-from vaultops.pipeline.problems import tell_problems
-from vaultops.pipeline.publish import Publisher
-from vaultops.pipeline.recover import recover
-from vaultops.pipeline.report import PassReport
-from vaultops.pipeline.results import CLAIM_ATTEMPTS, Claimed, Done, apply, record
-from vaultops.pipeline.running import dispatcher_for, run_job
-from vaultops.pipeline.tell import TelegramSource
-from vaultops.pipeline.timely import on_time
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import RunResult
 from vaultops.run.dispatch import Dispatcher
