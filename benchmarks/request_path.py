@@ -61,7 +61,7 @@ REQUEST = (
 )
 LOCAL = '[agent]\nname = "path-bench"\nhost = "path-host"\n\n[inbox]\nsettle = 0\n'
 DRIVERS = ("vaultops.engine", "vaultops.pipeline")  # the package of ``Pass``: after the rename, before
-DAEMONS = ("vaultops.daemon", "vaultops.watch")  # the package of the daemon: after the rename, before
+DAEMONS = ("vaultops.daemon", "vaultops.daemon")  # the package of the daemon: after the rename, before
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench",
     "GIT_AUTHOR_EMAIL": "bench@example.invalid",

@@ -55,7 +55,7 @@ def cmd_tick(args: argparse.Namespace) -> Report:
 def cmd_run(args: argparse.Namespace) -> int:
     # here, not at the top: the daemon is a layer beside the commands (so vaultops.commands cannot offer
     # it lazily) and importing it loads the whole pipeline, which no other command's start-up should pay
-    from vaultops.watch.daemon import run_daemon
+    from vaultops.daemon.loop import run_daemon
 
     return run_daemon(_vault(args))
 

@@ -886,7 +886,7 @@ def test_the_daemon_hears_a_press_through_its_long_poll(tmp_path: Path, runs: Pa
 def test_a_malformed_update_does_not_deafen_the_daemon(tmp_path: Path, runs: Path) -> None:
     # What should happen: the malformed update is dropped and the next answer is heard.  Was: the TypeError
     # of `Telegram._reply` (see test_a_malformed_sender_id_…) is not a TelegramError, so it ends the
-    # listener thread (`ChatListener._run`, vaultops/watch/listen.py): the daemon runs on, deaf to Telegram.
+    # listener thread (`ChatListener._run`, vaultops/daemon/listen.py): the daemon runs on, deaf to Telegram.
     with StrictBotAPI(TOKEN) as api:
         world(api)
         daemon = _daemon_with_telegram(tmp_path, api, ROTATE)

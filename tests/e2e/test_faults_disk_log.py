@@ -17,7 +17,7 @@ from tests.support.daemon_helpers import (
 )
 from tests.support.helpers import git
 from tests.support.waiting import wait_for
-from vaultops.watch.log import DaemonLog
+from vaultops.daemon.log import DaemonLog
 
 
 def _make_folder_of(path: Path) -> None:

@@ -23,12 +23,12 @@ from tests.support.fake_servers import JsonSink
 from tests.support.helpers import INBOX, make_vault
 from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
 from vaultops.base.redact import MARKER, redact
+from vaultops.daemon.log import DaemonLog
 from vaultops.engine.tick import tick
 from vaultops.record.journal import DailyWriter
 from vaultops.record.render import DailyEntry, commit_message
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
-from vaultops.watch.log import DaemonLog
 from vaultops.workers.logs import RotatingLog
 
 SESSION = "0b7c3e9a-1d2f-4a5b-8c6d-7e8f9a0b1c2d"

@@ -14,7 +14,7 @@ import pytest
 
 import vaultops
 
-HEAVY = ("pydantic", "vaultops.config", "vaultops.engine", "vaultops.watch", "vaultops.decide.classify")
+HEAVY = ("pydantic", "vaultops.config", "vaultops.engine", "vaultops.daemon", "vaultops.decide.classify")
 
 
 def loaded_after(code: str, stdin: str = "") -> set[str]:

@@ -1,7 +1,7 @@
 """One pass over the vault, in named steps: recover → claim → run each job → record → close.
 
 ``Pass.run`` is the whole of ``vaultops tick``: those steps one after the other.  The daemon makes the same
-calls, but runs the jobs in the background and records each batch as it finishes (``watch.daemon``).
+calls, but runs the jobs in the background and records each batch as it finishes (``daemon.loop``).
 The steps are thin: what to do with each request is the gate's decision (``decide.gate``, pure), and
 each stage lives in its own module: ``facts`` (what the gate reads), ``claims``, ``running``,
 ``results``, ``follow`` (workers), ``chat`` (answers from Telegram), ``recover`` (after a crash).

@@ -22,6 +22,10 @@ from types import FrameType
 from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath, VaultopsError
+from vaultops.daemon.events import watch
+from vaultops.daemon.listen import ChatListener
+from vaultops.daemon.log import DaemonLog
+from vaultops.daemon.restore import ClaimMemory
 from vaultops.decide.classify import warm
 from vaultops.engine.context import Unplaced
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
@@ -40,10 +44,6 @@ from vaultops.store.notes import NoteWriter, remove_stale_temps
 from vaultops.store.state import StateDB
 from vaultops.sync.git import waiting_with
 from vaultops.vault import Vault
-from vaultops.watch.events import watch
-from vaultops.watch.listen import ChatListener
-from vaultops.watch.log import DaemonLog
-from vaultops.watch.memory import ClaimMemory
 
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
 FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
