@@ -20,7 +20,7 @@ from inbox_gen import inbox
 from vaultops.engine.context import Context
 from vaultops.engine.dashboard import fleet, show
 from vaultops.engine.publish import Publisher
-from vaultops.record.dashboard import render_dashboard
+from vaultops.render.dashboard import render_dashboard
 from vaultops.scan.note import parse_note
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB

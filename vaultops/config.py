@@ -349,7 +349,7 @@ class DaemonConfig(_Section):
 
 
 class DashboardConfig(_Section):
-    """``[dashboard]``: the note that shows the whole fleet (vaultops.record.dashboard), and each machine's
+    """``[dashboard]``: the note that shows the whole fleet (vaultops.render.dashboard), and each machine's
     own note beside it, in the folder named like it (``_System/vaultops/``)."""
 
     path: str | Literal[False] = "_System/vaultops.md"  # false: neither the dashboard nor machine notes

@@ -14,7 +14,7 @@ from tests.support.helpers import INBOX, make_vault
 from tests.support.waiting import wait_for
 from vaultops.base import steady
 from vaultops.engine.tick import local_now, tick
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 
@@ -23,7 +23,7 @@ AT = datetime(2026, 12, 1, 8, 0).astimezone()
 
 def claimed(rid: str, claim: str, lease: float) -> str:
     """A request machine A claimed and runs, as its lines reach B."""
-    lines = render.lock_and_start("hermes-a", "machine-a", claim, AT, lease)
+    lines = results.lock_and_start("hermes-a", "machine-a", claim, AT, lease)
     return f"\n## {rid}\n- type: research\n- ready: yes\nSummarise the archive.\n" + "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ from vaultops.decide.route import decide
 from vaultops.engine.tick import tick as pass_tick
 from vaultops.lines import status_line
 from vaultops.model import State
-from vaultops.record.render import iso
+from vaultops.render.results import iso
 from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 

@@ -1,6 +1,6 @@
 """The pure parts of answering from chat: what a press or a typed answer does to a note
 (``engine.heard``), the scope words, the daily-note lines that make reminders and digests go out once
-(``record.markers``), and the digest's text.  Property-based where the input is open-ended."""
+(``render.markers``), and the digest's text.  Property-based where the input is open-ended."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from vaultops.model import State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice
 from vaultops.notify.message import SHORTENED, binding, escalation_notice
 from vaultops.notify.replies import ChatAnswer, Press, parse_reply
-from vaultops.record.markers import Reminded, digest_lines, read_markers, reminder_lines
+from vaultops.render.markers import Reminded, digest_lines, read_markers, reminder_lines
 from vaultops.scan.note import parse_note
 
 AT = "2026-05-04T08:31:02+10:00"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.record.daily import (
+from vaultops.render.daily import (
     DailyNoteError,
     DailySettings,
     daily_note_path,

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from vaultops.lines import lock_line, outcome_line, status_line
 from vaultops.model import State
-from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
-from vaultops.record.machines import MachineFacts, ProfileFact, WorkerFact
+from vaultops.render.dashboard import Fleet, Scheduled, render_dashboard
+from vaultops.render.machines import MachineFacts, ProfileFact, WorkerFact
 from vaultops.scan.note import parse_note
 
 GOLDEN = Path(__file__).parents[2] / "fixtures" / "golden" / "dashboard.md"

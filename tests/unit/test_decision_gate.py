@@ -25,7 +25,7 @@ from vaultops.decide.gate import (
 )
 from vaultops.decide.triage import SecondOpinion, TriageOpinion
 from vaultops.model import State, Target
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.plan import as_plan_note
 
@@ -69,12 +69,12 @@ AT = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 
 
 def status(state: State, reason: str = "") -> str:
-    return "\n" + "\n".join(render.status_only(state, AT, reason))
+    return "\n" + "\n".join(results.status_only(state, AT, reason))
 
 
 def lock(agent: str, host: str, claim: str, lease: float = 600) -> str:
     """A claim's lock and running lines, as vaultops writes them."""
-    return "\n" + "\n".join(render.lock_and_start(agent, host, claim, AT, lease))
+    return "\n" + "\n".join(results.lock_and_start(agent, host, claim, AT, lease))
 
 
 def kinds(plan: Agenda) -> dict[str, str]:

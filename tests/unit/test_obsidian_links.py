@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from vaultops.base.obsidian import heading_anchor, request_heading
 from vaultops.notify.message import obsidian_link
-from vaultops.record.render import heading_link
+from vaultops.render.results import heading_link
 
 
 def test_the_anchor_drops_what_obsidian_drops() -> None:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from vaultops import lines as fmt
 from vaultops.model import State, Target
-from vaultops.record import render
-from vaultops.record.late import late_result
+from vaultops.render import results
+from vaultops.render.late import late_result
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText, decode
 from vaultops.store.inserts import Applied, Insert, edits_for
@@ -31,18 +31,18 @@ def at(k: int, minutes: int = 0) -> datetime:
 
 
 def result_lines(rid: str, k: int, state: State = State.DONE, agent: str = ME) -> list[str]:
-    run = render.RunResult(state, "direct", at(k, 5), 0.4, f"answer for {rid}\n- status: done @ fake")
-    return render.result_block(
+    run = results.RunResult(state, "direct", at(k, 5), 0.4, f"answer for {rid}\n- status: done @ fake")
+    return results.result_block(
         run, agent=agent, type_="env-check", complexity="light", safety="routine", max_lines=200
     )
 
 
 def claim_lines(k: int, claim: str, agent: str = ME, host: str = "vps1") -> list[str]:
-    return render.lock_and_start(agent, host, claim, at(k, 1 if agent == ME else 2))
+    return results.lock_and_start(agent, host, claim, at(k, 1 if agent == ME else 2))
 
 
 def takeover_lines(k: int) -> list[str]:
-    when = render.iso(at(k, 30))
+    when = results.iso(at(k, 30))
     return [
         fmt.lock_line(OTHER, when, "host2", f"o{k}", lease=600),
         fmt.status_line(State.INTERRUPTED, when, "taken over"),
@@ -462,13 +462,15 @@ def test_person_lines_follow_their_anchor_in_the_same_block() -> None:
 
 def test_late_result_keeps_only_result_sections_and_fenced_output_verbatim() -> None:
     output = "~~~\n- status: done @ x\n- locked-by: a @ b (c, claim d)\n## REQ-z"
-    run = render.RunResult(
+    run = results.RunResult(
         State.ERROR, "worker-code", T0, 12.0, output, reason="exit 2", cost_usd=0.01, turns=3
     )
-    block = render.result_block(
+    block = results.result_block(
         run, agent=ME, type_="code", complexity="heavy", safety="routine", max_lines=200
     )
-    lines = [*render.lock_and_start(ME, "vps1", "c1", T0), *block, *render.status_only(State.DONE, T0, "ok")]
+    lines = [
+        *results.lock_and_start(ME, "vps1", "c1", T0), *block, *results.status_only(State.DONE, T0, "ok")
+    ]
     late = late_result(lines, "c1")
     assert late == [fmt.late_result_heading("2026-05-04 08:00", ME, "c1"), *block[1:-1]]
     assert late[-1].startswith("~~~~") and any(line.startswith("- cost:") for line in late)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from vaultops import lines as fmt
 from vaultops.model import State
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.scan.note import parse_note
 
 ids = st.from_regex(r"REQ-[A-Za-z0-9][A-Za-z0-9._-]{0,30}", fullmatch=True)
@@ -89,13 +89,13 @@ def test_daemon_lines_read_back(
 ) -> None:
     lines = [
         *block(ident, "", {}, text),
-        *render.lock_and_start(agent, host, claim, when),
-        *render.status_only(state, when, reason),
+        *results.lock_and_start(agent, host, claim, when),
+        *results.status_only(state, when, reason),
     ]
     [request] = parse_note("i.md", ("\n".join(lines) + "\n").encode()).requests
     assert request.lock is not None
     assert (request.lock.agent, request.lock.host, request.lock.claim) == (agent, host, claim)
-    assert request.lock.at == render.iso(when)
+    assert request.lock.at == results.iso(when)
     assert request.state is state
     assert request.statuses[-1].reason == " ".join(reason.split())
     if request.text is not None:
@@ -105,12 +105,12 @@ def test_daemon_lines_read_back(
 @given(output=st.text(max_size=400), ident=ids)
 def test_any_output_stays_inside_its_result(output: str, ident: str) -> None:
     when = datetime(2026, 5, 4, 8, 31, tzinfo=UTC)
-    result = render.RunResult(State.DONE, "direct", when, 0.4, output)
+    result = results.RunResult(State.DONE, "direct", when, 0.4, output)
     lines = [
         f"## {ident}",
         "check it",
-        *render.lock_and_start("a", "h", "abc123", when),
-        *render.result_block(
+        *results.lock_and_start("a", "h", "abc123", when),
+        *results.result_block(
             result, agent="a", type_="env-check", complexity="light", safety="routine", max_lines=200
         ),
         "",

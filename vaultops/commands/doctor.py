@@ -28,7 +28,7 @@ from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.engine.publish import remote_problem
 from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
-from vaultops.record import daily
+from vaultops.render import daily
 from vaultops.run import health
 from vaultops.run.process import run_process
 from vaultops.service.install import service_status

@@ -339,8 +339,8 @@ def machine_rows(vault: Vault) -> tuple[list[dict[str, Any]], list[str]]:
     """Each machine's own note (``_System/vaultops/<host>.md``), as the dashboard shows it, and a sentence
     for each that cannot be read; this machine's row says when its remote cannot be reached or refuses
     its pushes (then its note on the remote is stale: the other machines see it quiet)."""
-    from vaultops.record.dashboard import is_up
-    from vaultops.record.machines import read_machine
+    from vaultops.render.dashboard import is_up
+    from vaultops.render.machines import read_machine
     from vaultops.scan.note import split_frontmatter
     from vaultops.scan.text import NoteText
 

@@ -34,7 +34,7 @@ from vaultops.engine.record import Claimed, Done
 from vaultops.engine.recover import release_unstarted
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.service.notify import Notifier
 from vaultops.service.units import STOP_MARGIN

@@ -35,8 +35,8 @@ from vaultops.engine.record import (
 from vaultops.engine.review import checks_time, session_key
 from vaultops.engine.run import run_check
 from vaultops.model import PassOutcome, Request, State, Target
-from vaultops.record import render
-from vaultops.record.render import RunResult
+from vaultops.render import results
+from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.worktrees import (
     Worktree,
@@ -199,9 +199,9 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         lease = light_lease(ctx.config)
         if job.budget:  # its runs, then its checks (a review's), then the margin
             lease = job.budget + checks_time(ctx, job) + ctx.config.git.lease_margin
-        claim = render.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
+        claim = results.lock_and_start(ctx.vault.agent, ctx.vault.host, job.claim, now, lease)
         if p.handling.approved:  # acknowledged in the same write that claims it: it runs once
-            claim = [*render.status_only(State.APPROVED, now, p.handling.approved), *claim]
+            claim = [*results.status_only(State.APPROVED, now, p.handling.approved), *claim]
         claim = [*p.slots, *claim]  # a scheduled run: the time it is for, in the claim's own write
         if place is not None:  # where it runs, for the person: said with the claim
             claim = [place.line(), *claim]
@@ -210,7 +210,7 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.handler)
     for (p, job), result in zip(light, _run_light(ctx, [job for _, job in light]), strict=True):
         lines = [*p.slots]
-        lines += render.lock_and_start(
+        lines += results.lock_and_start(
             ctx.vault.agent, ctx.vault.host, job.claim, result.started, light_lease(ctx.config)
         )
         lines += result_lines(ctx, p.request, p.handling.decision, result)
@@ -235,7 +235,7 @@ def clean_up(ctx: Context, request: Request, *, force: bool) -> str:
 
 def _say(batch: Batch, p: AgendaItem, state: State, now: datetime, reason: str) -> None:
     """A status line and nothing else: an error, an escalation, a wait, a denial, a cancellation."""
-    lines = render.status_only(state, now, reason)
+    lines = results.status_only(state, now, reason)
     expect = frozenset({p.request.state})
     batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
     p = replace(p, handling=replace(p.handling, reason=reason))
@@ -247,7 +247,7 @@ def _take_over(ctx: Context, batch: Batch, p: AgendaItem, now: datetime) -> None
     """A new lock, so that the old claim's late result is fenced out, and ``interrupted``: heavy work
     is not run twice by itself, and a light check runs again on the next pass."""
     old = p.request.lock
-    lines = render.takeover(ctx.vault.agent, ctx.vault.host, new_claim(), now, p.handling.reason)
+    lines = results.takeover(ctx.vault.agent, ctx.vault.host, new_claim(), now, p.handling.reason)
     batch.inserts.append(Insert(p.target, tuple(lines), frozenset({p.request.state})))
     batch.takeovers.add(p.target)
     batch.said[p.target] = PassOutcome(p.request.id, "taken over", f"claim {old.claim if old else '?'}")
@@ -282,7 +282,7 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
         _tell_waiting(ctx, rel, built.waiting)
         if not applied.landed:
             return Written([], [])
-        message = render.commit_message(
+        message = results.commit_message(
             [batch.said[i.target] for i in applied.landed if i.target in batch.said]
         )
         jobs = [batch.claims[i.target].job for i in applied.landed if i.target in batch.claims]

@@ -21,7 +21,7 @@ from vaultops.engine.publish import Publisher
 from vaultops.engine.report import PassReport
 from vaultops.engine.tell import Teller
 from vaultops.model import Lock, PassOutcome, State
-from vaultops.record.late import late_result
+from vaultops.render.late import late_result
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import CLAIM_LOST, MISSING, Applied, Insert, edits_for
 from vaultops.store.notes import NoteWriter, WriteResult, conflict_message

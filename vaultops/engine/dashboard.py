@@ -1,5 +1,5 @@
 """The dashboard stage: this machine's own note (its heartbeat), then the dashboard, both committed with
-the pass.  What they say is rendered by ``record.machines`` and ``record.dashboard`` (pure); this module
+the pass.  What they say is rendered by ``render.machines`` and ``render.dashboard`` (pure); this module
 gathers what they show and writes them only when their text changes.
 
 Each machine writes only its own note, so two machines never change one file; the dashboard is rendered
@@ -16,9 +16,9 @@ from vaultops.base.errors import VaultopsError
 from vaultops.base.visible import visible
 from vaultops.engine.context import Context
 from vaultops.engine.problems import machine_problems
-from vaultops.record import render
-from vaultops.record.dashboard import Fleet, Scheduled, render_dashboard
-from vaultops.record.machines import (
+from vaultops.render import results
+from vaultops.render.dashboard import Fleet, Scheduled, render_dashboard
+from vaultops.render.machines import (
     MachineFacts,
     ProfileFact,
     WorkerFact,
@@ -113,7 +113,7 @@ def my_facts(ctx: Context, now: datetime) -> MachineFacts:
         host=ctx.vault.host,
         agent=ctx.vault.agent,
         version=__version__,
-        last_pass=render.iso(now),
+        last_pass=results.iso(now),
         day=now.strftime("%Y-%m-%d"),
         spend_usd=round(budget.spent, 4),
         budget_usd=budget.limit,
@@ -125,7 +125,7 @@ def my_facts(ctx: Context, now: datetime) -> MachineFacts:
 
 
 def _iso(timestamp: float, now: datetime) -> str:
-    return render.iso(datetime.fromtimestamp(timestamp, now.tzinfo))
+    return results.iso(datetime.fromtimestamp(timestamp, now.tzinfo))
 
 
 # --- reading and writing -------------------------------------------------------------------------------

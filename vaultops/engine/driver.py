@@ -37,8 +37,8 @@ from vaultops.engine.report import PassReport
 from vaultops.engine.run import dispatcher_for, run_job
 from vaultops.engine.tell import TelegramSource
 from vaultops.model import State
-from vaultops.record.journal import DailyWriter
-from vaultops.record.render import RunResult
+from vaultops.render.journal import DailyWriter
+from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.store.inserts import MISSING, Insert
 from vaultops.store.notes import NoteWriter

@@ -21,9 +21,9 @@ from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.engine.context import Context
 from vaultops.engine.record import result_lines
 from vaultops.model import Request, State, Target, targets_of
-from vaultops.record import render
-from vaultops.record.journal import DailyWriter
-from vaultops.record.render import RunResult
+from vaultops.render import results
+from vaultops.render.journal import DailyWriter
+from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt
 from vaultops.run.worktrees import WorktreeError, open_worktree
@@ -196,7 +196,7 @@ def _answered(ctx: Context, worker: Worker, request: Request) -> tuple[list[str]
     now = ctx.clock()
     if answer.key == "cancel":
         why = f"cancelled by the person; worker {worker.name} was stopped"
-        return render.status_only(State.CANCELLED, now, why), Cancelled(worker, (request.id, why))
+        return results.status_only(State.CANCELLED, now, why), Cancelled(worker, (request.id, why))
     if answer.key != "decision" or request.state is not State.ESCALATED:
         return None
     verdict = "deny" if answer.value == "deny" else "approve"
@@ -207,7 +207,7 @@ def _answered(ctx: Context, worker: Worker, request: Request) -> tuple[list[str]
         line += f"; the call may run once now, exactly as you asked it: {describe(stopped)}"
     why = f"the person answered {verdict} to {label}; worker {worker.name} goes on"
     told = Answered(worker, request.id, line, stopped, verdict == "approve", why)
-    return render.status_only(State.RUNNING, now, why), told
+    return results.status_only(State.RUNNING, now, why), told
 
 
 def _reported(ctx: Context, worker: Worker, request: Request) -> tuple[list[str], WorkerEffect] | None:
@@ -227,7 +227,7 @@ def _reported(ctx: Context, worker: Worker, request: Request) -> tuple[list[str]
         return None
     started = datetime.fromtimestamp(worker.started, now.tzinfo)
     if said.state is State.ESCALATED:
-        lines = render.status_only(State.ESCALATED, now, said.reason)
+        lines = results.status_only(State.ESCALATED, now, said.reason)
     else:
         lines = _result_lines(ctx, request, worker, said, started, now)
     return lines, Reported(worker, request, said, state, now)

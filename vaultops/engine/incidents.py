@@ -9,7 +9,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.engine.context import Context
 from vaultops.lines import DOT, SEP
 from vaultops.notify.channels import Change
-from vaultops.record.journal import DailyWriter
+from vaultops.render.journal import DailyWriter
 
 
 def tell_incidents(ctx: Context, daily: DailyWriter, changes: Sequence[Change]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from vaultops.engine.context import Context
 from vaultops.engine.record import Done, insert_of
 from vaultops.model import State, Target, index_by_id
-from vaultops.record.journal import DailyWriter
+from vaultops.render.journal import DailyWriter
 from vaultops.store import kept
 from vaultops.store.inserts import Insert
 

@@ -1,6 +1,6 @@
 """A machine that goes quiet is said once, and said again once when it is back.
 
-A peer is judged by its own note (``record.machines``), which it rewrites at least every ``[dashboard]
+A peer is judged by its own note (``render.machines``), which it rewrites at least every ``[dashboard]
 heartbeat``: quiet when the note has said the same last pass for ``[daemon] peer_silent``, as this machine
 measures it from when it first saw that last pass, never by comparing the two machines' clocks.  And only
 from a fresh view of the remote: a machine that cannot reach it would find every peer quiet.
@@ -19,10 +19,10 @@ from vaultops.engine.context import Context
 from vaultops.engine.dashboard import machines_of
 from vaultops.engine.remind import mark, markers_between
 from vaultops.lines import line_time
-from vaultops.record import render
-from vaultops.record.journal import DailyWriter
-from vaultops.record.machines import MachineFacts, shown_time
-from vaultops.record.markers import PeerSaid, peer_lines
+from vaultops.render import results
+from vaultops.render.journal import DailyWriter
+from vaultops.render.machines import MachineFacts, shown_time
+from vaultops.render.markers import PeerSaid, peer_lines
 
 _SEEN = "peer."  # + host: what this machine last saw of that peer, and since when
 
@@ -44,7 +44,7 @@ def _look_at(ctx: Context, daily: DailyWriter, peer: MachineFacts, now: datetime
         was_quiet = seen is not None and seen["quiet"]
         if was_quiet and not _say(ctx, daily, now, PeerSaid(peer.host, "back", peer.last_pass), ""):
             return  # its line could not reach the remote yet: said on a later pass
-        _remember(ctx, peer.host, peer.last_pass, render.iso(now), quiet=False)
+        _remember(ctx, peer.host, peer.last_pass, results.iso(now), quiet=False)
         return
     since = line_time(str(seen["seen"])) or now
     if seen["quiet"] or now - since < timedelta(seconds=silent):

@@ -11,7 +11,7 @@ from datetime import datetime
 from vaultops.base.room import room_problem
 from vaultops.engine.context import Context
 from vaultops.engine.publish import remote_problem
-from vaultops.record import render
+from vaultops.render import results
 
 TOLD_KEY = "problems-told"  # state.db: {kind: when the incident told began}, as JSON
 
@@ -35,9 +35,9 @@ def tell_problems(ctx: Context) -> None:
     current: dict[str, str] = {}
     for kind, (sentence, began) in machine_problems(ctx).items():
         since = (
-            render.iso(datetime.fromtimestamp(began, now.tzinfo))
+            results.iso(datetime.fromtimestamp(began, now.tzinfo))
             if began
-            else told.get(kind, render.iso(now))
+            else told.get(kind, results.iso(now))
         )
         current[kind] = since
         if told.get(kind) != since:

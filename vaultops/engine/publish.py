@@ -25,7 +25,7 @@ from typing import Any
 
 from vaultops.base.errors import VaultopsError
 from vaultops.model import PassOutcome
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.scan.note import ParsedNote
 from vaultops.store import kept
 from vaultops.store.inserts import Applied, Insert, edits_for
@@ -294,7 +294,7 @@ class Publisher:
             return None
         if paths:
             try:
-                message = render.commit_message(outcomes or [PassOutcome("vaultops", "recorded", "")])
+                message = results.commit_message(outcomes or [PassOutcome("vaultops", "recorded", "")])
                 sha = self.git.commit_paths(paths, message, self.vault.agent).sha
             except (GitError, OSError, ValueError) as exc:  # OSError: git could not start; kept for later
                 warnings.append(f"could not commit: {exc}; it is tried again on the next pass")

@@ -19,9 +19,9 @@ from vaultops.decide.schedules import pausing
 from vaultops.engine.context import Context
 from vaultops.engine.publish import with_inserts
 from vaultops.model import Decision, Request, State, index_by_id
-from vaultops.record import render
-from vaultops.record.journal import DailyWriter
-from vaultops.record.render import RunResult
+from vaultops.render import results
+from vaultops.render.journal import DailyWriter
+from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Applied, Insert
@@ -104,7 +104,7 @@ def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult)
     says when it pauses the schedule)."""
     if result.state is State.ERROR and (pause := pausing(request, ctx.config)):
         result = replace(result, reason=f"{result.reason}; {pause}" if result.reason else pause)
-    return render.result_block(
+    return results.result_block(
         result, agent=ctx.vault.agent, type_=d.type, complexity=d.complexity, safety=d.safety_class,
         max_lines=ctx.config.record.max_lines, heading="Run" if "schedule" in request.fields else "Result",
     )  # fmt: skip
@@ -112,21 +112,21 @@ def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult)
 
 def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
     job, result, item = done.claimed.job, done.result, done.claimed.item
-    detail = f"{job.type}, {result.route}, {render.seconds(result.duration)}"
+    detail = f"{job.type}, {result.route}, {results.seconds(result.duration)}"
     if result.reason:
         detail += f", {result.reason}"
     ctx.report.said(job.request_id, result.state.value, detail)
     daily.add(
         item.request,
         result.started,
-        f"{result.state.value} · {job.type} · {render.seconds(result.duration)}",
+        f"{result.state.value} · {job.type} · {results.seconds(result.duration)}",
     )
     ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
     if result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW):
         review = "Accept it, or send it back with what to change" if result.state is State.REVIEW else None
         ctx.teller.waiting(
             item.request, result.state, result.started, result.reason, item.handling.decision,
-            proposed=review, status_at=render.ended(result),
+            proposed=review, status_at=results.ended(result),
         )  # fmt: skip
 
 
@@ -136,7 +136,7 @@ def insert_of(ctx: Context, d: Done) -> Insert:
     job, result, item = d.claimed.job, d.result, d.claimed.item
     faults.reach("record.result")
     if result.state in (State.WAITING, State.RUNNING):
-        lines = render.status_only(result.state, result.started, result.reason)
+        lines = results.status_only(result.state, result.started, result.reason)
     else:
         lines = result_lines(ctx, item.request, item.handling.decision, result)
     running = frozenset({State.RUNNING})
@@ -198,7 +198,7 @@ def push_first(ctx: Context, rel: str, inserts: list[Insert]) -> bool:
         raw, applied, head = built.raw, built.applied, built.head
         if not applied.landed:
             return False  # fenced out or missing: the note writer says so, and keeps late results
-        pushed = publisher.swap(rel, raw, render.commit_message(outcomes), head, stage="result")
+        pushed = publisher.swap(rel, raw, results.commit_message(outcomes), head, stage="result")
         if pushed.kind == "failed":
             return False
         if pushed.kind == "pushed":

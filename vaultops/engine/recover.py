@@ -11,7 +11,7 @@ from datetime import datetime
 from vaultops.engine.context import Context
 from vaultops.engine.follow import runs_on
 from vaultops.model import Lock, Request, State, Target, targets_of
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.run.process import process_start_time
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Insert
@@ -32,7 +32,7 @@ AGAIN = "a light check runs again by itself, other work only after `- retry: yes
 def interrupted_lines(request: Request, now: datetime) -> list[str]:
     claim = request.lock.claim if request.lock else "?"
     why = f"the pass that claimed it (claim {claim}) stopped before it finished; {AGAIN}"
-    return render.status_only(State.INTERRUPTED, now, why)
+    return results.status_only(State.INTERRUPTED, now, why)
 
 
 def stop_leftovers(state: StateDB, host: str) -> list[str]:
@@ -52,7 +52,7 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
 def never_started_lines(request: Request, now: datetime) -> list[str]:
     claim = request.lock.claim if request.lock else "?"
     why = f"claimed (claim {claim}), but its job never started: nothing ran; {AGAIN}"
-    return render.status_only(State.INTERRUPTED, now, why)
+    return results.status_only(State.INTERRUPTED, now, why)
 
 
 def recover(ctx: Context) -> None:

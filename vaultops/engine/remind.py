@@ -1,7 +1,7 @@
 """Nothing waits in silence: an escalation still open after ``[notify] remind`` is reminded once, and each
 day at ``[notify] digest`` the person gets the list of what waits and what went wrong.
 
-Each goes out once, across restarts and machines.  Its line in the daily note (``record.markers``) is
+Each goes out once, across restarts and machines.  Its line in the daily note (``render.markers``) is
 the record: with a remote, a machine sends only after its line reached the remote by a compare-and-swap
 push (two machines: one push wins, the other finds the line and sends nothing); without one, state.db
 and the note do.  A machine that crashed between its push and the send finds its own line, and sends.
@@ -20,9 +20,9 @@ from vaultops.engine.context import Context
 from vaultops.lines import line_time
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
-from vaultops.record import render
-from vaultops.record.journal import DailyWriter
-from vaultops.record.markers import Markers, Reminded, digest_lines, read_markers, reminder_lines
+from vaultops.render import results
+from vaultops.render.journal import DailyWriter
+from vaultops.render.markers import Markers, Reminded, digest_lines, read_markers, reminder_lines
 from vaultops.run.health import Health
 from vaultops.store.notes import splice
 from vaultops.workers.registry import Registry, observed_state
@@ -71,7 +71,7 @@ def _reminders(ctx: Context, daily: DailyWriter, now: datetime) -> None:
                 due.append((rel, request))
     due = _still_escalated(ctx, due)  # the pass may have answered some since it read them
     if not due or _remind_due(ctx, daily, now, due):
-        ctx.state.set(_LOOKED, render.iso(now))  # else looked at again on the next pass
+        ctx.state.set(_LOOKED, results.iso(now))  # else looked at again on the next pass
 
 
 def _remind_due(ctx: Context, daily: DailyWriter, now: datetime, due: list[tuple[str, Request]]) -> bool:
@@ -154,7 +154,7 @@ def _digest(ctx: Context, daily: DailyWriter, now: datetime) -> None:
             return
     ctx.teller.outbox.queue(digest_notice(ctx.teller.vault_name, facts))
     ctx.state.set(_SETTLED + f"digest#{day}", ctx.vault.host)
-    ctx.state.set("digest.last", render.iso(now))
+    ctx.state.set("digest.last", results.iso(now))
 
 
 def digest_facts(ctx: Context, now: datetime) -> DigestFacts:

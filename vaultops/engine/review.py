@@ -24,7 +24,7 @@ from vaultops.gate.job import GateJob
 from vaultops.model import State
 from vaultops.policy.decide import decide_call
 from vaultops.policy.tools import ToolCall, call_actions
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.process import process_start_time, run_process
 from vaultops.run.worktrees import Work, Worktree, WorktreeError, work_of

@@ -18,7 +18,7 @@ from vaultops.engine.follow import start_worker
 from vaultops.engine.record import Claimed, with_budget_warning
 from vaultops.engine.review import reviewed
 from vaultops.model import State
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.fanout import run_tasks
 from vaultops.run.jobs import Job, run_builtin

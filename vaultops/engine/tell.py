@@ -31,7 +31,7 @@ from vaultops.notify.replies import ChatAnswer
 from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Batch, Refused, Telegram, TelegramError
 from vaultops.notify.zulip import Zulip, ZulipError
-from vaultops.record import render
+from vaultops.render import results
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -96,7 +96,7 @@ class Teller:
             proposed = f"{reason}. Write `- retry: yes` under it to run it again"
         bound = ""
         if state is State.ESCALATED:
-            said_at = escalated_at or render.iso(status_at or at)
+            said_at = escalated_at or results.iso(status_at or at)
             bound = binding(request.file, request.id, request.text_hash, said_at)
         self.outbox.queue(
             escalation_notice(
@@ -108,7 +108,7 @@ class Teller:
                 safety_class=decision.safety_class,
                 reasons=decision.reasons,
                 proposed=proposed,
-                occasion=escalated_at or render.iso(at),
+                occasion=escalated_at or results.iso(at),
                 bound=bound,
                 reminder=reminder,
                 heading=request_heading(request.id, request.title),

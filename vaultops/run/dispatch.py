@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vaultops.model import State
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run import health as health_check
 from vaultops.run.health import HealthReport
 from vaultops.run.jobs import Job, own_timeout, run_attempt, workdir_for, workdir_of

@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from vaultops.model import State
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 
 

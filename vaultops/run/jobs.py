@@ -23,7 +23,7 @@ from vaultops.decide.route import DIRECT
 from vaultops.gate.claude import GateSetupError, gated_command
 from vaultops.gate.job import GateJob
 from vaultops.model import Limits, State
-from vaultops.record.render import RunResult
+from vaultops.render.results import RunResult
 from vaultops.run import builtins
 from vaultops.run.meter import Meter
 from vaultops.run.outcome import Allowed, Attempt, Failure, read_attempt, redacted

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from vaultops import lines as fmt
 from vaultops.model import Request, State, index_by_id, targets_of
-from vaultops.record.late import late_result
+from vaultops.render.late import late_result
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.text import NoteText
 from vaultops.store.notes import splice

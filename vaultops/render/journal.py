@@ -9,8 +9,8 @@ from datetime import datetime
 from vaultops.base.errors import VaultopsError
 from vaultops.base.visible import visible_line
 from vaultops.model import Request
-from vaultops.record import daily
-from vaultops.record.render import DailyEntry, daily_lines
+from vaultops.render import daily
+from vaultops.render.results import DailyEntry, daily_lines
 from vaultops.scan.note import ParsedNote
 from vaultops.scan.text import split_lines
 from vaultops.store.notes import NoteWriter, Plan

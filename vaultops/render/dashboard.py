@@ -1,7 +1,7 @@
 """The dashboard note (``_System/vaultops.md``): the whole fleet at a glance, in the vault.  Pure.
 
 It is a function of what every machine can read, the notes and each machine's own note
-(``record.machines``), and of the time only through coarse steps (an hour, a day, a machine going
+(``render.machines``), and of the time only through coarse steps (an hour, a day, a machine going
 quiet), so two machines render the same text and the note changes only when what it shows changes.
 Times are shown as their lines wrote them, never converted to the rendering machine's zone.
 
@@ -24,8 +24,8 @@ from vaultops.base.redact import redact_lines
 from vaultops.decide.answers import escalated_since, standing_answer
 from vaultops.lines import DOT, line_time
 from vaultops.model import Request, State
-from vaultops.record.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
-from vaultops.record.render import heading_link
+from vaultops.render.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
+from vaultops.render.results import heading_link
 
 DASHBOARD_KIND = "vaultops dashboard"
 SHOWN = 50  # lines a section lists before it says how many more there are

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vaultops.lines import DOT, SEP
-from vaultops.record.render import heading_link
+from vaultops.render.results import heading_link
 
 _REMINDED = re.compile(
     r"\|(?P<id>(?:REQ|PLAN)-[A-Za-z0-9._-]+)\]\]" + re.escape(DOT)
