@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 from vaultops.commands.hook import hook_command
-from vaultops.gate.claude import gate
-from vaultops.gate.job import GateJob
+from vaultops.hook.claude import gate
+from vaultops.hook.job import GateJob
 
 CALLS = [
     ("Bash", {"command": "ls -la"}),

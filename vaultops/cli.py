@@ -17,7 +17,7 @@ from vaultops.vault import Vault
 
 TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
 if TYPE_CHECKING:  # the gate's module imports the whole policy: only `vaultops hook` loads it
-    from vaultops.gate.answer import HookAnswer
+    from vaultops.hook.answer import HookAnswer
 
 # vaultops loads no pydantic plugins; skipping their discovery saves a scan of every installed package.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

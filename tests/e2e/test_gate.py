@@ -22,9 +22,9 @@ from tests.support.paths import REPO
 from vaultops.base.claude_argv import gated_argv
 from vaultops.base.errors import ConfigError
 from vaultops.config import load_config
-from vaultops.gate.claude import MATCHER, GateSetupError, gate, settings_for
-from vaultops.gate.job import GateJob, gate_spec, job_from_spec
-from vaultops.gate.server import GateServer
+from vaultops.hook.claude import MATCHER, GateSetupError, gate, settings_for
+from vaultops.hook.job import GateJob, gate_spec, job_from_spec
+from vaultops.hook.server import GateServer
 
 
 def pretooluse(workdir: Path, tool: str = "Bash", **tool_input: Any) -> dict[str, Any]:
@@ -190,7 +190,7 @@ def test_a_gate_that_cannot_be_set_up_says_why(job: GateJob, monkeypatch: pytest
 
 
 def test_the_server_refuses_an_event_too_large(job: GateJob, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vaultops.gate.server as server_module
+    import vaultops.hook.server as server_module
 
     monkeypatch.setattr(server_module, "MAX_EVENT", 1000)
     with GateServer(job) as server:
@@ -314,7 +314,7 @@ def test_doctor_and_status_name_the_ungated_profiles(tmp_path: Path) -> None:
 def test_an_approval_is_the_requests_own_and_used_once(job: GateJob) -> None:
     from dataclasses import replace
 
-    from vaultops.gate.answer import answer
+    from vaultops.hook.answer import answer
     from vaultops.store.asked import grant_allowance
 
     assert job.vault is not None

@@ -211,8 +211,8 @@ def test_why_the_gate_is_a_command_hook_an_http_hook_whose_server_is_down_lets_t
 def test_the_gates_settings_win_over_a_users_own_disable_all_hooks(
     tmp_path: Path, api: FakeAnthropic
 ) -> None:
-    from vaultops.gate.claude import gate
-    from vaultops.gate.job import GateJob
+    from vaultops.hook.claude import gate
+    from vaultops.hook.job import GateJob
 
     with gate(GateJob(None, str(tmp_path / "p")), ["claude"]) as settings:
         kept = _claude_removes_victim(api, tmp_path, str(settings), json.dumps({"disableAllHooks": True}))

@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.paths import REPO, TEST_FIXTURES
 from vaultops.commands.hook import hook_command
-from vaultops.gate.answer import decision_json
+from vaultops.hook.answer import decision_json
 from vaultops.store.asked import fingerprint, grant_allowance
 
 FIXTURES = TEST_FIXTURES / "hook"
@@ -255,7 +255,7 @@ def test_a_known_event_without_a_tool_is_denied(workdir: Path) -> None:
 def test_an_exception_inside_the_policy_denies() -> None:
     """The policy raising (a bug) must deny: the hook process is run with ``decide_call`` replaced."""
     code = (
-        "import sys, vaultops.gate.answer as h\n"
+        "import sys, vaultops.hook.answer as h\n"
         "def boom(*a, **k):\n    raise RuntimeError('policy bug')\n"
         "h.decide_call = boom\n"
         "from vaultops.cli import main\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultops.service.notify import Notifier
+from vaultops.service.systemd import Notifier
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_a_child_process_under_notify_socket(listener: tuple[socket.socket, str]
     """As systemd starts the daemon: the variables in its environment, the pid its own."""
     sock, address = listener
     code = (
-        "import os; from vaultops.service.notify import Notifier; n = Notifier(); "
+        "import os; from vaultops.service.systemd import Notifier; n = Notifier(); "
         "assert n.watchdog_interval == 5.0, n.watchdog_interval; n.ready(f'pid {os.getpid()}')"
     )
     env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "10000000"}

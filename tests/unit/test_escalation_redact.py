@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from vaultops.base.layout import STATE_DIR
-from vaultops.gate.answer import HookAnswer
-from vaultops.gate.answer import answer as answer_event
-from vaultops.gate.job import job_from_environ
+from vaultops.hook.answer import HookAnswer
+from vaultops.hook.answer import answer as answer_event
+from vaultops.hook.job import job_from_environ
 from vaultops.store.asked import ESCALATIONS, grant, record_escalation, redacted, waiting
 
 TOKEN = "ghp_" + "A" * 36  # an obviously fake GitHub token

@@ -1,7 +1,7 @@
 """``vaultops hook``: Claude Code's PreToolUse (and PermissionRequest) hook, answering from the policy table.
 
 The command form of the gate, for a person's own sessions wired with ``init --claude`` (jobs vaultops starts
-get the faster ``vaultops.gate.server`` instead).  The decision is ``vaultops.gate.answer``; this adds the
+get the faster ``vaultops.hook.server`` instead).  The decision is ``vaultops.hook.answer``; this adds the
 job from ``VAULTOPS_*`` variables and a watchdog that answers deny by itself after ``DEADLINE`` seconds,
 long before Claude Code's hook timeout (a hook that times out does not block).
 """
@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-from vaultops.gate.answer import HookAnswer, refusal
-from vaultops.gate.answer import answer as answer_event
-from vaultops.gate.job import job_from_environ
+from vaultops.hook.answer import HookAnswer, refusal
+from vaultops.hook.answer import answer as answer_event
+from vaultops.hook.job import job_from_environ
 
 DEADLINE = 5.0  # seconds; Claude Code's own timeout (30 s as wired by `init --claude`) lets the call through
 

@@ -15,7 +15,7 @@ from vaultops.base.layout import CONFIG_FILE, DEFAULT_INBOX, DEFAULT_QUEUE, name
 from vaultops.commands.hook import hook_command
 from vaultops.commands.init_commit import commit_init, dirty_before, untracked
 from vaultops.commands.output import Report
-from vaultops.gate.claude import hook_entry
+from vaultops.hook.claude import hook_entry
 from vaultops.sync.git import Git, GitError
 
 IGNORE_LINES = (".vaultops/state/", ".vaultops/local.toml", "*.vaultops.tmp")

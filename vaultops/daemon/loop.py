@@ -36,7 +36,7 @@ from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
-from vaultops.service.notify import Notifier
+from vaultops.service.systemd import Notifier
 from vaultops.service.units import STOP_MARGIN
 from vaultops.store.inserts import Insert
 from vaultops.store.lock import vault_lock

@@ -19,8 +19,8 @@ from vaultops.base.redact import redact, secret_values
 from vaultops.base.words import counted
 from vaultops.config import check_environ
 from vaultops.engine.context import Context
-from vaultops.gate.answer import GateError, load_table, scope_for
-from vaultops.gate.job import GateJob
+from vaultops.hook.answer import GateError, load_table, scope_for
+from vaultops.hook.job import GateJob
 from vaultops.model import State
 from vaultops.policy.decide import decide_call
 from vaultops.policy.tools import ToolCall, call_actions

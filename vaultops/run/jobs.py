@@ -20,8 +20,8 @@ from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide import targets
 from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
-from vaultops.gate.claude import GateSetupError, gated_command
-from vaultops.gate.job import GateJob
+from vaultops.hook.claude import GateSetupError, gated_command
+from vaultops.hook.job import GateJob
 from vaultops.model import Limits, State
 from vaultops.render.results import RunResult
 from vaultops.run import builtins

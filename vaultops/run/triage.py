@@ -16,8 +16,8 @@ from vaultops.base.redact import redact, secret_values
 from vaultops.config import Config, agent_environ
 from vaultops.decide.classify import TYPES
 from vaultops.decide.triage import OutOfSchema, SecondOpinion, TriageOpinion, cache_key, parse_answer, prompt
-from vaultops.gate.claude import GateSetupError, gated_command
-from vaultops.gate.job import GateJob
+from vaultops.hook.claude import GateSetupError, gated_command
+from vaultops.hook.job import GateJob
 from vaultops.model import Request
 from vaultops.run.jobs import argv_for, workdir_of
 from vaultops.run.outcome import read_attempt

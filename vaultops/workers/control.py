@@ -33,7 +33,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.base.names import name_problem
 from vaultops.bus.identity import PARENT_VAR, WORKER_VAR
 from vaultops.decide.files import files_overlap
-from vaultops.gate.job import GateJob, gate_spec
+from vaultops.hook.job import GateJob, gate_spec
 from vaultops.run.process import _group_alive, _signal_group, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault, inside_any
@@ -110,7 +110,7 @@ def spawn(
     worker; ``dir`` is outside ``[limits] allowed_roots``; as many workers as allowed are alive; or
     ``files`` overlap a live worker's files.  ``plan`` and ``claim``: the plan note (and its claim) the
     daemon started it for; its ``[DONE:…]`` completes that note, and ``request`` (its id) is where the policy
-    gate's escalations land.  A Claude Code worker runs behind the gate (``vaultops.gate``), hosted by its
+    gate's escalations land.  A Claude Code worker runs behind the gate (``vaultops.hook``), hosted by its
     supervisor for as long as it lives; one that cannot be gated does not start."""
     from vaultops.config import agent_environ  # the config (pydantic): only spawn needs it
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from vaultops.base.confine import write_text
-from vaultops.gate.job import GateJob, job_from_spec
+from vaultops.hook.job import GateJob, job_from_spec
 from vaultops.run.process import _Tree, process_start_time
 from vaultops.store.state import StateDB
 from vaultops.workers.logs import OWN_PREFIX, STDERR_PREFIX, RotatingLog
@@ -228,7 +228,7 @@ class Supervisor:
         command = list(self.worker.command)
         if self.gate_job is None:
             return self._run(command)
-        from vaultops.gate.claude import GateSetupError, gated_command  # the policy: only a gated worker
+        from vaultops.hook.claude import GateSetupError, gated_command  # the policy: only a gated worker
 
         try:
             with gated_command(self.gate_job, command, self.gate_escalated) as argv:

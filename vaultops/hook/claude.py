@@ -29,9 +29,9 @@ from typing import Any
 
 from vaultops.base import faults
 from vaultops.base.claude_argv import gate_problem, gated_argv
-from vaultops.gate.answer import OnRecord
-from vaultops.gate.job import GateJob
-from vaultops.gate.server import GateServer
+from vaultops.hook.answer import OnRecord
+from vaultops.hook.job import GateJob
+from vaultops.hook.server import GateServer
 
 MATCHER = "*"  # every tool: Bash, the file tools, the web tools, MCP tools, and whatever comes next
 HOOK_TIMEOUT = 30  # seconds Claude Code waits for a hook; the hook denies by itself long before

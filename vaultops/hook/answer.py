@@ -28,7 +28,7 @@ from typing import Any
 from vaultops.base.config_files import UnreadableConfig, policy_tables
 from vaultops.base.errors import ConfigError
 from vaultops.base.redact import redact
-from vaultops.gate.job import GateJob
+from vaultops.hook.job import GateJob
 from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides

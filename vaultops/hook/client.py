@@ -1,5 +1,5 @@
 """The hook Claude Code runs before each tool call of a job vaultops started: a thin client of the job's
-gate (``vaultops.gate.server``).
+gate (``vaultops.hook.server``).
 
 It runs as ``python -I -S client.py SOCKET``: no site packages, no vaultops imports, only ``socket``, so it
 starts in about a tenth of the time the full hook takes.  It forwards the event and prints the server's

@@ -1,7 +1,7 @@
 """The gate of one job: the policy, answering Claude Code's hook events over a private Unix socket.
 
 A hook is a new process per tool call, and Python's start with vaultops's imports costs most of a tenth of
-a second; the thin client (``vaultops.gate.client``) starts bare and asks this server, which has the policy
+a second; the thin client (``vaultops.hook.client``) starts bare and asks this server, which has the policy
 loaded already.  One server per job: the socket names the job, so the client needs to say nothing but the
 event, and the job's scope comes from vaultops itself, never from the agent's environment.
 
@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from vaultops.gate.answer import HookAnswer, OnRecord, answer, refusal
-from vaultops.gate.job import GateJob
+from vaultops.hook.answer import HookAnswer, OnRecord, answer, refusal
+from vaultops.hook.job import GateJob
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes: a Write of a big file comes whole; past this the call is denied
 READ_TIMEOUT = 5.0  # seconds a client may take to send its event (the client itself gives up after 5 s)
