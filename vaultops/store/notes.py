@@ -377,6 +377,12 @@ class NoteWriter:
                 return True
         raise _kept_changing(rel)
 
+    def replace(self, rel: str, expected: bytes | None, new: bytes) -> bool:
+        """Write ``new`` whole over the note if it still holds ``expected`` (None: if it still does not
+        exist), with the same checks and atomic replace as ``apply``; False when it changed since it was
+        read (nothing is written).  The engine's ``Notes`` port (``engine.ports``) names this."""
+        return self._replace(self.vault.resolve(rel), expected, new)
+
     def _replace(self, path: Path, expected: bytes | None, new: bytes, stamp: int | None = None) -> bool:
         """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist) and
         has not been written since ``stamp`` (its mtime when read)."""

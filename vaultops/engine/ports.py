@@ -1,0 +1,185 @@
+"""The engine's ports: every side effect a request's life has, each behind a small interface, so that the
+engine can be run against the real adapters (git, the disk, state.db, Telegram, processes) or against
+their in-memory twins (``engine.memory``) as huey runs against ``MemoryStorage``.
+
+Each port holds only what the engine calls today on the class it stands for (found by grep in
+``vaultops/engine`` and ``vaultops/daemon``), so that the real class fits it without an adapter.  The one
+exception is ``Notes``: what the engine does with a note is spread over the note writer, the publisher
+(HEAD's version) and the vault (the plan notes), so ``engine.disk.DiskNotes`` gathers them.
+
+``_fits`` at the end makes mypy prove that each real class fits its port; it exists for the type checker
+only, and so does every import of a real class here: importing this module does no I/O and pulls in no
+edge (``tests/contract`` runs the same cases against both sides).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from vaultops.engine.disk import DiskNotes
+    from vaultops.notify.message import Notice
+    from vaultops.notify.outbox import Entry
+    from vaultops.notify.outbox import Outbox as RealOutbox
+    from vaultops.notify.send import TelegramTarget
+    from vaultops.notify.telegram import Batch, Telegram
+    from vaultops.run.dispatch import Dispatched, Dispatcher
+    from vaultops.run.jobs import Job
+    from vaultops.store.state import OwnLine, StateDB
+    from vaultops.sync.remote import Pulled, Pushed
+    from vaultops.sync.remote import Remote as RealRemote
+
+
+class Remote(Protocol):
+    """The remote as the arbiter between machines (``sync.remote.Remote``): a claim, a result or a notice's
+    line is a commit built on this clone's HEAD and pushed, and the push is the compare-and-swap."""
+
+    name: str  # said in the sentences about it
+
+    def head(self) -> str | None:
+        """This clone's HEAD (None: no commit yet)."""
+        ...
+
+    def tip(self) -> str | None:
+        """The remote's branch as this clone last fetched it (None: no such branch yet)."""
+        ...
+
+    def pull(self) -> Pulled:
+        """Fetch, and bring this clone to the remote's tip (its own commits rebuilt on top)."""
+        ...
+
+    def swap(
+        self, files: dict[str, bytes], message: str, agent: str, head: str | None, stage: str = "claim"
+    ) -> Pushed:
+        """Commit ``files`` on ``head`` without touching the working tree and push it: "pushed", or
+        "behind" when the remote no longer holds ``head``'s history (someone pushed first)."""
+        ...
+
+    def adopt(self, commit: str, old_head: str | None, paths: list[str]) -> bool:
+        """Make a pushed commit HEAD; False when HEAD is no longer ``old_head``."""
+        ...
+
+    def push(self, commit: str | None = None) -> Pushed:
+        """Push ``commit`` (default HEAD) as it is: never a force-push."""
+        ...
+
+    def merge_through(self) -> Pushed:
+        """The wrong way, for the race test's control run only (fault ``claims.merge``)."""
+        ...
+
+
+class Notes(Protocol):
+    """The notes: as the person's disk holds them, as HEAD holds them, and written whole."""
+
+    def read(self, rel: str) -> bytes | None:
+        """The note's bytes on disk now, the person's unsaved-to-git lines included (None: no such note)."""
+        ...
+
+    def head_version(self, rel: str) -> tuple[str | None, bytes | None]:
+        """This clone's HEAD and the note's bytes in it: what a commit pushed through the remote is built
+        on, never the person's uncommitted lines."""
+        ...
+
+    def replace(self, rel: str, expected: bytes | None, new: bytes) -> bool:
+        """Write ``new`` whole and atomically if the note still holds ``expected`` (None: still does not
+        exist); False, with nothing written, when it changed since it was read."""
+        ...
+
+    def plan_notes(self) -> list[str]:
+        """The queue folder's plan notes, in the order a pass looks at them."""
+        ...
+
+
+class Ledger(Protocol):
+    """What the engine asks of state.db (``store.state.StateDB``): claims this clone made, runs, costs,
+    first sightings, the lines it wrote, events and small flags."""
+
+    def claimed(
+        self, file: str, request_id: str, claim: str, handler: str, host: str, outcome: str = "claimed"
+    ) -> None: ...
+    def confirm_claims(self, claims: list[str]) -> None: ...
+    def drop_claims(self, claims: list[str]) -> None: ...
+    def knows_claim(self, claim: str) -> bool: ...
+    def run_started(
+        self, file: str, request_id: str, claim: str, attempt: int, handler: str, host: str, pid: int | None
+    ) -> int: ...
+    def run_ended(
+        self, run_id: int, outcome: str, exit_code: int | None, duration: float, log: str | None = None,
+        cost_usd: float | None = None,
+    ) -> None: ...  # fmt: skip
+    def job_started(self, run_id: int, pid: int, start: int | None) -> None: ...
+    def unfinished_runs(self, host: str) -> list[dict[str, Any]]: ...
+    def last_heavy_run(self, file: str, request_id: str) -> dict[str, Any] | None: ...
+    def cost_since(self, since: float) -> float: ...
+    def first_seen(self, file: str, request_id: str, person_hash: str, now: float) -> float: ...
+    def remember_lines(self, file: str, lines: Sequence[tuple[str, str, str]]) -> None: ...
+    def wrote_line(self, file: str, request_id: str, line: str) -> bool: ...
+    def own_line(self, file: str, request_id: str, line: str) -> OwnLine | None: ...
+    def consume(self, file: str, request_id: str, line: str) -> None: ...
+    def event(
+        self, kind: str, file: str | None = None, request_id: str | None = None, **detail: Any
+    ) -> None: ...
+    def events(self, kind: str | None = None, after: int = 0) -> list[dict[str, Any]]: ...
+    def health(self, profile: str) -> tuple[str, float, float, str] | None: ...
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str) -> None: ...
+
+
+class Outbox(Protocol):
+    """Notices waiting to go out (``notify.outbox.Outbox``): one key, one notice, ever."""
+
+    def queue(self, notice: Notice, now: float | None = None) -> bool:
+        """Keep it to be sent; False when its key was queued before, sent or not."""
+        ...
+
+    def pending(self, now: float | None = None) -> list[Entry]: ...
+    def entry(self, key: str) -> Entry | None: ...
+    def reached(self, key: str, target: str) -> None: ...
+    def sent(self, key: str, now: float | None = None) -> None: ...
+    def failed(
+        self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = (), wait: float = 0.0
+    ) -> None: ...
+
+
+class Chat(Protocol):
+    """Where the person's replies come from (``notify.telegram.Telegram``): a reply is given again on
+    every fetch until its offset is acknowledged, so one that was never written down is not lost."""
+
+    def fetch(self, timeout: float | None = None) -> Batch: ...
+    def ack(self, next_offset: int | None) -> None: ...
+
+
+class Sender(Protocol):
+    """Where a notice goes (``notify.send.Target``; ``TelegramTarget`` for a chat)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    def send(self, notice: Notice) -> None: ...
+
+
+class Runner(Protocol):
+    """What runs a claimed job's agent (``run.dispatch.Dispatcher``): its lock serialises state.db between
+    the pass's worker threads, and ``cancel`` stops running attempts when the daemon stops."""
+
+    lock: threading.Lock
+    cancel: threading.Event | None
+
+    def run(self, job: Job, started: datetime) -> Dispatched: ...
+
+
+if TYPE_CHECKING:
+
+    def _fits(
+        remote: RealRemote, notes: DiskNotes, state: StateDB, outbox: RealOutbox, chat: Telegram,
+        sender: TelegramTarget, runner: Dispatcher,
+    ) -> None:  # fmt: skip
+        """mypy's proof that today's classes fit their ports (never defined at run time)."""
+        ports: tuple[Remote, Notes, Ledger, Outbox, Chat, Sender, Runner] = (
+            remote, notes, state, outbox, chat, sender, runner,
+        )  # fmt: skip
+        del ports
