@@ -34,9 +34,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
-from vaultops.base.http import HttpFailure, fetch_json
 from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig
+from vaultops.notify.http import HttpFailure, fetch_json
 from vaultops.notify.logs import Log
 from vaultops.notify.message import ELLIPSIS, SHORTENED, Ask, Notice, one_line
 from vaultops.notify.replies import ChatAnswer, Press, Verdict, parse_reply

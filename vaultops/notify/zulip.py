@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vaultops.base.http import HttpFailure, fetch_json
 from vaultops.base.redact import redact
 from vaultops.config import ZulipConfig
+from vaultops.notify.http import HttpFailure, fetch_json
 from vaultops.notify.logs import Log
 from vaultops.notify.message import ELLIPSIS, Notice, one_line, shorten
 from vaultops.notify.replies import ChatAnswer, parse_reply
