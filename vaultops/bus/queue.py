@@ -7,11 +7,8 @@ delivery marks; neither hands out a message the other just handed out.
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from vaultops.bus.message import PRIORITIES, BusError, Message, check_name, check_priority, storable
@@ -45,22 +42,12 @@ class Bus:
     redelivery timeout without waiting for it."""
 
     def __init__(self, state: StateDB, clock: Callable[[], float] = time.time) -> None:
+        self.state = state
         self.db = state.db
         self.clock = clock
-        # StateDB's connection may be shared between threads (check_same_thread=False); two threads in one
-        # connection would share one transaction, so the bus serialises its own transactions.
-        self._lock = threading.Lock()
-
-    @contextmanager
-    def _immediate(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")  # waits up to the connection's timeout for other writers
-            try:
-                yield self.db
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
+        # StateDB's connection may be shared between threads: a single statement takes its lock too, so that
+        # it never lands inside another thread's transaction.
+        self._lock = state.lock
 
     def send(self, sender: str, to: str, text: str, priority: str = "normal") -> Message:
         check_priority(priority)
@@ -87,7 +74,7 @@ class Bus:
         if limit < 1:
             raise BusError(f"limit is {limit}; read at least one message")
         now = self.clock()
-        with self._immediate() as db:
+        with self.state.immediate() as db:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM bus WHERE recipient = ? AND acked_at IS NULL"
                 " AND (delivered_at IS NULL OR delivered_at < ?)"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, Self
@@ -357,6 +359,11 @@ class StateDB:
             confine(path.with_name(path.name + side))
         self.path = path
         self.db = connect(path)
+        # The connection may be shared between threads (check_same_thread=False), and two threads in one
+        # connection share one transaction: whoever writes while another thread may be inside
+        # ``immediate`` holds this around the statement.  Re-entrant, so that a nested ``immediate`` in
+        # one thread fails as SQLite's error (a transaction within a transaction) rather than hanging.
+        self.lock = threading.RLock()
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
@@ -367,6 +374,20 @@ class StateDB:
                 except sqlite3.OperationalError as exc:  # another process opening it added it first
                     if "duplicate column" not in str(exc):
                         raise
+
+    @contextmanager
+    def immediate(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction that takes SQLite's write lock before its first read, so that a reader
+        in another process waits for it and then sees what it wrote (two inbox reads never hand out one
+        message twice; two spawns never both take the last place).  Rolled back if the block raises."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")  # waits up to the connection's timeout for other writers
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
 
     def _exec(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         return self.db.execute(sql, tuple(_safe(a) for a in args))

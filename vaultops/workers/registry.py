@@ -121,13 +121,8 @@ class Registry:
     def exclusive(self) -> Iterator[None]:
         """One writer at a time across processes: the cap and the overlap check see every spawn that
         committed before, and two spawns cannot both take the last place."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.state.immediate():
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def get(self, name: str) -> Worker | None:
         rows = self._rows("SELECT * FROM workers WHERE name = ?", (name,))
