@@ -25,20 +25,17 @@ from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.daemon.events import watch
 from vaultops.daemon.listen import ChatListener
 from vaultops.daemon.log import DaemonLog
-from vaultops.daemon.restore import ClaimMemory
 from vaultops.decide.classify import warm
-from vaultops.engine.context import Unplaced
+from vaultops.engine.carried import Carried
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import Claimed, Done
-from vaultops.engine.recover import release_unstarted
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.service.systemd import Notifier
 from vaultops.service.units import STOP_MARGIN
-from vaultops.store.inserts import Insert
 from vaultops.store.lock import vault_lock
 from vaultops.store.notes import NoteWriter, remove_stale_temps
 from vaultops.store.state import StateDB
@@ -47,7 +44,6 @@ from vaultops.vault import Vault
 
 TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this often
 FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
-UNPLACED_FOR = 3600.0  # seconds a result keeps looking for its request before it is given up
 BACKOFF_FIRST = 1.0  # seconds before the first try again after a failed step; doubled per failure
 BACKOFF_MAX = 60.0  # the longest wait between tries of a step that keeps failing
 QUIET_FOR = 600.0  # seconds a warning must go unsaid before it is said again (once per incident)
@@ -67,14 +63,12 @@ class Daemon:
         self.inflight_files: dict[str, tuple[str, ...]] = {}  # claim -> a plan note's files: while it runs
         self.settle_at: float | None = None
         self.reconcile_at = 0.0
-        # results not yet placed, with when each was first tried
-        self.unplaced: list[tuple[float, Unplaced]] = []
         self.pending: list[Done] = []  # finished jobs whose result is not recorded yet: tried until it is
         self.failing: dict[str, tuple[str, int]] = {}  # step -> the failure said of it, and tries in a row
         self.retry_at = 0.0  # no step before this (monotonic), after a failed one: the daemon never spins
         self.deferred = False  # something asked for a pass while the daemon waited to try again
         self.said: dict[str, float] = {}  # warning -> when it was last reported (monotonic)
-        self.memory = ClaimMemory()
+        self.carried = Carried()  # what the engine keeps from one pass to the next
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
         self.unsafe = ""  # what the last pass found leading out of the vault, said once
@@ -156,9 +150,9 @@ class Daemon:
 
     def recover_pass(self) -> None:
         first = self.new_pass()
-        first.ctx.pull()
+        first.pull()
         first.recover()
-        self.report(first.close())
+        self.report(first.finish())
 
     def guarded(self, step: Callable[[], None], *, check: bool = True, name: str = "pass") -> None:
         """A pass, unless a folder vaultops writes to leads out of the vault: then the pass writes nothing
@@ -266,69 +260,25 @@ class Daemon:
 
     def new_pass(self) -> Pass:
         # one publisher for the daemon's life: whatever a pass could not commit or push, a later one does
-        return Pass(self.vault, self.state, local_now, self.writer, self.publisher)
-
-    def place_waiting_results(self, p: Pass) -> None:
-        """Results whose request was missing from the note as read (caught mid-save): try them again, and
-        say so if one stays unplaced for long (its output is still in the run's log)."""
-        if not self.unplaced:
-            return
-        waiting, self.unplaced = self.unplaced, []
-        by_note: dict[str, list[Insert]] = {}
-        for _, left in waiting:
-            by_note.setdefault(left.rel, []).append(left.insert)
-        for rel, inserts in by_note.items():
-            p.ctx.write(rel, inserts)
-        first_seen = {id(left.insert): t for t, left in waiting}
-        now = time.monotonic()
-        for left in p.ctx.unplaced:
-            started = first_seen.get(id(left.insert), now)
-            if now - started > UNPLACED_FOR:
-                rid = left.insert.target.request_id
-                self.log.warn(f"{rid}: result not recorded, its request is gone from {left.rel}")
-            else:
-                self.unplaced.append((started, left))
-        p.ctx.unplaced.clear()
-
-    def restore(self, p: Pass) -> None:
-        """An editor saved over this daemon's lines (in the inbox or a plan note): put them back before
-        deciding anything."""
-        for rel in self.memory.notes():
-            note = p.ctx.read(rel)
-            back = self.memory.restorations(note, set(self.inflight)) if note is not None else []
-            if back:
-                ids = ",".join(sorted({ins.target.request_id for ins in back}))
-                self.log.info("restoring", note=rel, requests=ids)
-                p.ctx.write(rel, back)
+        return Pass(self.vault, self.state, local_now, self.writer, self.publisher, self.carried)
 
     def run_pass(self, why: str) -> None:
+        """The driver's steps up to the claims; the jobs go to the pool, and each is recorded as it ends."""
         faults.reach("pass.start")
         p = self.new_pass()
         notify = self.config.notify
         chat = notify.telegram.listening or notify.zulip.listening  # answers read every [daemon] fetch
         publisher = p.ctx.publisher
-        if publisher.shared:
-            # a save here needs no fetch every time: a claim on a stale base is refused by the remote
-            publisher.pull(p.report.warnings, max_age=0.0 if why == "fetch" else FETCH_AGE)
+        # a save here needs no fetch every time: a claim on a stale base is refused by the remote
+        p.pull(max_age=0.0 if why == "fetch" else FETCH_AGE)
         if publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
-        self.restore(p)
-        self.place_waiting_results(p)
-        waiting = {left.insert.claim for _, left in self.unplaced}
-        release_unstarted(p.ctx, frozenset({*self.inflight, *waiting}))
+        p.mend(frozenset(self.inflight))
+        self.hear(p, chat and ("fetch" in why or why == "timer" or "chat" in why))
         # without a remote, claims wait in the pool's queue: nothing else could take them meanwhile
         slots = self.config.limits.max_concurrent - len(self.inflight) if publisher.shared else None
         running = [f for f in self.inflight_files.values() if f]
-        replies = chat and ("fetch" in why or why == "timer" or "chat" in why)
-        listener = self.listener
-        if listener is None:
-            claimed = p.claim(slots=slots, replies=replies, running_files=running)
-        else:  # Telegram's answers come from the listener, as soon as they arrive
-            try:
-                take = listener.take
-                claimed = p.claim(slots=slots, replies=replies, running_files=running, read_telegram=take)
-            finally:
-                listener.done()
+        claimed = p.take(slots=slots, running_files=running)
         next_settle = p.report.next_settle
         self.settle_at = time.monotonic() + next_settle if next_settle else None
         if p.report.again:  # a request taken over: a light check runs again right away
@@ -338,9 +288,21 @@ class Daemon:
             faults.reach("daemon.submit")
             dispatcher = p.dispatcher(claimed, self.cancel)
             for c in claimed:
-                self.memory.claimed(c.job.file, c.item.target, c.job.claim, c.lines)
                 self.submit(p, c, dispatcher)
-        self.report(p.close(), why)
+        self.report(p.finish(), why)
+
+    def hear(self, p: Pass, ask: bool) -> None:
+        """Telegram's answers come from the listener as soon as they arrive; ``ask``: the chat services are
+        asked here too (on a fetch, a timer, or a wake from chat)."""
+        listener = self.listener
+        if listener is None:
+            if ask:
+                p.hear(ask=True)
+            return
+        try:
+            p.hear(listener.take, ask=ask)
+        finally:
+            listener.done()
 
     def submit(self, p: Pass, claimed: Claimed, dispatcher: Dispatcher) -> None:
         job = claimed.job
@@ -370,18 +332,16 @@ class Daemon:
 
     def record(self, done: list[Done]) -> None:
         p = self.new_pass()
-        now = time.monotonic()
-        for ins in p.record(done):
-            self.memory.recorded(ins)
-        self.unplaced += [(now, left) for left in p.ctx.unplaced]
-        p.ctx.unplaced.clear()
-        report = p.close()
+        p.record(done)
+        report = p.finish()
         for d in done:
             self.inflight.pop(d.claimed.job.claim, None)
             self.inflight_files.pop(d.claimed.job.claim, None)
         self.report(report, "finished")
 
     def report(self, report: PassReport, why: str = "") -> None:
+        for rid in report.restored:
+            self.log.info("restoring", request=rid)
         for rid, state, detail in report.outcomes:
             self.log.info("outcome", request=rid, state=state, detail=detail, why=why)
         now = time.monotonic()

@@ -1,10 +1,26 @@
-"""One pass over the vault, in named steps: recover → claim → run each job → record → close.
+"""The engine's driver: one pass over the vault, a request's whole life in named steps, read top to bottom.
 
-``Pass.run`` is the whole of ``vaultops tick``: those steps one after the other.  The daemon makes the same
-calls, but runs the jobs in the background and records each batch as it finishes (``daemon.loop``).
-The steps are thin: what to do with each request is the gate's decision (``decide.gate``, pure), and
-each stage lives in its own module: ``facts`` (what the gate reads), ``claims``, ``running``,
-``results``, ``follow`` (workers), ``chat`` (answers from Telegram), ``recover`` (after a crash).
+    pull → hear → for each note: read → decide → claim → run → record → remind → publish → tell
+
+``vaultops tick`` is ``Pass.run()``.  The daemon (``daemon.loop``) calls the same steps and keeps only
+*when*: file events, timers, signals, and the pool its jobs run in (it records each job as it ends).
+Between passes a process carries the lines it wrote and the results still looking for their request
+(``engine.carried``), mended at the start of each daemon pass (``Pass.mend``).
+
+Each step is a short method over a stage module of this package; the steps decide nothing themselves:
+what to do with each request is the gate's decision (``decide.gate``, pure).  Git is touched at the steps
+that say so, and nowhere else:
+
+    pull     fetch, and follow the remote (engine.publish)
+    hear     the person's answers from chat, committed (and pushed) before anything is claimed
+    claim    the compare-and-swap push that makes each claim real, before any job starts
+    record   results pushed before they are written to the note (or committed, then pushed)
+    remind   a reminder's or digest's daily-note line pushed, as a claim is, before it is sent
+    publish  the commit (and push) of everything the pass wrote
+    tell     incidents' lines committed after the notices went out
+
+One fault stays where it happened: one note's stops that note (``note_failed``), one job's that job
+(``job_failed``), one request's that request (``decide.gate``).
 """
 
 from __future__ import annotations
@@ -18,7 +34,9 @@ from datetime import datetime
 from vaultops.base import faults
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
 from vaultops.base.visible import described
-from vaultops.engine import decide as gathering
+from vaultops.decide.gate import Agenda
+from vaultops.engine import decide as deciding
+from vaultops.engine.carried import UNPLACED_FOR, Carried
 from vaultops.engine.claim import claim
 from vaultops.engine.context import Clock, Context, local_now
 from vaultops.engine.copies import tell_copies
@@ -31,7 +49,7 @@ from vaultops.engine.peers import watch_peers
 from vaultops.engine.problems import tell_problems
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import CLAIM_ATTEMPTS, Claimed, Done, apply, record
-from vaultops.engine.recover import recover
+from vaultops.engine.recover import recover, release_unstarted
 from vaultops.engine.remind import on_time
 from vaultops.engine.report import PassReport
 from vaultops.engine.run import dispatcher_for, run_job
@@ -40,12 +58,17 @@ from vaultops.model import State
 from vaultops.render.journal import DailyWriter
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
+from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import MISSING, Insert
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
-__all__ = ["Clock", "Pass", "PassReport", "job_failed", "local_now", "note_failed"]
+__all__ = ["STEPS", "Clock", "Pass", "PassReport", "job_failed", "local_now", "note_failed"]
+
+# The steps of a request's life, in order: each is a method of ``Pass`` (docs/architecture.md lists them,
+# and a test keeps the two equal).  ``run_job`` is the run step: ``run`` is the whole pass.
+STEPS = ("pull", "hear", "read", "decide", "claim", "run_job", "record", "remind", "publish", "tell")
 
 
 def job_failed(claimed: Claimed, started: datetime, exc: Exception) -> RunResult:
@@ -77,47 +100,111 @@ class Pass:
         clock: Clock = local_now,
         writer: NoteWriter | None = None,
         publisher: Publisher | None = None,
+        carried: Carried | None = None,
     ) -> None:
         self.ctx = Context(
             vault, state, clock, writer or NoteWriter(vault), publisher or Publisher.open(vault)
         )
         self.report = self.ctx.report
         self.daily = DailyWriter(vault, self.ctx.writer, self.report.warnings)
+        self.carried = carried or Carried()
 
-    # --- the steps ----------------------------------------------------------------------------
+    # --- a whole pass: ``vaultops tick`` --------------------------------------------------------
 
-    def recover(self) -> None:
-        """After a crash: results kept from jobs that finished are written; this machine's other
-        unfinished claims become ``interrupted``."""
-        place_kept(self.ctx, self.daily)
-        recover(self.ctx)
+    def run(self, wait_settle: bool = True, batch: int | None = None) -> PassReport:
+        """Every step once.  ``batch``: claim at most this many agents' jobs; the report says ``more`` when
+        it claimed that many, and the caller runs another pass."""
+        self.pull()
+        self.hear()
+        claimed = self.take(wait_settle=wait_settle, slots=batch)  # each note: read → decide → claim
+        self.report.more = batch is not None and len(claimed) >= batch
+        if claimed:
+            faults.reach("pass.start_jobs")
+            dispatcher = self.dispatcher(claimed)
+            with ThreadPoolExecutor(max_workers=self.ctx.config.limits.max_concurrent) as pool:
+                results = list(pool.map(lambda c: self.run_job(c, dispatcher), claimed))
+            self.record([Done(c, r) for c, r in zip(claimed, results, strict=True)])
+            for _, left in self.carried.unplaced:  # a tick has no later pass to try again: say so
+                self.ctx.warn(
+                    f"{left.insert.target.request_id}: not recorded, {MISSING}; its log is in "
+                    ".vaultops/state/logs/"
+                )
+        return self.finish()
 
-    def claim(
+    def finish(self) -> PassReport:
+        """The end of every pass, whatever it did before: remind → publish → tell."""
+        self.remind()
+        self.publish()
+        return self.tell()
+
+    # --- the steps, in order --------------------------------------------------------------------
+
+    def pull(self, *, max_age: float = 0.0) -> None:
+        """Git: fetch and follow the remote (at most every ``max_age`` seconds), pushing what this clone
+        has that the remote has not."""
+        self.ctx.publisher.pull(self.report.warnings, max_age=max_age)
+
+    def hear(self, read_telegram: TelegramSource | None = None, *, ask: bool = True) -> None:
+        """The person's answers in chat become ``- decision:`` lines under their requests; git: committed
+        (and pushed) before anything is claimed.  ``read_telegram``: Telegram's updates as the daemon's
+        listener read them; ``ask``: ask the chat services here."""
+        take_replies(self.ctx, read_telegram, ask=ask)
+
+    def take(
         self,
         *,
         wait_settle: bool = False,
         slots: int | None = None,
-        replies: bool = True,
         running_files: Sequence[tuple[str, ...]] = (),
-        read_telegram: TelegramSource | None = None,
     ) -> list[Claimed]:
-        """Read, decide and make the first write of each note; returns the jobs claimed.  ``replies``:
-        first write the person's answers waiting in chat; ``read_telegram``: Telegram's, as the daemon's
-        listener has read them (taken on every pass).  ``slots``: how many jobs may start now;
-        ``running_files``: the files: of plan jobs still running (the daemon's)."""
-        if replies or read_telegram is not None:
-            take_replies(self.ctx, read_telegram, ask=replies)
+        """read → decide → claim, note by note; returns the jobs claimed.  ``slots``: how many jobs may start
+        now; ``running_files``: the files: of plan jobs still running (the daemon's)."""
         claimed: list[Claimed] = []
         tell_copies(self.ctx)  # sync tools' conflict copies are never run: said once each
         for rel in self.ctx.notes():
             left = None if slots is None else max(0, slots - len(claimed))
             try:
-                claimed += self._claim_note(rel, wait_settle, left, claimed, running_files)
+                claimed += self._take_note(rel, wait_settle, left, claimed, running_files)
             except (UnsafePath, LockBusy, ConfigError):
                 raise  # the vault's own trouble, not this note's: the caller says it
             except Exception as exc:  # one note's fault stops that note, never the pass
                 self.ctx.warn(note_failed(rel, exc))
         return claimed
+
+    def read(self, rel: str) -> ParsedNote | None:
+        """A note as its answers stand (forged ones set aside), with its workers' news written in first;
+        None when it cannot be worked on now (the report says why)."""
+        note = self.ctx.read(rel)
+        if note is not None and follow_workers(self.ctx, note, self.daily):
+            note = self.ctx.read(rel)
+        return note
+
+    def decide(
+        self,
+        note: ParsedNote,
+        busy: list[tuple[str, ...]],
+        starting: list[str],
+        slots: int | None,
+    ) -> Agenda:
+        """The facts the gate reads (state.db, the clock, what runs), then the gate's decision for each
+        request of the note (``decide.gate.agenda_for``, pure)."""
+        facts = deciding.gather(self.ctx, note, busy_files=busy, starting=starting, slots=slots)
+        return deciding.agenda(self.ctx, note, facts)
+
+    def claim(self, note: ParsedNote, agenda: Agenda) -> list[Claimed] | None:
+        """The note's first write (claims, errors, escalations, light results); git: with a remote, the
+        compare-and-swap push that makes the claims real.  None: the remote moved first (nothing written)."""
+        written = claim(self.ctx, note, list(agenda.items))
+        if written is None:
+            return None
+        for effect in written.effects:
+            try:  # the claims are made: a failure to tell of one never loses the jobs
+                apply(self.ctx, effect, self.daily)
+            except Exception as exc:
+                self.ctx.warn(note_failed(note.rel, exc))
+        for c in written.claimed:  # put back if an editor's save wipes them (``mend``)
+            self.carried.lines.claimed(c.job.file, c.item.target, c.job.claim, c.lines)
+        return written.claimed
 
     def run_job(self, claimed: Claimed, dispatcher: Dispatcher) -> RunResult:
         """One claimed job to its end (safe to call from a worker thread); its result is kept on disk
@@ -130,51 +217,61 @@ class Pass:
         keep(self.ctx, Done(claimed, result))
         return result
 
-    def record(self, done: list[Done]) -> list[Insert]:
-        """Results into their notes; returns the inserts an editor saving over them would take away."""
-        inserts = record(self.ctx, done, self.daily)
+    def record(self, done: list[Done]) -> None:
+        """Results into their notes, each only where its claim still holds, and into the daily note; git:
+        with a remote, pushed before they are written.  A result whose request is missing (caught
+        mid-save) is carried to the next pass."""
+        for ins in record(self.ctx, done, self.daily):
+            self.carried.lines.recorded(ins)  # an editor saving over it gets it back
         for d in done:  # in the note now (or kept as a late result): nothing left to recover
             forget(self.ctx, d.claimed.job.claim)
-        return inserts
+        now = time.monotonic()
+        self.carried.unplaced += [(now, left) for left in self.ctx.unplaced]
+        self.ctx.unplaced.clear()
 
-    def close(self) -> PassReport:
-        """Reminders and the digest that are due, peers gone quiet or back, the daily note, the dashboard,
-        the commit (and push), then the notices, which link to lines now in the vault."""
+    def remind(self) -> None:
+        """Reminders and the digest that are due, peers gone quiet or back, remote and disk problems; git:
+        each reminder's daily-note line pushed, as a claim is, before it is sent."""
         on_time(self.ctx, self.daily)
         watch_peers(self.ctx, self.daily)
         tell_problems(self.ctx)
+
+    def publish(self) -> None:
+        """The daily note, this machine's note and the dashboard; git: the commit (and push) of every path
+        the pass wrote, and of what earlier ones could not commit."""
         for rel in self.daily.flush(self.ctx.clock()):
             self.report.written.append(rel)
         show(self.ctx)
         self.ctx.commit()
+
+    def tell(self) -> PassReport:
+        """The notices, after the commit, so that they link to lines now in the vault; a channel failing or
+        back is written as an incident (git: committed)."""
         tell_incidents(self.ctx, self.daily, self.ctx.teller.deliver(self.ctx.clock().timestamp()))
         return self.report
+
+    # --- before the steps: after a crash, and between a process's passes -------------------------
+
+    def recover(self) -> None:
+        """At start: results kept from jobs that finished are written; this machine's other unfinished
+        claims become ``interrupted``."""
+        place_kept(self.ctx, self.daily)
+        recover(self.ctx)
+
+    def mend(self, running: frozenset[str]) -> None:
+        """Each pass of a process that lives on (the daemon), before deciding anything: its lines an
+        editor's save wiped are put back, results still looking for their request are placed, and its
+        claims that no job runs (``running``: those that do) are closed as never started."""
+        self._restore(running)
+        self._place_unplaced()
+        release_unstarted(self.ctx, running | self.carried.waiting())
 
     def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Dispatcher:
         return dispatcher_for(self.ctx, claimed, cancel)
 
-    def run(self, wait_settle: bool = True, batch: int | None = None) -> PassReport:
-        """A whole pass (``vaultops tick``).  ``batch``: claim at most this many agents' jobs; the report
-        says ``more`` when it claimed that many, and the caller runs another pass."""
-        self.ctx.pull()
-        claimed = self.claim(wait_settle=wait_settle, slots=batch)
-        self.report.more = batch is not None and len(claimed) >= batch
-        if claimed:
-            faults.reach("pass.start_jobs")
-            dispatcher = self.dispatcher(claimed)
-            with ThreadPoolExecutor(max_workers=self.ctx.config.limits.max_concurrent) as pool:
-                results = list(pool.map(lambda c: self.run_job(c, dispatcher), claimed))
-            self.record([Done(c, r) for c, r in zip(claimed, results, strict=True)])
-            for left in self.ctx.unplaced:  # a pass has no later pass to try again: say so
-                self.ctx.warn(
-                    f"{left.insert.target.request_id}: not recorded, {MISSING}; its log is in "
-                    ".vaultops/state/logs/"
-                )
-        return self.close()
+    # --- inside the steps -----------------------------------------------------------------------
 
-    # --- one note -----------------------------------------------------------------------------
-
-    def _claim_note(
+    def _take_note(
         self,
         rel: str,
         wait_settle: bool,
@@ -191,13 +288,10 @@ class Pass:
         soonest_before = self.report.next_settle
         for _ in range(CLAIM_ATTEMPTS):
             faults.reach("claim.note")
-            note = ctx.read(rel)
-            if note is not None and follow_workers(ctx, note, self.daily):
-                note = ctx.read(rel)
+            note = self.read(rel)
             if note is None:
                 return []
-            facts = gathering.gather(ctx, note, busy_files=busy, starting=starting, slots=slots)
-            agenda = gathering.agenda(ctx, note, facts)
+            agenda = self.decide(note, busy, starting, slots)
             self.report.settling += [
                 f"{s.request_id} (settling, {s.seconds:.1f} s to go)" for s in agenda.settling
             ]
@@ -210,16 +304,43 @@ class Pass:
                 continue
             if not agenda.items:
                 return []
-            written = claim(ctx, note, list(agenda.items))
-            if written is not None:
-                for effect in written.effects:
-                    try:  # the claims are made: a failure to tell of one never loses the jobs
-                        apply(ctx, effect, self.daily)
-                    except Exception as exc:
-                        ctx.warn(note_failed(rel, exc))
-                return written.claimed
+            claimed = self.claim(note, agenda)
+            if claimed is not None:
+                return claimed
             ctx.pull()
             if not ctx.publisher.through_remote:
                 return []
         ctx.warn(f"the remote kept moving while claiming ({CLAIM_ATTEMPTS} tries); trying on the next pass")
         return []
+
+    def _restore(self, running: frozenset[str]) -> None:
+        """An editor saved over this process's lines (in the inbox or a plan note): put them back."""
+        memory = self.carried.lines
+        for rel in memory.notes():
+            note = self.ctx.read(rel)
+            back = memory.restorations(note, set(running)) if note is not None else []
+            if back:
+                self.report.restored += sorted({ins.target.request_id for ins in back})
+                self.ctx.write(rel, back)
+
+    def _place_unplaced(self) -> None:
+        """Results whose request was missing from the note as read: tried again, and given up (said) once
+        one stays unplaced for ``UNPLACED_FOR`` (its output is still in the run's log)."""
+        waiting, self.carried.unplaced = self.carried.unplaced, []
+        if not waiting:
+            return
+        by_note: dict[str, list[Insert]] = {}
+        for _, left in waiting:
+            by_note.setdefault(left.rel, []).append(left.insert)
+        for rel, inserts in by_note.items():
+            self.ctx.write(rel, inserts)
+        first_seen = {id(left.insert): t for t, left in waiting}
+        now = time.monotonic()
+        for left in self.ctx.unplaced:
+            started = first_seen.get(id(left.insert), now)
+            if now - started > UNPLACED_FOR:
+                rid = left.insert.target.request_id
+                self.ctx.warn(f"{rid}: result not recorded, its request is gone from {left.rel}")
+            else:
+                self.carried.unplaced.append((started, left))
+        self.ctx.unplaced.clear()

@@ -19,12 +19,14 @@ class PassReport:
     next_settle: float | None = None  # seconds until the soonest settling request may be claimed
     again: bool = False  # a request was taken over: a light check can run again right away
     more: bool = False  # a batch as large as allowed was claimed: more work may be waiting
+    restored: list[str] = field(default_factory=list)  # requests whose lines an editor's save wiped, put back
 
     def then(self, later: PassReport) -> PassReport:
         """This report followed by a later pass's (``tick`` taking a queue in batches)."""
         merged = PassReport(
             [*self.outcomes, *later.outcomes], list(self.warnings), later.settling, later.written,
             later.commit or self.commit, later.next_settle, self.again or later.again, later.more,
+            [*self.restored, *later.restored],
         )  # fmt: skip
         for line in later.warnings:
             merged.warn(line)
