@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 from vaultops.base.errors import VaultopsError
+
+# A message is one row of the bus table, so it is defined with that table's SQL (the store cannot import the
+# bus); it is the bus's type, named here as ever.
+from vaultops.store.bus_table import Message as Message
 
 # Lowest first: the index of a priority is its rank, and an inbox hands out the highest rank first.
 PRIORITIES: tuple[str, ...] = ("low", "normal", "high", "urgent")
@@ -14,22 +15,6 @@ NAME_LIMIT = 200  # characters; a name is a worker's name or "person", never a p
 
 class BusError(VaultopsError):
     """A bad priority, name or text: the caller's mistake, said in one sentence."""
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    id: int
-    sender: str
-    to: str
-    text: str
-    priority: str
-    sent_at: float  # seconds since the epoch, by the bus's clock
-    delivered_at: float | None  # the latest delivery; None until an inbox first hands it out
-    deliveries: int  # how many times an inbox handed it out (more than 1: it was redelivered)
-    acked_at: float | None
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def check_priority(priority: str) -> str:
