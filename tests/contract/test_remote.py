@@ -1,0 +1,172 @@
+"""The remote's contract: the push is the compare-and-swap.  Of two machines claiming from the same
+commit exactly one wins, the other is told it was beaten and its claim lands nowhere; a machine follows the
+winner by pulling; a result whose claim lost is fenced out.  Real git and the twin, case by case."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.contract.worlds import Machine, Machines, machines
+from tests.support.helpers import INBOX
+from vaultops.engine.publish import with_inserts
+from vaultops.model import State, Target
+from vaultops.render import results
+from vaultops.scan.note import parse_note
+from vaultops.store.inserts import CLAIM_LOST, Insert
+from vaultops.sync.remote import Pushed
+
+AT = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+EVERY = frozenset(State)
+
+
+def claim_lines(m: Machine, claim: str) -> tuple[str, ...]:
+    return tuple(results.lock_and_start(m.name, m.host, claim, AT, 600))
+
+
+def result_lines(claim: str) -> tuple[str, ...]:
+    return (f"- status: done @ 2026-05-04T09:01:00+00:00 · claim {claim} finished",)
+
+
+def push_inserts(m: Machine, inserts: list[Insert]) -> tuple[Pushed | None, list[tuple[Insert, str]]]:
+    """What the engine does with a note's lines through the remote (``engine.record.push_first``): built on
+    HEAD's version, pushed, then written to disk and adopted.  None when none of them can be placed."""
+    head, committed = m.notes.head_version(INBOX)
+    assert committed is not None
+    new, applied = with_inserts(parse_note(INBOX, committed), inserts)
+    if not applied.landed:
+        return None, applied.dropped
+    pushed = m.remote.swap({INBOX: new}, "vaultops: lines", m.name, head)
+    if pushed.kind == "pushed":
+        on_disk = m.notes.read(INBOX)
+        assert on_disk is not None
+        written, _ = with_inserts(parse_note(INBOX, on_disk), inserts)
+        assert m.notes.replace(INBOX, on_disk, written)
+        assert m.remote.adopt(pushed.sha, head, [INBOX])
+    return pushed, applied.dropped
+
+
+def claim(m: Machine, claim_id: str) -> Pushed:
+    pushed, _ = push_inserts(m, [Insert(Target("REQ-a"), claim_lines(m, claim_id), EVERY)])
+    assert pushed is not None
+    return pushed
+
+
+def test_of_two_swaps_from_the_same_head_exactly_one_wins(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    assert a.remote.head() == b.remote.head() == fleet.tip()
+    won, lost = claim(a, "aaaaaa"), claim(b, "bbbbbb")
+    assert (won.kind, lost.kind) == ("pushed", "behind")
+    assert lost.detail == "someone pushed first"
+    assert fleet.tip() == won.sha and fleet.in_history(won.sha) and not fleet.in_history(lost.sha)
+    tip_inbox = fleet.at_tip(INBOX) or b""
+    assert b"claim aaaaaa" in tip_inbox and b"claim bbbbbb" not in tip_inbox
+    # the loser wrote nothing: its clone and its disk are as they were
+    assert b.remote.head() != lost.sha and b"bbbbbb" not in (b.notes.read(INBOX) or b"")
+
+
+def test_a_swap_on_a_stale_head_is_refused_and_a_fresh_one_goes_through(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    assert claim(a, "aaaaaa").kind == "pushed"
+    stale = b.remote.head()
+    assert b.remote.swap({"Daily/x.md": b"x\n"}, "late", b.name, stale).kind == "behind"
+    # pushing its HEAD, which the tip already holds, is no fast-forward either: git calls it behind too
+    assert b.remote.push().kind == "behind"
+    # a's HEAD is the tip now: its next swap is a fast-forward
+    assert a.remote.swap({"Daily/x.md": b"x\n"}, "next", a.name, a.remote.head()).kind == "pushed"
+
+
+def test_pull_brings_the_winners_claim(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    won = claim(a, "aaaaaa")
+    assert claim(b, "bbbbbb").kind == "behind"
+    pulled = b.remote.pull()
+    assert pulled.online and pulled.moved and not pulled.blocked and not pulled.ahead
+    assert b.remote.head() == won.sha == b.remote.tip()
+    assert b.notes.read(INBOX) == fleet.at_tip(INBOX) == b.notes.head_version(INBOX)[1]
+    # now its claim is judged against the winner's: it goes through only as a new commit on top
+    assert b.remote.pull().moved is False
+
+
+def test_pull_never_overwrites_the_persons_uncommitted_lines(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    assert claim(a, "aaaaaa").kind == "pushed"
+    typing = (b.notes.read(INBOX) or b"") + b"\n## REQ-b Half typed\n"
+    b.save(INBOX, typing)
+    before = b.remote.head()
+    pulled = b.remote.pull()
+    assert pulled.online and pulled.blocked and not pulled.moved
+    assert b.remote.head() == before and b.notes.read(INBOX) == typing
+
+
+def test_adopt_refuses_a_head_that_moved(fleet: Machines) -> None:
+    a = fleet.clone()
+    head, committed = a.notes.head_version(INBOX)
+    assert committed is not None
+    pushed = a.remote.swap({"Daily/x.md": b"x\n"}, "vaultops: x", a.name, head)
+    assert pushed.kind == "pushed"
+    a.save("Daily/y.md", b"y\n")
+    a.commit("Daily/y.md")  # obsidian-git committed meanwhile
+    assert a.remote.adopt(pushed.sha, head, ["Daily/x.md"]) is False
+    assert a.remote.head() != pushed.sha
+
+
+def test_a_result_whose_claim_lost_is_fenced_out(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    assert claim(a, "aaaaaa").kind == "pushed"
+    assert claim(b, "bbbbbb").kind == "behind"
+    assert b.remote.pull().moved
+    # b ran nothing, but were it to record a result for its lost claim, the note refuses it
+    late = Insert(Target("REQ-a"), result_lines("bbbbbb"), EVERY, claim="bbbbbb")
+    pushed, dropped = push_inserts(b, [late])
+    assert pushed is None and dropped == [(late, CLAIM_LOST)]
+    mine = Insert(Target("REQ-a"), result_lines("aaaaaa"), EVERY, claim="aaaaaa")
+    pushed, dropped = push_inserts(a, [mine])
+    assert pushed is not None and pushed.kind == "pushed" and not dropped
+    tip_inbox = fleet.at_tip(INBOX) or b""
+    assert b"claim aaaaaa finished" in tip_inbox and b"bbbbbb" not in tip_inbox
+
+
+# --- any interleaving ----------------------------------------------------------------------------------
+
+# one step: which machine, and whether it pulls first
+STEPS = st.lists(st.tuples(st.integers(0, 2), st.booleans()), min_size=1, max_size=8)
+
+
+def _interleaving(side: str, root: Path, steps: list[tuple[int, bool]]) -> None:
+    fleet = machines(side, root)
+    clones = [fleet.clone() for _ in range(3)]
+    won: list[str] = []
+    lost: list[str] = []
+    for n, (i, pull) in enumerate(steps):
+        m = clones[i]
+        if pull:
+            assert m.remote.pull().online
+        path = f"Daily/claim-{n}.md"  # each swap's own file: in the tip if and only if it won
+        head = m.remote.head()
+        pushed = m.remote.swap({path: f"claim {n}\n".encode()}, f"claim {n}", m.name, head)
+        assert pushed.kind in ("pushed", "behind"), pushed
+        (won if pushed.kind == "pushed" else lost).append(path)
+        if pushed.kind == "pushed":
+            m.save(path, f"claim {n}\n".encode())
+            assert m.remote.adopt(pushed.sha, head, [path])
+            assert fleet.in_history(pushed.sha)
+    assert all(fleet.at_tip(p) is not None for p in won), "a claim reported won is not on the remote"
+    assert all(fleet.at_tip(p) is None for p in lost), "a claim reported lost landed"
+    assert won, "the first swap of a clone at the tip always wins"
+
+
+@pytest.mark.parametrize(("side", "examples"), [("memory", 300), ("real", 5)])
+def test_any_interleaving_of_swaps_lands_exactly_the_claims_reported_won(side: str, examples: int) -> None:
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(STEPS)
+    def check(steps: list[tuple[int, bool]]) -> None:
+        with tempfile.TemporaryDirectory() as root:
+            _interleaving(side, Path(root), steps)
+
+    check()
