@@ -17,6 +17,7 @@ from typing import Any
 
 from vaultops.base.redact import redact
 from vaultops.notify.message import Ask, Notice
+from vaultops.store.outbox_table import OutboxRow, OutboxTable
 from vaultops.store.state import StateDB
 
 RETRY_BASE = 10.0  # seconds before the first retry; doubled after each further failure
@@ -40,14 +41,6 @@ def retry_delay(attempts: int) -> float:
     return float(min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_MAX))
 
 
-def _text(value: str) -> str:
-    # A note's undecodable bytes arrive as surrogate escapes, which SQLite cannot store: U+FFFD instead.
-    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-_COLUMNS = "key, title, body, queued, sent, attempts, retry_at, last_error, reached, extra"
-
-
 def _extra(notice: Notice) -> str:
     fields: dict[str, Any] = {"topic": notice.topic} if notice.topic else {}
     if notice.ask is not None:
@@ -65,16 +58,15 @@ def _notice(key: str, title: str, body: str, extra: str) -> Notice:
     return Notice(key=key, title=title, body=body, ask=ask, topic=topic if isinstance(topic, str) else "")
 
 
-def _entry(row: tuple[Any, ...]) -> Entry:
-    key, title, body, queued, sent, attempts, retry_at, last_error, reached, extra = row
+def _entry(row: OutboxRow) -> Entry:
     return Entry(
-        notice=_notice(key, title, body, extra),
-        queued=float(queued),
-        sent=None if sent is None else float(sent),
-        attempts=int(attempts),
-        retry_at=float(retry_at),
-        last_error=last_error,
-        reached=frozenset(json.loads(reached)),
+        notice=_notice(row.key, row.title, row.body, row.extra),
+        queued=row.queued,
+        sent=row.sent,
+        attempts=row.attempts,
+        retry_at=row.retry_at,
+        last_error=row.last_error,
+        reached=row.reached,
     )
 
 
@@ -85,32 +77,22 @@ class Outbox:
     def __init__(self, state: StateDB, sender: str = "") -> None:
         """``sender``: whose notices these are: the vault's (""), or a worker persona's (``worker:NAME``),
         which go out through that worker's own notifiers."""
-        self.db = state.db
+        self._table = OutboxTable(state)
         self.sender = sender
 
     def queue(self, notice: Notice, now: float | None = None) -> bool:
         """Keep ``notice`` to be sent; False when its key was queued before (sent or not)."""
         at = time.time() if now is None else now
         notice = notice.redacted()  # kept in state.db, then sent: never with a secret in it
-        cur = self.db.execute(
-            "INSERT OR IGNORE INTO outbox (key, title, body, queued, sender, extra)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (*map(_text, (notice.key, notice.title, notice.body)), at, self.sender, _text(_extra(notice))),
-        )
-        return cur.rowcount == 1
+        return self._table.insert(notice.key, notice.title, notice.body, self.sender, _extra(notice), at)
 
     def pending(self, now: float | None = None) -> list[Entry]:
         """This sender's notices not sent yet, oldest first; with ``now``, only those whose retry time has
         come."""
-        sql = f"SELECT {_COLUMNS} FROM outbox WHERE sent IS NULL AND sender = ?"
-        args: tuple[str | float, ...] = (self.sender,)
-        if now is not None:
-            sql += " AND retry_at <= ?"
-            args = (self.sender, now)
-        return [_entry(row) for row in self.db.execute(sql + " ORDER BY queued, rowid", args)]
+        return [_entry(row) for row in self._table.pending(self.sender, now)]
 
     def entry(self, key: str) -> Entry | None:
-        row = self.db.execute(f"SELECT {_COLUMNS} FROM outbox WHERE key = ?", (_text(key),)).fetchone()
+        row = self._table.get(key)
         return None if row is None else _entry(row)
 
     def reached(self, key: str, target: str) -> None:
@@ -118,15 +100,12 @@ class Outbox:
         entry = self.entry(key)
         if entry is None or target in entry.reached:
             return
-        targets = json.dumps(sorted(entry.reached | {target}))
-        self.db.execute("UPDATE outbox SET reached = ? WHERE key = ?", (targets, _text(key)))
+        self._table.set_reached(key, entry.reached | {target})
 
     def sent(self, key: str, now: float | None = None) -> None:
         """Every target has it: never sent again."""
         at = time.time() if now is None else now
-        self.db.execute(
-            "UPDATE outbox SET sent = ?, last_error = NULL WHERE key = ? AND sent IS NULL", (at, _text(key))
-        )
+        self._table.mark_sent(key, at)
 
     def failed(
         self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = (), wait: float = 0.0
@@ -139,7 +118,4 @@ class Outbox:
             return
         attempts = entry.attempts + 1
         shown = redact(error, secrets)[:ERROR_LIMIT]
-        self.db.execute(
-            "UPDATE outbox SET attempts = ?, retry_at = ?, last_error = ? WHERE key = ?",
-            (attempts, at + max(retry_delay(attempts), wait), _text(shown), _text(key)),
-        )
+        self._table.mark_failed(key, attempts, at + max(retry_delay(attempts), wait), shown)

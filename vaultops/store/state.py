@@ -186,11 +186,13 @@ def _line_digest(file: str, request_id: str, line: str) -> str:
     return hashlib.blake2b(joined, digest_size=20).hexdigest()
 
 
+def storable(text: str) -> str:
+    """Text as SQLite can store it: bytes that were not UTF-8 in a note (surrogate escapes) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _safe(value: Any) -> Any:
-    """Text as SQLite can store it: bytes that were not UTF-8 in a note become U+FFFD here."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return value
+    return storable(value) if isinstance(value, str) else value
 
 
 # SQLite's primary result codes (an extended code's low byte) that say what is wrong with the file or disk
