@@ -13,7 +13,6 @@ import pytest
 from vaultops.run import builtins
 from vaultops.run.builtins import env_check, filesystem_check, service_status
 
-
 # --- env-check ------------------------------------------------------------------------------------
 
 
