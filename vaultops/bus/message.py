@@ -31,9 +31,3 @@ def check_name(name: str, role: str = "name") -> str:
     if len(name) > NAME_LIMIT:
         raise BusError(f"{role} is {len(name)} characters long; a name has at most {NAME_LIMIT}")
     return name
-
-
-def storable(text: str) -> str:
-    """Text as SQLite can store it: an argument holding bytes that were not UTF-8 (lone surrogates from
-    the command line) has them replaced by U+FFFD rather than failing the send."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from vaultops.bus.message import PRIORITIES, BusError, Message, check_name, check_priority, storable
+from vaultops.bus.message import PRIORITIES, BusError, Message, check_name, check_priority
 from vaultops.store.bus_table import BusTable
 from vaultops.store.state import StateDB
 
@@ -37,7 +37,7 @@ class Bus:
             raise BusError(
                 f"the message is {len(text)} characters long; the bus carries at most {TEXT_LIMIT}"
             )
-        return self._table.insert(sender, to, storable(text), priority, self.clock())
+        return self._table.insert(sender, to, text, priority, self.clock())
 
     def inbox(self, name: str, limit: int = 50) -> list[Message]:
         """Up to ``limit`` messages for ``name`` that are unacked and not handed out in the last

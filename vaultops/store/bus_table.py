@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, storable
 
 _COLUMNS = "id, sender, recipient, text, priority, sent_at, delivered_at, deliveries, acked_at"
 
@@ -57,6 +57,9 @@ class BusTable:
         self._rank = f"CASE priority {ranks} END"
 
     def insert(self, sender: str, to: str, text: str, priority: str, at: float) -> Message:
+        """The new message as stored: text holding bytes that were not UTF-8 (lone surrogates from the
+        command line) has them as U+FFFD rather than failing the send."""
+        text = storable(text)
         with self.state.lock:  # one INSERT in autocommit mode is its own transaction
             cur = self.state.db.execute(
                 "INSERT INTO bus (sender, recipient, text, priority, sent_at) VALUES (?, ?, ?, ?, ?)",
