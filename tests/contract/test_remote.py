@@ -132,6 +132,74 @@ def test_a_result_whose_claim_lost_is_fenced_out(fleet: Machines) -> None:
     assert b"claim aaaaaa finished" in tip_inbox and b"bbbbbb" not in tip_inbox
 
 
+def requests_in(raw: bytes | None) -> dict[str, list[str]]:
+    """Each request id of the inbox with the claims of its locks, as a note parses."""
+    found: dict[str, list[str]] = {}
+    for r in parse_note(INBOX, raw or b"").requests:
+        found.setdefault(r.id, []).append(r.lock.claim if r.lock else "")
+    return found
+
+
+def test_a_remote_that_cannot_be_reached_takes_nothing(fleet: Machines) -> None:
+    a = fleet.clone()
+    fleet.cut()
+    pulled = a.remote.pull()
+    assert not pulled.online and "cannot be reached" in pulled.reason and not pulled.ahead
+    pushed = claim(a, "aaaaaa")
+    assert (pushed.kind, pushed.problem) == ("failed", "unreachable")
+    assert b"aaaaaa" not in (a.notes.read(INBOX) or b"")
+
+
+def test_a_remote_that_refuses_says_why_and_takes_nothing(fleet: Machines) -> None:
+    a = fleet.clone()
+    tip = fleet.tip()
+    fleet.refuse("branch main is protected")
+    pushed = claim(a, "aaaaaa")
+    assert (pushed.kind, pushed.problem) == ("failed", "refused")
+    assert pushed.detail == "origin refused the push (pre-receive hook declined): branch main is protected"
+    assert fleet.tip() == tip
+
+
+def test_the_persons_commit_is_rebuilt_on_the_winners_claim(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    asked = (b.notes.read(INBOX) or b"") + b"\n## REQ-b Another\n- ready: yes\nAnd this too.\n"
+    b.save(INBOX, asked)
+    b.commit(INBOX)  # obsidian-git committed it; it was not pushed yet
+    assert claim(a, "aaaaaa").kind == "pushed"  # a's claim went under REQ-a, where REQ-b now follows
+    pulled = b.remote.pull()
+    assert pulled.online and pulled.ahead and pulled.moved and not pulled.blocked, pulled
+    assert requests_in(b.notes.read(INBOX)) == {"REQ-a": ["aaaaaa"], "REQ-b": [""]}
+    assert b.notes.read(INBOX) == b.notes.head_version(INBOX)[1]
+    assert b.remote.push().kind == "pushed"
+    assert fleet.at_tip(INBOX) == b.notes.read(INBOX)
+
+
+def test_the_persons_edit_elsewhere_in_the_note_merges_with_a_claim(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    edited = (b.notes.read(INBOX) or b"").replace(b"# Inbox\n", b"# My inbox\n")
+    b.save(INBOX, edited)
+    b.commit(INBOX)  # a change, not an insertion: git's three-way file merge takes it
+    assert claim(a, "aaaaaa").kind == "pushed"
+    pulled = b.remote.pull()
+    assert pulled.online and pulled.moved and not pulled.blocked, pulled
+    merged = b.notes.read(INBOX) or b""
+    assert merged.startswith(b"# My inbox\n") and requests_in(merged) == {"REQ-a": ["aaaaaa"]}
+
+
+def test_a_force_push_that_dropped_a_claim_gets_it_back(fleet: Machines) -> None:
+    a = fleet.clone()
+    start = fleet.tip()
+    assert start is not None
+    won = claim(a, "aaaaaa")
+    assert won.kind == "pushed"
+    fleet.rewrite(start)  # someone force-pushed the branch back to before the claim
+    pulled = a.remote.pull()
+    assert pulled.online and pulled.rewritten and pulled.ahead and not pulled.blocked, pulled
+    assert requests_in(a.notes.read(INBOX)) == {"REQ-a": ["aaaaaa"]}
+    assert a.remote.push().kind == "pushed"
+    assert requests_in(fleet.at_tip(INBOX)) == {"REQ-a": ["aaaaaa"]}
+
+
 # --- any interleaving ----------------------------------------------------------------------------------
 
 # one step: which machine, and whether it pulls first

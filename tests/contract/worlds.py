@@ -60,6 +60,18 @@ class Machines(ABC):
     def in_history(self, sha: str) -> bool:
         """The commit is in the tip's history."""
 
+    @abstractmethod
+    def rewrite(self, sha: str) -> None:
+        """Someone force-pushes: the branch is ``sha`` now."""
+
+    @abstractmethod
+    def cut(self) -> None:
+        """The remote can no longer be reached."""
+
+    @abstractmethod
+    def refuse(self, reason: str) -> None:
+        """The remote refuses every push from now on, saying ``reason`` (a hook)."""
+
 
 def template_files(inbox: str) -> dict[str, bytes]:
     """The files ``make_vault`` commits, for the twin's first commit."""
@@ -125,6 +137,17 @@ class GitMachines(Machines):
         )  # fmt: skip
         return proc.returncode == 0
 
+    def rewrite(self, sha: str) -> None:
+        git(self.bare, "update-ref", f"refs/heads/{self.branch}", sha)
+
+    def cut(self) -> None:
+        self.bare.rename(self.bare.with_name("remote-gone.git"))
+
+    def refuse(self, reason: str) -> None:
+        hook = self.bare / "hooks" / "pre-receive"
+        hook.write_text(f"#!/bin/sh\necho '{reason}' >&2\nexit 1\n")
+        hook.chmod(0o755)
+
 
 class MemoryMachines(Machines):
     def __init__(self, inbox: str = INBOX_TEXT) -> None:
@@ -151,6 +174,15 @@ class MemoryMachines(Machines):
 
     def in_history(self, sha: str) -> bool:
         return sha in self.origin.history(self.origin.tip)
+
+    def rewrite(self, sha: str) -> None:
+        self.origin.rewrite(sha)
+
+    def cut(self) -> None:
+        self.origin.reachable = False
+
+    def refuse(self, reason: str) -> None:
+        self.origin.refusal = reason
 
 
 def machines(side: str, root: Path, inbox: str = INBOX_TEXT) -> Machines:

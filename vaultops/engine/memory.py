@@ -21,6 +21,7 @@ same words (``tests/contract`` holds every twin against its real adapter, case b
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import threading
 import time
@@ -303,18 +304,27 @@ class MemoryRemote:
                 pulled.dropped.append(
                     f"{path}: deleted on the remote; this machine's lines in it are dropped"
                 )
-            elif after is not None and now is not None and (ours or _inserted_only(path, before, after)):
-                replayed = replay(path, before if before is not None else b"", after, now)
-                pulled.late += list(replayed.late)
-                pulled.dropped += list(replayed.dropped)
-                files[path] = replayed.raw
+            elif ours and after is not None and now is not None:
+                files[path] = _replayed(path, before, after, now, pulled)
             else:
-                # git's merge-file would try a three-way merge of the person's change: the twin refuses it
-                pulled.blocked = (
-                    f"{path}: this clone's commit {sha[:8]} and the remote changed it in ways that do not "
-                    "merge; resolve it with git (or obsidian-git), and vaultops follows the remote again"
-                )
-                return None
+                # the person's commit: git's three-way file merge first, then, for a note they only added
+                # lines to, a replay of those lines (as ``Remote._rebuild_one`` does)
+                merged = merge3(before, after, now) if before and after and now else None
+                if (
+                    merged is None
+                    and after is not None
+                    and now is not None
+                    and _inserted_only(path, before, after, now)
+                ):
+                    merged = _replayed(path, before, after, now, pulled)
+                if merged is None:
+                    pulled.blocked = (
+                        f"{path}: this clone's commit {sha[:8]} and the remote changed it in ways that do "
+                        "not merge; resolve it with git (or obsidian-git), and vaultops follows the remote "
+                        "again"
+                    )
+                    return None
+                files[path] = merged
             if _doubled(path, files.get(path), now, after):
                 pulled.blocked = (
                     f"{path}: merging this clone's version with the remote's would double a request"
@@ -393,9 +403,61 @@ class MemoryRemote:
         return Pushed("failed", "local changes in the way of the merge", merged, "")
 
 
-def _inserted_only(path: str, before: bytes | None, after: bytes) -> bool:
+def _replayed(path: str, before: bytes | None, after: bytes, now: bytes, pulled: Pulled) -> bytes:
+    # a note made on both sides (today's daily note) has what both versions start with as its base
+    shared = before if before is not None else _common_head(after, now)
+    replayed = replay(path, shared, after, now)
+    pulled.late += list(replayed.late)
+    pulled.dropped += list(replayed.dropped)
+    return replayed.raw
+
+
+def _common_head(a: bytes, b: bytes) -> bytes:
+    head = []
+    for x, y in zip(a.splitlines(keepends=True), b.splitlines(keepends=True), strict=False):
+        if x != y:
+            break
+        head.append(x)
+    return b"".join(head)
+
+
+Hunk = tuple[int, int, list[bytes]]  # base lines [start, end) replaced by these
+
+
+def _hunks(base: list[bytes], other: list[bytes]) -> list[Hunk]:
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """``git merge-file``'s clean merge: both sides' changes to ``base``, or None when a change of one
+    overlaps or touches a change of the other (git would write conflict markers there)."""
+    lines = base.splitlines(keepends=True)
+    mine, other = (
+        _hunks(lines, ours.splitlines(keepends=True)),
+        _hunks(lines, theirs.splitlines(keepends=True)),
+    )
+    for a1, a2, a_new in mine:
+        for b1, b2, b_new in other:
+            if (a1, a2, a_new) == (b1, b2, b_new):
+                continue  # the same change on both sides
+            if a1 <= b2 and b1 <= a2:
+                return None
+    merged = sorted({(i1, i2, tuple(new)) for i1, i2, new in [*mine, *other]})
+    out: list[bytes] = []
+    at = 0
+    for i1, i2, new in merged:
+        out += lines[at:i1]
+        out += new
+        at = i2
+    out += lines[at:]
+    return b"".join(out)
+
+
+def _inserted_only(path: str, before: bytes | None, after: bytes, now: bytes) -> bool:
     """A person's commit that only added lines to a note: replayed like vaultops's own commits."""
-    return path.endswith(".md") and is_insertion(before or b"", after)
+    shared = before if before is not None else _common_head(after, now)
+    return path.endswith(".md") and is_insertion(shared, after)
 
 
 def _doubled(path: str, merged: bytes | None, now: bytes | None, after: bytes | None) -> bool:
