@@ -14,18 +14,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vaultops.base.redact import redact
+
+# A channel is one row of the channels table, so it is defined with that table's SQL (the store cannot
+# import notify); it is notify's type, named here as ever.
+from vaultops.store.channels_table import Channel as Channel
+from vaultops.store.channels_table import ChannelsTable
 from vaultops.store.state import StateDB
 
 ERROR_LIMIT = 300
-
-
-@dataclass(frozen=True, slots=True)
-class Channel:
-    target: str  # the target's id (see ``send.Target``)
-    label: str
-    failures: int  # failed tries in a row
-    failing_since: float | None  # when it became failing; None while it is not
-    last_error: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,22 +45,14 @@ class Channels:
     """The channels table of one state.db (callers serialise access, as for the rest of it)."""
 
     def __init__(self, state: StateDB, failing_after: int = 3) -> None:
-        self.db = state.db
+        self._table = ChannelsTable(state)
         self.failing_after = failing_after
 
     def get(self, target: str) -> Channel | None:
-        row = self.db.execute(
-            "SELECT target, label, failures, failing_since, last_error FROM channels WHERE target = ?",
-            (target,),
-        ).fetchone()
-        return None if row is None else Channel(row[0], row[1], int(row[2]), row[3], row[4] or "")
+        return self._table.get(target)
 
     def failing(self) -> list[Channel]:
-        rows = self.db.execute(
-            "SELECT target, label, failures, failing_since, last_error FROM channels"
-            " WHERE failing_since IS NOT NULL ORDER BY failing_since"
-        )
-        return [Channel(r[0], r[1], int(r[2]), r[3], r[4] or "") for r in rows]
+        return self._table.failing()
 
     def is_failing(self, target: str) -> bool:
         found = self.get(target)
@@ -78,21 +66,15 @@ class Channels:
         became = since is None and failures >= self.failing_after
         since = at if became else since
         shown = redact(error)[:ERROR_LIMIT]
-        self.db.execute(
-            "INSERT OR REPLACE INTO channels (target, label, failures, failing_since, last_error)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (target, label, failures, since, shown),
-        )
-        return Change("failing", Channel(target, label, failures, since, shown)) if became else None
+        channel = Channel(target, label, failures, since, shown)
+        self._table.put(channel)
+        return Change("failing", channel) if became else None
 
     def worked(self, target: str, label: str) -> Change | None:
         old = self.get(target)
         if old is None or (old.failures == 0 and old.failing_since is None):
             return None
-        self.db.execute(
-            "UPDATE channels SET failures = 0, failing_since = NULL, last_error = '' WHERE target = ?",
-            (target,),
-        )
+        self._table.clear(target)
         if old.failing_since is None:
             return None
         return Change("recovered", Channel(target, label, 0, None, ""))
