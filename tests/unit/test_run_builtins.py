@@ -13,7 +13,7 @@ import pytest
 from vaultops.run import builtins
 from vaultops.run.builtins import env_check, filesystem_check, service_status
 
-# --- env-check ------------------------------------------------------------------------------------
+# --- env-check -------------------------------------------------------------------------------------
 
 
 def test_missing_and_refused_commands(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_nothing_valid_to_check_is_not_ok() -> None:
     assert not env_check([], [], environ={}).ok
 
 
-# --- service-status -------------------------------------------------------------------------------
+# --- service-status --------------------------------------------------------------------------------
 
 
 def test_service_names_are_checked() -> None:
@@ -54,7 +54,7 @@ def test_service_names_are_checked() -> None:
     assert result.output.count("refused: not a service name") == 4
 
 
-# --- filesystem-check -----------------------------------------------------------------------------
+# --- filesystem-check ------------------------------------------------------------------------------
 
 
 @pytest.fixture
