@@ -8,70 +8,20 @@ vault's state.db, the registry outlives any daemon or CLI process.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Literal
 
 from vaultops.run.process import _group_alive, process_start_time
 from vaultops.store.state import StateDB
 
-WorkerState = Literal["starting", "running", "exited", "failed", "lost"]
+# A worker is one row of the workers table, so it is defined with that table's SQL (the store cannot import
+# workers); it is the registry's type, named here as ever.
+from vaultops.store.workers_table import Worker as Worker
+from vaultops.store.workers_table import WorkersTable
+from vaultops.store.workers_table import WorkerState as WorkerState
+
 LIVE: frozenset[str] = frozenset({"starting", "running"})  # states that claim a process is there
-
-
-@dataclass(frozen=True)
-class Worker:
-    name: str
-    state: WorkerState
-    pid: int | None
-    pid_start: int | None
-    sup_pid: int | None
-    sup_start: int | None
-    parent: str
-    dir: str
-    command: tuple[str, ...]
-    persona: str | None
-    notify: tuple[str, ...]
-    files: tuple[str, ...]
-    input: str  # "text" or "stream-json": how inject and answers are written to its stdin
-    started: float
-    last_line_at: float | None
-    ended: float | None
-    exit_code: int | None
-    stop_requested: float | None
-    plan: str | None = None  # the plan note it runs (vault-relative), when the daemon started it for one
-    claim: str | None = None  # that plan's claim
-    reports_after: int = 0  # its reports up to this event id are in the plan note already
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Worker:
-        return cls(
-            name=row["name"],
-            state=row["state"],
-            pid=row["pid"],
-            pid_start=row["pid_start"],
-            sup_pid=row["sup_pid"],
-            sup_start=row["sup_start"],
-            parent=row["parent"],
-            dir=row["dir"],
-            command=tuple(json.loads(row["command"])),
-            persona=row["persona"],
-            notify=tuple(json.loads(row["notify"])),
-            files=tuple(json.loads(row["files"])),
-            input=row["input"],
-            started=row["started"],
-            last_line_at=row["last_line_at"],
-            ended=row["ended"],
-            exit_code=row["exit_code"],
-            stop_requested=row["stop_requested"],
-            plan=row.get("plan"),
-            claim=row.get("claim"),
-            reports_after=row.get("reports_after") or 0,
-        )
 
 
 def process_alive(worker: Worker) -> bool:
@@ -106,16 +56,11 @@ def observed_state(worker: Worker, now: float, stale_after: float) -> str:
 
 
 class Registry:
-    """The ``workers`` rows of one state.db."""
+    """The ``workers`` rows of one state.db (their SQL is the ledger's: ``store.workers_table``)."""
 
     def __init__(self, state: StateDB) -> None:
         self.state = state
-        self.db: sqlite3.Connection = state.db
-
-    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        cur = self.db.execute(sql, args)
-        names = [c[0] for c in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        self._table = WorkersTable(state)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -125,11 +70,10 @@ class Registry:
             yield
 
     def get(self, name: str) -> Worker | None:
-        rows = self._rows("SELECT * FROM workers WHERE name = ?", (name,))
-        return Worker.from_row(rows[0]) if rows else None
+        return self._table.get(name)
 
     def all(self) -> list[Worker]:
-        return [Worker.from_row(r) for r in self._rows("SELECT * FROM workers ORDER BY started, name")]
+        return self._table.all()
 
     def live(self) -> list[Worker]:
         """Workers whose process is really there (a live state and a matching pid and start time)."""
@@ -151,60 +95,55 @@ class Registry:
     ) -> None:
         """A new row in state ``starting``; an older row of that name (no longer live) is replaced.  Its
         reports start after the latest event: an earlier worker's of that name are not its own."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO workers (name, state, parent, dir, command, persona, notify, files,"
-            " input, started, plan, claim, reports_after)"
-            " VALUES (?, 'starting', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                name,
-                parent,
-                dir,
-                json.dumps(list(command)),
-                persona,
-                json.dumps(list(notify)),
-                json.dumps(list(files)),
-                input,
-                time.time(),
-                plan,
-                claim,
-                self.state.last_event_id(),
-            ),
+        self._table.add(
+            Worker(
+                name=name,
+                state="starting",
+                pid=None,
+                pid_start=None,
+                sup_pid=None,
+                sup_start=None,
+                parent=parent,
+                dir=dir,
+                command=command,
+                persona=persona,
+                notify=notify,
+                files=files,
+                input=input,
+                started=time.time(),
+                last_line_at=None,
+                ended=None,
+                exit_code=None,
+                stop_requested=None,
+                plan=plan,
+                claim=claim,
+                reports_after=self.state.last_event_id(),
+            )
         )
 
     def for_claim(self, claim: str) -> Worker | None:
         """The worker started for a plan note's claim."""
-        rows = self._rows("SELECT * FROM workers WHERE claim = ?", (claim,))
-        return Worker.from_row(rows[0]) if rows else None
+        return self._table.for_claim(claim)
 
     def reports_handled(self, name: str, event_id: int) -> None:
-        self.db.execute(
-            "UPDATE workers SET reports_after = MAX(reports_after, ?) WHERE name = ?", (event_id, name)
-        )
+        self._table.reports_handled(name, event_id)
 
     def supervisor_started(self, name: str, pid: int, start: int | None) -> None:
-        self.db.execute("UPDATE workers SET sup_pid = ?, sup_start = ? WHERE name = ?", (pid, start, name))
+        self._table.supervisor_started(name, pid, start)
 
     def running(self, name: str, pid: int, start: int | None) -> None:
-        self.db.execute(
-            "UPDATE workers SET state = 'running', pid = ?, pid_start = ?"
-            " WHERE name = ? AND state = 'starting'",
-            (pid, start, name),
-        )
+        self._table.running(name, pid, start)
 
     def touched(self, name: str, at: float) -> None:
         """Liveness: the time of the worker's latest line of its own."""
-        self.db.execute("UPDATE workers SET last_line_at = ? WHERE name = ?", (at, name))
+        self._table.touched(name, at)
 
     def stop_requested(self, name: str) -> None:
-        self.db.execute("UPDATE workers SET stop_requested = ? WHERE name = ?", (time.time(), name))
+        self._table.stop_requested(name, time.time())
 
     def ended(self, name: str, state: WorkerState, exit_code: int | None) -> None:
         """The end of a worker, recorded once: a row that already ended keeps its first ending."""
-        self.db.execute(
-            "UPDATE workers SET state = ?, exit_code = COALESCE(?, exit_code), ended = ?"
-            " WHERE name = ? AND state IN ('starting', 'running')",
-            (state, exit_code, time.time(), name),
-        )
+        self._table.ended(name, state, exit_code, time.time())
 
     def forget(self, name: str) -> None:
-        self.db.execute("DELETE FROM workers WHERE name = ?", (name,))
+        self._table.forget(name)
