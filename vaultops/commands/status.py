@@ -19,6 +19,7 @@ from vaultops.scan.note import ParsedNote, content_hash
 from vaultops.scan.pieces import Piece, PieceParse, moved, parse_piece, walk
 from vaultops.scan.requests import mark_duplicates
 from vaultops.store.state import StateDB
+from vaultops.store.workers_table import WorkersTable
 from vaultops.vault import Vault
 
 if TYPE_CHECKING:
@@ -244,7 +245,7 @@ def worker_rows(vault: Vault) -> list[dict[str, Any]]:
     if state is None:
         return []
     try:  # no worker has ever run here (the usual case): no need to load the workers' code
-        if state.db.execute("SELECT 1 FROM workers LIMIT 1").fetchone() is None:
+        if not WorkersTable(state).any():
             return []
     except sqlite3.Error:
         return []
