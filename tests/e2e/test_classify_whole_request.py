@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.helpers import make_vault, vaultops, with_plans
-from vaultops.model import Request
 
 
 def _tick_then_last_status(vault: Path, note: str) -> tuple[str, str]:
@@ -47,8 +46,3 @@ def test_a_plan_notes_file_name_is_judged_too(tmp_path: Path) -> None:
     assert last.startswith("- status: escalated") and "permanent deletion" in last, text
 
 
-def test_what_is_asked_reads_title_tasks_and_text() -> None:
-    request = Request("REQ-x", "Rotate keys", "_System/COO-Inbox.md", 0, 3, 2, {"tasks": "one\ntwo"}, "Body.")
-    assert request.asked == "Rotate keys\none\ntwo\nBody."
-    plan = Request("P", "drop-old-rows", "executor-queue/drop-old-rows.md", 0, 3, 2, {}, None)
-    assert plan.asked == "drop old rows"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import signal
 import socket
 import stat
@@ -26,7 +25,7 @@ import pytest
 
 from tests.support.clones import Fleet
 from tests.support.helpers import git
-from vaultops.service.units import STOP_MARGIN, systemd_unit
+from vaultops.service.units import STOP_MARGIN
 from vaultops.sync import git as git_module
 from vaultops.sync.git import Git, GitGaveUp, waiting_with
 from vaultops.sync.remote import Remote
@@ -88,16 +87,6 @@ def hung(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Flee
 
 def remote_of(fleet: Fleet) -> Remote:
     return Remote(Git(fleet.clones[0]), "origin", fleet.branch)
-
-
-def test_the_bounds_fit_the_service_unit() -> None:
-    """A call to the remote ends within WatchdogSec even without pings, and a stop ends local plumbing
-    (STOP_WAIT, then SIGTERM and SIGKILL) within the smallest stop timeout the unit gives (grace 0)."""
-    unit = systemd_unit("vaultops", Path("/vault"), grace=0)
-    watchdog = float(re.findall(r"^WatchdogSec=(\S+)$", unit, re.MULTILINE)[0])
-    stop = float(re.findall(r"^TimeoutStopSec=(\S+)$", unit, re.MULTILINE)[0])
-    assert watchdog >= git_module.NETWORK_TIMEOUT
-    assert stop > git_module.STOP_WAIT + 2 * git_module.KILL_WAIT
 
 
 def test_a_hanging_fetch_is_given_up_on_after_its_bound_and_its_ssh_is_killed(

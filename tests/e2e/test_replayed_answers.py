@@ -6,7 +6,6 @@ a bare remote as the machines' repository."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +13,6 @@ import pytest
 
 from tests.support.clones import AGENT, PERSON, Fleet, after, person_push, push_as, statuses, tick
 from tests.support.helpers import ROTATE
-from vaultops.store.state import OwnLine, StateDB, _line_digest
 
 AUTHORS = f'[answers]\nauthors = ["{PERSON}"]\n'
 ROTATE_TEXT = "Rotate the Stripe secret key and update the production env file."
@@ -198,18 +196,3 @@ def test_a_whole_request_block_moved_to_another_id_carries_no_answer(tmp_path: P
     assert fleet.runs() == {}
 
 
-def test_a_state_db_from_before_these_records_keeps_its_lines_and_records_their_use(tmp_path: Path) -> None:
-    path = tmp_path / "state.db"
-    old = sqlite3.connect(path)
-    old.execute("CREATE TABLE own_lines (digest TEXT PRIMARY KEY, written REAL NOT NULL)")
-    line = "- status: escalated @ 2026-05-04T09:00:00+10:00 — blocked"
-    old.execute("INSERT INTO own_lines VALUES (?, 0)", (_line_digest("inbox.md", "REQ-x", line),))
-    old.commit()
-    old.close()
-    state, other = StateDB(path), StateDB(path)  # a second process opens it too: nothing to add twice
-    assert state.own_line("inbox.md", "REQ-x", line) == OwnLine(None, consumed=False)
-    state.consume("inbox.md", "REQ-x", line)
-    assert other.own_line("inbox.md", "REQ-x", line) == OwnLine(None, consumed=True)
-    other.remember_lines("inbox.md", [("REQ-y", line, "abc")])
-    assert state.own_line("inbox.md", "REQ-y", line) == OwnLine("abc", consumed=False)
-    assert state.own_line("inbox.md", "REQ-z", line) is None

@@ -170,7 +170,3 @@ def test_two_requests_never_share_a_worktree_or_a_branch(a: tuple[str, str], b: 
     assert git(Path("/"), "check-ref-format", "--branch", branch_for(*b)).strip() == branch_for(*b)
 
 
-def test_a_name_git_takes_as_it_is_stays_as_it_is() -> None:
-    rid = "REQ-2026-05-06-fix_tabs.v2"
-    assert branch_for(rid, "_System/COO-Inbox.md") == f"vaultops/{rid}"
-    assert job_name("PLAN-tabs", "executor-queue/tabs.md") == "PLAN-tabs"
