@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from vaultops.base.argv import check_template
-from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.claude_code import gate_problem, is_claude
 from vaultops.base.config_files import config_layers
 from vaultops.base.durations import parse_duration
 from vaultops.base.errors import ConfigError

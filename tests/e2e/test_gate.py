@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.helpers import INBOX, make_vault
 from tests.support.paths import REPO
-from vaultops.base.claude_argv import gated_argv
+from vaultops.base.claude_code import gated_argv
 from vaultops.base.errors import ConfigError
 from vaultops.config import load_config
 from vaultops.hook.claude import MATCHER, GateSetupError, gate, settings_for

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.paths import REPO
+from vaultops.base.claude_code import result_object
 from vaultops.decide.budget import Budget
-from vaultops.run.outcome import Attempt, Failure, from_claude, from_text, result_object
+from vaultops.run.outcome import Attempt, Failure, from_claude, from_text
 from vaultops.run.process import ProcessResult
 from vaultops.run.prompt import PromptInput, build_prompt, context, resolve_link
 from vaultops.run.retry import next_step, summary

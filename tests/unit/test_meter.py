@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.paths import REPO
-from vaultops.base.claude_argv import streaming_argv
+from vaultops.base.claude_code import streaming_argv
 from vaultops.base.errors import ConfigError
 from vaultops.config import ProfileConfig
 from vaultops.decide.route import asked_limits, asked_review

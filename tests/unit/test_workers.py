@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 from tests.support.helpers import REPO
+from vaultops.base.claude_code import message_lines
 from vaultops.decide.files import files_overlap, patterns_overlap
 from vaultops.workers.logs import RotatingLog
-from vaultops.workers.reports import ReportReader, message_lines, shown_lines, watch_reports, worker_scope
+from vaultops.workers.reports import ReportReader, shown_lines, watch_reports, worker_scope
 
 
 def test_watch_reports_reads_a_log_from_an_offset_across_rotation(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultops.base import faults
-from vaultops.base.claude_argv import gate_problem, gated_argv
+from vaultops.base.claude_code import gate_problem, gated_argv
 from vaultops.hook.answer import OnRecord
 from vaultops.hook.job import GateJob
 from vaultops.hook.server import GateServer

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from vaultops.base.argv import fill_argv
-from vaultops.base.claude_argv import is_claude, streaming_argv
+from vaultops.base.claude_code import is_claude, streaming_argv
 from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
 from vaultops.config import ProfileConfig, agent_environ

@@ -8,11 +8,11 @@ perfectly good result object on stdout, and that object says which failure it wa
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from vaultops.base.claude_code import result_object
 from vaultops.base.redact import redact
 from vaultops.run.process import ProcessResult
 
@@ -127,27 +127,6 @@ def from_text(profile: str, proc: ProcessResult, timeout: float | Allowed) -> At
     return Attempt(profile, Failure.OTHER, output, f"exit {proc.exit_code}", proc.duration, proc.exit_code)
 
 
-def result_object(stdout: str) -> dict[str, Any] | None:
-    """Claude Code's result: one object, the last element of the ``--verbose`` array, or the last
-    ``"type": "result"`` line of stream-json.  None when there is none."""
-    text = stdout.strip()
-    if not text:
-        return None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        doc = None
-        for line in reversed(text.splitlines()):
-            try:
-                candidate = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(candidate, dict) and candidate.get("type") == "result":
-                doc = candidate
-                break
-    if isinstance(doc, list):
-        doc = next((d for d in reversed(doc) if isinstance(d, dict) and d.get("type") == "result"), None)
-    return doc if isinstance(doc, dict) and doc.get("type") == "result" else None
 
 
 def _denials(result: dict[str, Any]) -> tuple[str, ...]:

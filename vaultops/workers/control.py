@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vaultops.base.claude_argv import gate_problem, is_claude
+from vaultops.base.claude_code import gate_problem, is_claude
 from vaultops.base.confine import make_dirs, open_fd
 from vaultops.base.errors import VaultopsError
 from vaultops.base.names import name_problem
@@ -265,7 +265,7 @@ def spawn(
             said = " / ".join(tail(folder, 3)) or _last_error(folder) or "no output"
             raise WorkerError(f"worker {name} did not start: {said}")
         if first_line:
-            from vaultops.workers.reports import stream_json_message
+            from vaultops.base.claude_code import stream_json_message
 
             with contextlib.suppress(WorkerError):  # it may have ended already: its state says so
                 write_stdin(folder, (stream_json_message(first_line) if stream_json else first_line) + "\n")
@@ -313,7 +313,7 @@ def write_stdin(folder: Path, text: str, timeout: float = INJECT_WAIT) -> None:
 def inject(vault: Vault, name: str, text: str, *, stream_json: bool | None = None) -> str:
     """Write ``text`` and a newline to a running worker's stdin; with ``stream_json`` (default: as the
     worker was spawned) wrapped as a Claude Code stream-json user message.  Returns what was written."""
-    from vaultops.workers.reports import stream_json_message
+    from vaultops.base.claude_code import stream_json_message
 
     state = state_db(vault)
     try:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultops.base.claude_code import message_lines
 from vaultops.policy.decide import WINDOW, WorkerContext, decide_request
 from vaultops.policy.paths import Scope
 from vaultops.policy.table import PolicyTable, Verdict
@@ -45,27 +46,6 @@ class Report:
         return "unreadable" if isinstance(self.item, Problem) else self.item.label
 
 
-def message_lines(raw: str, streamed: bool = False) -> list[str]:
-    """The lines a worker said.  Claude Code with ``--output-format stream-json`` prints JSON events;
-    what the model said is the text of its ``assistant`` messages, and tags are read from that.  With
-    ``--output-format json`` it prints one ``result`` object at the end, whose text is read instead;
-    ``streamed``: assistant messages came before, and the result only repeats the last of them."""
-    stripped = raw.strip()
-    if not stripped.startswith("{") or not ('"assistant"' in stripped or '"result"' in stripped):
-        return [raw]
-    try:
-        event = json.loads(stripped)
-    except ValueError:
-        return [raw]
-    if not isinstance(event, dict):
-        return [raw]
-    if event.get("type") == "assistant":
-        content = (event.get("message") or {}).get("content") or []
-        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        return [line for text in texts for line in str(text).splitlines()]
-    if event.get("type") == "result" and isinstance(event.get("result"), str):
-        return [] if streamed else event["result"].splitlines()
-    return [raw]
 
 
 def shown_lines(raw: str, width: int = 200) -> list[str]:
@@ -116,10 +96,6 @@ def answer_line(item: Tag | Problem, verdict: Verdict) -> str:
     return f"[ANSWER:{action}] {verdict.kind} — {reason}"
 
 
-def stream_json_message(text: str) -> str:
-    """A user message in Claude Code's ``--input-format stream-json``: one JSON document on one line."""
-    message = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
-    return json.dumps(message, ensure_ascii=False)
 
 
 class ReportReader:

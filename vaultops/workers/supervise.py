@@ -136,7 +136,7 @@ class Supervisor:
     def write_answers(self) -> None:
         """Answers go through their own thread: a worker that is not reading its stdin must not stop
         the supervisor from draining its stdout (each would wait on the other)."""
-        from vaultops.workers.reports import stream_json_message
+        from vaultops.base.claude_code import stream_json_message
 
         while (answer := self.answers.get()) is not None:
             text = stream_json_message(answer) if self.worker.input == "stream-json" else answer
