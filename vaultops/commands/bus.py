@@ -7,7 +7,6 @@ these in a loop.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,7 +17,7 @@ from vaultops.base.layout import STATE_DB as STATE_DB  # re-exported: where the 
 from vaultops.base.layout import require_dot_dir
 from vaultops.bus import Bus, BusError, Message, whoami
 from vaultops.commands.output import Report
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, StateError, StateOperationalError
 
 
 @contextmanager
@@ -28,11 +27,11 @@ def open_bus(root: Path, clock: Callable[[], float] | None = None) -> Iterator[B
     path = require_dot_dir(root) / STATE_DB
     try:
         state = StateDB(path)
-    except (OSError, sqlite3.Error) as exc:
+    except (OSError, StateError) as exc:
         raise VaultopsError(f"cannot open {path}: {exc}; check its permissions") from exc
     try:
         yield Bus(state) if clock is None else Bus(state, clock)
-    except sqlite3.OperationalError as exc:  # e.g. another process held the write lock past the timeout
+    except StateOperationalError as exc:  # e.g. another process held the write lock past the timeout
         raise VaultopsError(f"{path} is busy or unwritable ({exc}); try again in a moment") from exc
     finally:
         state.close()

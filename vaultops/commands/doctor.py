@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import shutil
-import sqlite3
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
@@ -33,7 +32,7 @@ from vaultops.run import health
 from vaultops.run.process import run_process
 from vaultops.service.install import service_status
 from vaultops.store.notes import NoteWriter
-from vaultops.store.state import StateDB, quick_check
+from vaultops.store.state import StateDB, StateError, quick_check
 from vaultops.sync.git import Git
 from vaultops.sync.remote import git_says
 from vaultops.vault import Vault
@@ -205,7 +204,7 @@ def _git(vault: Vault) -> Iterator[Finding]:
 def _refused(vault: Vault) -> str:
     try:
         state = StateDB(vault.state_dir / "state.db")
-    except (OSError, sqlite3.Error, VaultopsError):
+    except (OSError, StateError, VaultopsError):
         return ""
     try:
         problem = remote_problem(state)
@@ -222,7 +221,7 @@ def _profiles(vault: Vault) -> Iterator[Finding]:
         # when it cannot be opened (that problem is _state_dir's line).
         try:
             state = StateDB(vault.state_dir / "state.db")
-        except (OSError, sqlite3.Error, VaultopsError):
+        except (OSError, StateError, VaultopsError):
             state = StateDB(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "state.db")
         stack.callback(state.close)
         yield from _profile_findings(vault, state)

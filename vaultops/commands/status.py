@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import sqlite3
 import time
 from collections import Counter
 from datetime import datetime
@@ -18,7 +17,7 @@ from vaultops.model import Request, State
 from vaultops.scan.note import ParsedNote, content_hash
 from vaultops.scan.pieces import Piece, PieceParse, moved, parse_piece, walk
 from vaultops.scan.requests import mark_duplicates
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, StateError
 from vaultops.store.workers_table import WorkersTable
 from vaultops.vault import Vault
 
@@ -145,7 +144,7 @@ def _note_rows(
         writer.append(NoteWriter(vault))
     rows, warnings = _rows_of(writer[0].parse(rel, raw, full=True), vault)
     if state is not None:
-        with contextlib.suppress(sqlite3.Error):
+        with contextlib.suppress(StateError):
             state.set(key, json.dumps({"hash": digest, "rows": rows, "warnings": warnings}))
     return rows, warnings
 
@@ -247,7 +246,7 @@ def worker_rows(vault: Vault) -> list[dict[str, Any]]:
     try:  # no worker has ever run here (the usual case): no need to load the workers' code
         if not WorkersTable(state).any():
             return []
-    except sqlite3.Error:
+    except StateError:
         return []
     finally:
         state.close()
@@ -255,14 +254,14 @@ def worker_rows(vault: Vault) -> list[dict[str, Any]]:
 
     try:
         return list_workers(vault, commits=False)
-    except sqlite3.Error:
+    except StateError:
         return []
 
 
 def _state(vault: Vault) -> StateDB | None:
     try:
         return StateDB(vault.state_dir / "state.db")
-    except (OSError, sqlite3.Error):
+    except (OSError, StateError):
         return None  # a read-only vault still gets its status, just without the cache
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import time
 
 from vaultops.base.errors import VaultopsError
@@ -11,7 +10,7 @@ from vaultops.commands.output import Report
 from vaultops.engine.publish import RemoteProblem, remote_problem
 from vaultops.engine.tick import tick as one_pass
 from vaultops.notify.heartbeat import ping
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, StateError
 from vaultops.vault import Vault
 
 EX_UNAVAILABLE = 69  # the remote could not be reached or refused the push: nothing went through it
@@ -46,7 +45,7 @@ def tick(vault: Vault, *, wait_settle: bool = True) -> Report:
 
 def _found_since(vault: Vault, started: float) -> RemoteProblem | None:
     """The remote problem this pass found (the publisher keeps it in state.db), if any."""
-    with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+    with contextlib.suppress(StateError, OSError, VaultopsError):
         state = StateDB(vault.state_dir / "state.db")
         try:
             problem = remote_problem(state)

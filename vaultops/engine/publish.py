@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -30,7 +29,7 @@ from vaultops.scan.note import ParsedNote
 from vaultops.store import kept
 from vaultops.store.inserts import Applied, Insert, edits_for
 from vaultops.store.notes import splice
-from vaultops.store.state import StateDB
+from vaultops.store.state import StateDB, StateError
 from vaultops.sync.git import Git, GitError
 from vaultops.sync.remote import Pulled, Pushed, Remote
 from vaultops.vault import Vault
@@ -227,7 +226,7 @@ class Publisher:
     def _stored_problem(self) -> RemoteProblem | None:
         if not self._stored_read:
             self._stored_read = True
-            with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+            with contextlib.suppress(StateError, OSError, VaultopsError):
                 state = StateDB(self.vault.state_dir / "state.db")
                 try:
                     self._stored = remote_problem(state)
@@ -240,7 +239,7 @@ class Publisher:
         cannot be written loses only this: the log has said it."""
         self._stored, self._stored_read = problem, True
         doc = "" if problem is None else json.dumps(problem.__dict__)
-        with contextlib.suppress(sqlite3.Error, OSError, VaultopsError):
+        with contextlib.suppress(StateError, OSError, VaultopsError):
             state = StateDB(self.vault.state_dir / "state.db")
             try:
                 state.set(PROBLEM_KEY, doc)

@@ -195,6 +195,11 @@ def _safe(value: Any) -> Any:
     return storable(value) if isinstance(value, str) else value
 
 
+# SQLite's errors by the ledger's names: what a caller outside store/ catches, so that only store/ imports
+# sqlite3.  (The errors ``state_error`` maps to are vaultops's and still these.)
+StateError = sqlite3.Error
+StateOperationalError = sqlite3.OperationalError
+
 # SQLite's primary result codes (an extended code's low byte) that say what is wrong with the file or disk
 _READONLY, _IOERR, _CORRUPT, _CANTOPEN, _FULL, _NOTADB = 8, 10, 11, 14, 13, 26
 _BUSY, _LOCKED = 5, 6  # another connection holds it past the wait: not the file's fault, nor vaultops's
