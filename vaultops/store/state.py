@@ -273,7 +273,7 @@ def _raise_for(exc: sqlite3.Error, path: Path | None) -> NoReturn:
 
 class _Cursor(sqlite3.Cursor):
     """A cursor of state.db whose failures that say what is wrong with the file or its disk are raised as
-    vaultops's errors (``state_error``), wherever the query was written (the bus, the outbox, status)."""
+    vaultops's errors (``state_error``), whichever of store/'s modules wrote the query."""
 
     def _path(self) -> Path | None:
         return getattr(self.connection, "path", None)
@@ -360,6 +360,11 @@ def quick_check(path: Path) -> list[str]:
 
 
 class StateDB:
+    """state.db: the one place its tables are made (``_SCHEMA``), and the SQL of runs, events, settle
+    times, own lines, flags, health and triage.  The outbox, channels, bus and workers tables have a
+    module each beside this one (``store/<table>_table.py``) that takes a StateDB; no module outside
+    store/ writes SQL."""
+
     def __init__(self, path: Path) -> None:
         make_dirs(path.parent)
         for side in ("", "-wal", "-shm", "-journal"):  # SQLite makes these next to it
