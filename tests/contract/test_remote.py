@@ -202,23 +202,42 @@ def test_a_force_push_that_dropped_a_claim_gets_it_back(fleet: Machines) -> None
 
 # --- any interleaving ----------------------------------------------------------------------------------
 
-# one step: which machine, and whether it pulls first
-STEPS = st.lists(st.tuples(st.integers(0, 2), st.booleans()), min_size=1, max_size=8)
+# one step: which machine, and what it does: 0 swaps a claim from its HEAD, 1 pulls first, 2 is the person
+# adding a line to a note every machine adds to, committed and not pushed (the claim's push carries it)
+# and 3 the person adding a request at the end of the inbox, committed and not pushed
+STEPS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=8)
+SHARED = "Daily/shared.md"
 
 
-def _interleaving(side: str, root: Path, steps: list[tuple[int, bool]]) -> None:
+def _interleaving(side: str, root: Path, steps: list[tuple[int, int]]) -> list[object]:
+    """Run ``steps``, check the promises, and return what was seen, for comparing the two sides."""
     fleet = machines(side, root)
     clones = [fleet.clone() for _ in range(3)]
     won: list[str] = []
     lost: list[str] = []
-    for n, (i, pull) in enumerate(steps):
+    seen: list[object] = []
+    for n, (i, action) in enumerate(steps):
         m = clones[i]
-        if pull:
-            assert m.remote.pull().online
+        if action == 2:
+            m.save(SHARED, (m.notes.read(SHARED) or b"") + f"- person {n}\n".encode())
+            m.commit(SHARED)
+            continue
+        if action == 3:
+            m.save(
+                INBOX,
+                (m.notes.read(INBOX) or b"") + f"\n## REQ-p{n} Asked on {m.host}\n- ready: yes\n".encode(),
+            )
+            m.commit(INBOX)
+            continue
+        if action == 1:
+            pulled = m.remote.pull()
+            assert pulled.online and not pulled.blocked, pulled
+            seen.append(("pull", i, pulled.ahead, pulled.moved))
         path = f"Daily/claim-{n}.md"  # each swap's own file: in the tip if and only if it won
         head = m.remote.head()
         pushed = m.remote.swap({path: f"claim {n}\n".encode()}, f"claim {n}", m.name, head)
         assert pushed.kind in ("pushed", "behind"), pushed
+        seen.append(("swap", i, pushed.kind))
         (won if pushed.kind == "pushed" else lost).append(path)
         if pushed.kind == "pushed":
             m.save(path, f"claim {n}\n".encode())
@@ -226,15 +245,36 @@ def _interleaving(side: str, root: Path, steps: list[tuple[int, bool]]) -> None:
             assert fleet.in_history(pushed.sha)
     assert all(fleet.at_tip(p) is not None for p in won), "a claim reported won is not on the remote"
     assert all(fleet.at_tip(p) is None for p in lost), "a claim reported lost landed"
-    assert won, "the first swap of a clone at the tip always wins"
+    for m in clones:  # and every machine follows, its person's lines kept
+        pulled = m.remote.pull()
+        assert pulled.online and not pulled.blocked, pulled
+        assert m.remote.push().kind == "pushed" or not pulled.ahead
+        seen.append(("follow", pulled.ahead, pulled.moved, m.notes.read(SHARED), m.notes.read(INBOX)))
+    everyone = fleet.at_tip(SHARED) or b""
+    wanted = {f"- person {n}".encode() for n, (_, action) in enumerate(steps) if action == 2}
+    assert wanted <= set(everyone.splitlines()), "a line the person committed was lost"
+    asked = {f"REQ-p{n}" for n, (_, action) in enumerate(steps) if action == 3}
+    assert {rid: [""] for rid in asked} == {
+        r: c for r, c in requests_in(fleet.at_tip(INBOX)).items() if r in asked
+    }
+    seen.append(("tip", everyone, sorted(won)))
+    return seen
 
 
 @pytest.mark.parametrize(("side", "examples"), [("memory", 300), ("real", 5)])
 def test_any_interleaving_of_swaps_lands_exactly_the_claims_reported_won(side: str, examples: int) -> None:
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(STEPS)
-    def check(steps: list[tuple[int, bool]]) -> None:
+    def check(steps: list[tuple[int, int]]) -> None:
         with tempfile.TemporaryDirectory() as root:
             _interleaving(side, Path(root), steps)
 
     check()
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+def test_the_twin_sees_what_git_sees_step_by_step(steps: list[tuple[int, int]]) -> None:
+    # every swap's answer, every pull's report, and the notes as each machine ends with them: the same
+    with tempfile.TemporaryDirectory() as root:
+        assert _interleaving("memory", Path(root), steps) == _interleaving("real", Path(root), steps)
