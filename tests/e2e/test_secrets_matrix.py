@@ -24,8 +24,8 @@ from tests.support.helpers import INBOX, make_vault
 from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
 from vaultops.base.redact import MARKER, redact
 from vaultops.daemon.log import DaemonLog
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.tick import tick
-from vaultops.render.journal import DailyWriter
 from vaultops.render.results import DailyEntry, commit_message
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault

@@ -44,6 +44,7 @@ from vaultops.engine.dashboard import show
 from vaultops.engine.follow import follow_workers
 from vaultops.engine.hear import take_replies
 from vaultops.engine.incidents import tell_incidents
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.kept_results import forget, keep, place_kept
 from vaultops.engine.peers import watch_peers
 from vaultops.engine.problems import tell_problems
@@ -55,7 +56,6 @@ from vaultops.engine.report import PassReport
 from vaultops.engine.run import dispatcher_for, run_job
 from vaultops.engine.tell import TelegramSource
 from vaultops.model import State
-from vaultops.render.journal import DailyWriter
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatcher
 from vaultops.scan.note import ParsedNote

@@ -19,10 +19,10 @@ from pathlib import Path
 from vaultops.base import steady
 from vaultops.decide.answers import decision_of, standing_answer
 from vaultops.engine.context import Context
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.record import result_lines
 from vaultops.model import Request, State, Target, targets_of
 from vaultops.render import results
-from vaultops.render.journal import DailyWriter
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.run.prompt import WORKER_REPORT, PromptInput, build_prompt

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from vaultops.base.errors import VaultopsError
 from vaultops.engine.context import Context
+from vaultops.engine.journal import DailyWriter
 from vaultops.lines import DOT, SEP
 from vaultops.notify.channels import Change
-from vaultops.render.journal import DailyWriter
 
 
 def tell_incidents(ctx: Context, daily: DailyWriter, changes: Sequence[Change]) -> None:

@@ -12,9 +12,9 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.engine.context import Context
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.record import Done, insert_of
 from vaultops.model import State, Target, index_by_id
-from vaultops.render.journal import DailyWriter
 from vaultops.store import kept
 from vaultops.store.inserts import Insert
 

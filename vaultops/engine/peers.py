@@ -17,10 +17,10 @@ from datetime import datetime, timedelta
 from vaultops.base.durations import say_duration
 from vaultops.engine.context import Context
 from vaultops.engine.dashboard import machines_of
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.remind import mark, markers_between
 from vaultops.lines import line_time
 from vaultops.render import results
-from vaultops.render.journal import DailyWriter
 from vaultops.render.machines import MachineFacts, shown_time
 from vaultops.render.markers import PeerSaid, peer_lines
 

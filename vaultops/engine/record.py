@@ -17,10 +17,10 @@ from vaultops.base.visible import described
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
 from vaultops.engine.context import Context
+from vaultops.engine.journal import DailyWriter
 from vaultops.engine.publish import with_inserts
 from vaultops.model import Decision, Request, State, index_by_id
 from vaultops.render import results
-from vaultops.render.journal import DailyWriter
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.scan.note import ParsedNote

@@ -17,11 +17,11 @@ from vaultops.base.durations import say_duration
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.answers import decision_of, escalated_since
 from vaultops.engine.context import Context
+from vaultops.engine.journal import DailyWriter
 from vaultops.lines import line_time
 from vaultops.model import Request, State
 from vaultops.notify.digest import DigestFacts, Listed, digest_notice, summary
 from vaultops.render import results
-from vaultops.render.journal import DailyWriter
 from vaultops.render.markers import Markers, Reminded, digest_lines, read_markers, reminder_lines
 from vaultops.run.health import Health
 from vaultops.store.notes import splice
