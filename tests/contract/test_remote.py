@@ -104,6 +104,15 @@ def test_pull_never_overwrites_the_persons_uncommitted_lines(fleet: Machines) ->
     assert b.remote.head() == before and b.notes.read(INBOX) == typing
 
 
+def test_a_file_already_at_the_remotes_version_is_no_change_of_the_persons(fleet: Machines) -> None:
+    a, b = fleet.clone(), fleet.clone()
+    assert claim(a, "aaaaaa").kind == "pushed"
+    b.save(INBOX, fleet.at_tip(INBOX) or b"")  # a move cut short by a kill -9 left it so, or a sync tool
+    pulled = b.remote.pull()
+    assert pulled.moved and not pulled.blocked, pulled
+    assert b.remote.head() == fleet.tip()
+
+
 def test_adopt_refuses_a_head_that_moved(fleet: Machines) -> None:
     a = fleet.clone()
     head, committed = a.notes.head_version(INBOX)
@@ -204,8 +213,9 @@ def test_a_force_push_that_dropped_a_claim_gets_it_back(fleet: Machines) -> None
 
 # one step: which machine, and what it does: 0 swaps a claim from its HEAD, 1 pulls first, 2 is the person
 # adding a line to a note every machine adds to, committed and not pushed (the claim's push carries it)
-# and 3 the person adding a request at the end of the inbox, committed and not pushed
-STEPS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=8)
+# and 3 the person adding a request at the end of the inbox, committed and not pushed; 4 the person typing
+# in the inbox, saved and not committed (a pull that would overwrite it is refused)
+STEPS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), min_size=1, max_size=8)
 SHARED = "Daily/shared.md"
 
 
@@ -222,17 +232,16 @@ def _interleaving(side: str, root: Path, steps: list[tuple[int, int]]) -> list[o
             m.save(SHARED, (m.notes.read(SHARED) or b"") + f"- person {n}\n".encode())
             m.commit(SHARED)
             continue
-        if action == 3:
-            m.save(
-                INBOX,
-                (m.notes.read(INBOX) or b"") + f"\n## REQ-p{n} Asked on {m.host}\n- ready: yes\n".encode(),
-            )
-            m.commit(INBOX)
+        if action in (3, 4):
+            typed = f"\n## REQ-p{n} Asked on {m.host}\n- ready: yes\n".encode()
+            m.save(INBOX, (m.notes.read(INBOX) or b"") + typed)
+            if action == 3:
+                m.commit(INBOX)
             continue
         if action == 1:
             pulled = m.remote.pull()
-            assert pulled.online and not pulled.blocked, pulled
-            seen.append(("pull", i, pulled.ahead, pulled.moved))
+            assert pulled.online, pulled
+            seen.append(("pull", i, pulled.ahead, pulled.moved, bool(pulled.blocked)))
         path = f"Daily/claim-{n}.md"  # each swap's own file: in the tip if and only if it won
         head = m.remote.head()
         pushed = m.remote.swap({path: f"claim {n}\n".encode()}, f"claim {n}", m.name, head)
@@ -245,7 +254,9 @@ def _interleaving(side: str, root: Path, steps: list[tuple[int, int]]) -> list[o
             assert fleet.in_history(pushed.sha)
     assert all(fleet.at_tip(p) is not None for p in won), "a claim reported won is not on the remote"
     assert all(fleet.at_tip(p) is None for p in lost), "a claim reported lost landed"
-    for m in clones:  # and every machine follows, its person's lines kept
+    for m in clones:  # and every machine follows, once obsidian-git has committed what the person typed
+        if m.notes.read(INBOX) != m.notes.head_version(INBOX)[1]:
+            m.commit(INBOX)
         pulled = m.remote.pull()
         assert pulled.online and not pulled.blocked, pulled
         assert m.remote.push().kind == "pushed" or not pulled.ahead
@@ -253,10 +264,9 @@ def _interleaving(side: str, root: Path, steps: list[tuple[int, int]]) -> list[o
     everyone = fleet.at_tip(SHARED) or b""
     wanted = {f"- person {n}".encode() for n, (_, action) in enumerate(steps) if action == 2}
     assert wanted <= set(everyone.splitlines()), "a line the person committed was lost"
-    asked = {f"REQ-p{n}" for n, (_, action) in enumerate(steps) if action == 3}
-    assert {rid: [""] for rid in asked} == {
-        r: c for r, c in requests_in(fleet.at_tip(INBOX)).items() if r in asked
-    }
+    asked = {f"REQ-p{n}": [""] for n, (_, action) in enumerate(steps) if action in (3, 4)}
+    at_tip = requests_in(fleet.at_tip(INBOX))
+    assert asked == {rid: at_tip.get(rid) for rid in asked}, "a request was lost or doubled"
     seen.append(("tip", everyone, sorted(won)))
     return seen
 

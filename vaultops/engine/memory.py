@@ -208,12 +208,14 @@ class MemoryRemote:
         return pulled
 
     def keep_to(self, sha: str, head: str | None) -> str:
-        """Move HEAD and the working tree from ``head`` to ``sha`` as ``git read-tree -m -u`` does: a file
-        the move changes must hold HEAD's bytes on disk (the person's uncommitted lines are never
-        overwritten), or nothing moves."""
+        """Move HEAD and the working tree from ``head`` to ``sha`` as ``Remote.keep_to`` does: a file the
+        move changes must hold HEAD's bytes on disk, or ``sha``'s already (the person's uncommitted lines
+        are never overwritten), or nothing moves."""
         old, new = self.origin.tree(head), self.origin.tree(sha)
         changed = [p for p in {*old, *new} if old.get(p) != new.get(p)]
-        dirty = sorted(p for p in changed if self.clone.disk.get(p) != old.get(p))
+        disk = self.clone.disk
+        # a file already at ``sha`` (a move cut short) is no change of the person's: git stages it first
+        dirty = sorted(p for p in changed if disk.get(p) != old.get(p) and disk.get(p) != new.get(p))
         if dirty:
             return (
                 f"this clone has uncommitted changes in files the remote changed too ({', '.join(dirty)}); "
