@@ -4,8 +4,12 @@ version that was read.  The note writer on a real vault, and the twin."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.contract.worlds import INBOX_TEXT, Machine
 from tests.support.helpers import INBOX
+from vaultops.base.errors import UnsafePath
+from vaultops.store.notes import NoteTooLarge
 
 TYPED = b"\n## REQ-b Not committed yet\n- ready: yes\nSaved; obsidian-git has not committed it.\n"
 
@@ -52,3 +56,17 @@ def test_plan_notes_are_the_queue_folders_notes_in_name_order(machine: Machine) 
     machine.save("executor-queue/notes.txt", b"not a note\n")
     machine.save("executor-queue/deeper/b.md", b"# B\n")
     assert machine.notes.plan_notes() == ["executor-queue/a-first.md", "executor-queue/fix-tab-preview.md"]
+
+
+def test_a_path_out_of_the_vault_is_refused(machine: Machine) -> None:
+    for outside in ("../outside.md", "/etc/hostname", "Daily/../../outside.md"):
+        with pytest.raises(UnsafePath):
+            machine.notes.read(outside)
+        with pytest.raises(UnsafePath):
+            machine.notes.replace(outside, None, b"x\n")
+
+
+def test_a_note_over_the_size_limit_is_not_read(machine: Machine) -> None:
+    machine.save("Daily/huge.md", b"x" * 20_000_001)  # [inbox] max_mb's default is 20
+    with pytest.raises(NoteTooLarge, match=r"Daily/huge.md is 20.0 MB, over the 20 MB limit"):
+        machine.notes.read("Daily/huge.md")

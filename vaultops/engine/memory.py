@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import posixpath
 import threading
 import time
 from collections import Counter
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from vaultops.base import faults
 from vaultops.base.copies import copies_in
+from vaultops.base.errors import UnsafePath
 from vaultops.base.redact import redact
 from vaultops.model import State
 from vaultops.notify.message import Notice
@@ -43,12 +45,14 @@ from vaultops.notify.telegram import Batch, TelegramError
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatched
 from vaultops.run.jobs import Job
+from vaultops.store.notes import NoteTooLarge
 from vaultops.store.state import StateDB
 from vaultops.sync.git import AUTHOR_PREFIX, GitError, identity
 from vaultops.sync.remote import Pulled, Pushed, request_headings
 from vaultops.sync.replay import is_insertion, replay
 from vaultops.vault import is_ignored
 
+DEFAULT_MAX_BYTES = 20_000_000  # ``[inbox] max_mb``'s default, as the note writer counts it
 PERSON = "Person"  # the author of the person's commits (obsidian-git's), as the real tests name them
 
 # --- the remote -------------------------------------------------------------------------------------
@@ -473,20 +477,32 @@ def _doubled(path: str, merged: bytes | None, now: bytes | None, after: bytes | 
 
 
 class MemoryNotes:
-    """A clone's notes (``engine.ports.Notes``): its working tree and its HEAD, kept apart."""
+    """A clone's notes (``engine.ports.Notes``): its working tree and its HEAD, kept apart.  A path that
+    leaves the vault is refused, and a note over ``max_bytes`` is not read, as the note writer refuses them
+    (symlinks are not modelled)."""
 
-    def __init__(self, clone: MemoryClone, queue: str = "executor-queue") -> None:
+    def __init__(
+        self, clone: MemoryClone, queue: str = "executor-queue", max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.clone = clone
         self.queue = queue
+        self.max_bytes = max_bytes
 
     def read(self, rel: str) -> bytes | None:
-        return self.clone.disk.get(rel)
+        raw = self.clone.disk.get(_inside(rel))
+        if raw is not None and len(raw) > self.max_bytes:
+            raise NoteTooLarge(
+                f"{rel} is {len(raw) / 1e6:.1f} MB, over the {self.max_bytes / 1e6:.0f} MB limit; "
+                "move old requests to an archive note (or raise [inbox] max_mb)"
+            )
+        return raw
 
     def head_version(self, rel: str) -> tuple[str | None, bytes | None]:
         head = self.clone.head
         return head, self.clone.origin.tree(head).get(rel)
 
     def replace(self, rel: str, expected: bytes | None, new: bytes) -> bool:
+        rel = _inside(rel)
         if self.clone.disk.get(rel) != expected:
             return False  # the person saved it since it was read: read again
         self.clone.disk[rel] = new
@@ -506,6 +522,16 @@ class MemoryNotes:
     def save(self, rel: str, raw: bytes) -> None:
         """The person saves ``raw`` (in Obsidian): on disk, in no commit."""
         self.clone.disk[rel] = raw
+
+
+def _inside(rel: str) -> str:
+    """``rel`` as a path in the vault; UnsafePath, as ``Vault.resolve`` raises it, for one outside."""
+    if PurePosixPath(rel).is_absolute():
+        raise UnsafePath(f"{rel}: absolute paths are not vault notes; use a path inside the vault")
+    normal = posixpath.normpath(rel)
+    if normal == ".." or normal.startswith("../"):
+        raise UnsafePath(f"{rel}: resolves outside the vault; refusing to touch it")
+    return normal
 
 
 # --- state.db -----------------------------------------------------------------------------------------
