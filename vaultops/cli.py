@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from vaultops import commands
 from vaultops.base import layout
 from vaultops.base.errors import VaultopsError, disk_error
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.vault import Vault
 
 TYPE_CHECKING = False  # as typing's, which mypy reads the same way, without importing typing
@@ -36,7 +36,7 @@ def _text(arg: str) -> str:
     return sys.stdin.read() if arg == "-" else arg
 
 
-def cmd_init(args: argparse.Namespace) -> Report:
+def cmd_init(args: argparse.Namespace) -> Output:
     return commands.scaffold.init(args.dir or args.vault, args.claude)
 
 
@@ -44,11 +44,11 @@ def cmd_hook(args: argparse.Namespace) -> HookAnswer:
     return commands.hook.answer(layout.named_vault(args.vault))
 
 
-def cmd_submit(args: argparse.Namespace) -> Report:
+def cmd_submit(args: argparse.Namespace) -> Output:
     return commands.submit.submit_request(_vault(args), _text(args.text), args.type, args.id)
 
 
-def cmd_tick(args: argparse.Namespace) -> Report:
+def cmd_tick(args: argparse.Namespace) -> Output:
     return commands.tick.tick(_vault(args), wait_settle=not args.no_wait)
 
 
@@ -60,23 +60,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_daemon(_vault(args))
 
 
-def cmd_status(args: argparse.Namespace) -> Report:
+def cmd_status(args: argparse.Namespace) -> Output:
     return commands.overview.status(_vault(args), as_json=args.json)
 
 
-def cmd_classify(args: argparse.Namespace) -> Report:
+def cmd_classify(args: argparse.Namespace) -> Output:
     return commands.classify.explain(_text(args.text), args.type, args.vault)
 
 
-def cmd_doctor(args: argparse.Namespace) -> Report:
+def cmd_doctor(args: argparse.Namespace) -> Output:
     return commands.doctor.doctor(layout.vault_folder(args.vault))
 
 
-def cmd_service(args: argparse.Namespace) -> Report:
+def cmd_service(args: argparse.Namespace) -> Output:
     return commands.service.service(layout.vault_folder(args.vault), args.action, dry_run=args.dry_run)
 
 
-def cmd_bus(args: argparse.Namespace) -> Report:
+def cmd_bus(args: argparse.Namespace) -> Output:
     bus, root, action = commands.bus, _vault(args).root, args.bus_command
     if action == "send":
         return bus.send(root, os.environ, args.to, _text(args.text), args.priority, args.as_name)
@@ -87,7 +87,7 @@ def cmd_bus(args: argparse.Namespace) -> Report:
     return bus.log(root, args.name, args.limit)
 
 
-def cmd_worker(args: argparse.Namespace) -> Report:
+def cmd_worker(args: argparse.Namespace) -> Output:
     worker, vault, action = commands.worker, _vault(args), args.worker_command
     if action == "spawn":
         args, command = _spawn_arguments(args)
@@ -308,12 +308,12 @@ def _tolerant_output() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-def _show(result: Report | HookAnswer | int, as_json: bool) -> int:
+def _show(result: Output | HookAnswer | int, as_json: bool) -> int:
     """The one output step: a report's lines (or its JSON document) on stdout, its warnings on stderr;
     the hook's answer exactly as Claude Code reads it; the exit code."""
     if isinstance(result, int):
         return result
-    if not isinstance(result, Report):
+    if not isinstance(result, Output):
         with contextlib.suppress(OSError, ValueError):  # the hook exits with its code, whatever happens
             sys.stdout.write(result.stdout)
             sys.stdout.flush()

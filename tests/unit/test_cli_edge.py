@@ -11,7 +11,7 @@ import pytest
 from vaultops import cli
 from vaultops.base import layout
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultError, VaultopsError
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.vault import Vault
 
 
@@ -38,12 +38,12 @@ def test_anything_else_is_a_bug_with_its_trace(capsys: pytest.CaptureFixture[str
 
 
 def test_a_report_prints_its_lines_or_its_document(capsys: pytest.CaptureFixture[str]) -> None:
-    report = Report(["a", "b"], {"n": "é"}, ["careful"], 3)
+    report = Output(["a", "b"], {"n": "é"}, ["careful"], 3)
     assert cli._show(report, as_json=False) == 3
     assert capsys.readouterr() == ("a\nb\n", "warning: careful\n")
     assert cli._show(report, as_json=True) == 3
     assert json.loads(capsys.readouterr().out) == {"n": "é"}
-    assert cli._show(Report([]), as_json=False) == 0
+    assert cli._show(Output([]), as_json=False) == 0
     assert capsys.readouterr() == ("", "")
 
 

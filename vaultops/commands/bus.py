@@ -1,6 +1,6 @@
 """``vaultops bus send|inbox|log``: the glue between the command line and ``vaultops.bus``.
 
-Each function takes the vault folder and plain values and returns a ``Report`` (the JSON document and the
+Each function takes the vault folder and plain values and returns a ``Output`` (the JSON document and the
 human lines), so the CLI only picks one of the two to print.  None reads the configuration: a worker may run
 these in a loop.
 """
@@ -16,7 +16,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import STATE_DB as STATE_DB  # re-exported: where the bus's CLI looks
 from vaultops.base.layout import require_dot_dir
 from vaultops.bus import Bus, BusError, Message, whoami
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.store.state import StateDB, StateError, StateOperationalError
 
 
@@ -47,14 +47,14 @@ def _indent(text: str) -> list[str]:
 
 def send(
     root: Path, environ: Mapping[str, str], to: str, text: str, priority: str, as_name: str | None
-) -> Report:
+) -> Output:
     sender = whoami(environ, as_name)
     with open_bus(root) as bus:
         message = bus.send(sender, to, text, priority)
-    return Report([f"sent #{message.id} to {to} ({priority})"], {"message": message.as_json()})
+    return Output([f"sent #{message.id} to {to} ({priority})"], {"message": message.as_json()})
 
 
-def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: int) -> Report:
+def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: int) -> Output:
     name = whoami(environ, as_name)
     with open_bus(root) as bus:
         messages = bus.inbox(name, limit)
@@ -69,10 +69,10 @@ def inbox(root: Path, environ: Mapping[str, str], as_name: str | None, limit: in
         )
     else:
         lines.append(f"no new messages for {name}")
-    return Report(lines, {"name": name, "messages": [m.as_json() for m in messages]})
+    return Output(lines, {"name": name, "messages": [m.as_json() for m in messages]})
 
 
-def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Report:
+def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[int]) -> Output:
     """Ack every id; an id already acked by ``name`` is fine (acking is idempotent), one that is not
     ``name``'s or does not exist is an error, after the others are acked."""
     name = whoami(environ, as_name)
@@ -96,10 +96,10 @@ def ack(root: Path, environ: Mapping[str, str], as_name: str | None, ids: list[i
     if problems:
         raise BusError("; ".join(problems))
     lines = [f"acked #{i}" for i in acked] + [f"#{i} was already acked" for i in already]
-    return Report(lines, {"name": name, "acked": acked, "already_acked": already})
+    return Output(lines, {"name": name, "acked": acked, "already_acked": already})
 
 
-def log(root: Path, name: str | None, limit: int) -> Report:
+def log(root: Path, name: str | None, limit: int) -> Output:
     with open_bus(root) as bus:
         messages = bus.log(name, limit)
     lines: list[str] = []
@@ -108,4 +108,4 @@ def log(root: Path, name: str | None, limit: int) -> Report:
         acked = f"acked {_when(m.acked_at)}" if m.acked_at is not None else "not acked"
         lines.append(f"#{m.id} {sent} {m.sender} -> {m.to} {m.priority}, delivered {m.deliveries}x, {acked}")
         lines += _indent(m.text)
-    return Report(lines or ["no messages"], {"messages": [m.as_json() for m in messages]})
+    return Output(lines or ["no messages"], {"messages": [m.as_json() for m in messages]})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultops.base.errors import VaultopsError
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.config import Config
 from vaultops.decide.classify import Classification, classify
 from vaultops.decide.route import decide_text
@@ -76,7 +76,7 @@ def readable(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def explain(text: str, explicit_type: str | None, vault: str | None = None) -> Report:
+def explain(text: str, explicit_type: str | None, vault: str | None = None) -> Output:
     """``vaultops classify``: the decision for ``text`` in the vault ``vault`` names (its config and its
     triage); without a vault that can be read, by the default config and the rules alone."""
     found: Vault | None
@@ -86,4 +86,4 @@ def explain(text: str, explicit_type: str | None, vault: str | None = None) -> R
     except VaultopsError:
         found, config = None, Config()
     doc = report(text, explicit_type, config, found)
-    return Report(readable(doc), doc)
+    return Output(readable(doc), doc)

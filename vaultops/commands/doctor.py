@@ -22,7 +22,7 @@ from vaultops.base.confine import STATE_FOLDERS, confine, make_dirs, write_text
 from vaultops.base.errors import DiskError, VaultopsError, corrupt_state, disk_error
 from vaultops.base.redact import redact
 from vaultops.base.room import LOW_SPACE, free_bytes, room_problem, size
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.engine.publish import remote_problem
@@ -80,11 +80,11 @@ def _findings(each: Callable[[Vault], Iterator[Finding]], vault: Vault) -> list[
     return found
 
 
-def doctor(root: Path) -> Report:
+def doctor(root: Path) -> Output:
     """``vaultops doctor``: a line per check, ``ok:`` or ``problem:`` with the fix; exit 1 on a problem."""
     problems, fine = check(root)
     lines = [f"ok: {line}" for line in fine] + [f"problem: {line}" for line in problems]
-    return Report(lines, exit_code=1 if problems else 0)
+    return Output(lines, exit_code=1 if problems else 0)
 
 
 def _inbox(vault: Vault) -> Iterator[Finding]:

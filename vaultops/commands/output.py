@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Report:
+class Output:
     __slots__ = ("doc", "exit_code", "lines", "warnings")
 
     def __init__(
@@ -28,10 +28,10 @@ class Report:
         self.exit_code = exit_code
 
     def __repr__(self) -> str:
-        return f"Report({self.lines!r}, {self.doc!r}, {self.warnings!r}, {self.exit_code!r})"
+        return f"Output({self.lines!r}, {self.doc!r}, {self.warnings!r}, {self.exit_code!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Report) and all(
+        return isinstance(other, Output) and all(
             getattr(self, name) == getattr(other, name) for name in self.__slots__
         )
 

@@ -3,7 +3,7 @@ notifiers, machines) as one report: a table each, or one JSON document."""
 
 from __future__ import annotations
 
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.commands.status import (
     channel_rows,
     format_channels,
@@ -19,7 +19,7 @@ from vaultops.commands.status import (
 from vaultops.vault import Vault
 
 
-def status(vault: Vault, *, as_json: bool = False) -> Report:
+def status(vault: Vault, *, as_json: bool = False) -> Output:
     """The report ``vaultops status`` prints.  ``as_json``: only the document (the tables of a 10,000-request
     inbox cost a good part of a cold status, and ``--json`` prints none of them)."""
     rows, warnings = request_rows(vault)
@@ -33,7 +33,7 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
         "machines": machines,
     }  # fmt: skip
     if as_json:
-        return Report([], doc, warnings)
+        return Output([], doc, warnings)
     lines = [format_table(rows)]
     if profiles:
         lines += ["", format_profiles(profiles)]
@@ -43,4 +43,4 @@ def status(vault: Vault, *, as_json: bool = False) -> Report:
         lines += ["", format_channels(channels)]
     if machines:
         lines += ["", format_machines(machines)]
-    return Report(lines, doc, warnings)
+    return Output(lines, doc, warnings)

@@ -14,7 +14,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import CONFIG_FILE, DEFAULT_INBOX, DEFAULT_QUEUE, named_vault, vault_folder
 from vaultops.commands.hook import hook_command
 from vaultops.commands.init_commit import commit_init, dirty_before, untracked
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.hook.claude import hook_entry
 from vaultops.sync.git import Git, GitError
 
@@ -118,7 +118,7 @@ def _write_new(root: Path, rel: str, text: str) -> bool:
     return True
 
 
-def init(vault: str | None = None, claude: str | None = None) -> Report:
+def init(vault: str | None = None, claude: str | None = None) -> Output:
     """``vaultops init [DIR] [--claude PROJECT]``: scaffold the vault (DIR, else ``$VAULTOPS_VAULT``, else
     the current folder), and with ``claude`` wire ``vaultops hook`` for that vault into PROJECT's Claude
     Code settings.  ``--claude`` without a vault named on the command line scaffolds nothing."""
@@ -130,7 +130,7 @@ def init(vault: str | None = None, claude: str | None = None) -> Report:
         if not project.is_dir():
             raise VaultopsError(f"{project}: no such folder; pass the working directory Claude Code runs in")
         done += wire_claude_hook(project, hook_command(named_vault(vault)))
-    return Report(done or ["nothing to do: everything is already set up"])
+    return Output(done or ["nothing to do: everything is already set up"])
 
 
 def init_vault(root: Path, inbox: str = DEFAULT_INBOX, queue: str = DEFAULT_QUEUE) -> list[str]:

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from vaultops import lines as fmt
 from vaultops.base.errors import VaultopsError
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.decide.classify import TYPES
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.requests import FIELDS
@@ -100,7 +100,7 @@ def submit(
     return chosen["id"]
 
 
-def submit_request(vault: Vault, text: str, type_: str | None = None, ident: str | None = None) -> Report:
+def submit_request(vault: Vault, text: str, type_: str | None = None, ident: str | None = None) -> Output:
     """``vaultops submit``: the new request's id, as a line."""
     new_id = submit(vault, text, type_, ident)
-    return Report([new_id], {"id": new_id})
+    return Output([new_id], {"id": new_id})

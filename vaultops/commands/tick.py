@@ -6,7 +6,7 @@ import contextlib
 import time
 
 from vaultops.base.errors import VaultopsError
-from vaultops.commands.output import Report
+from vaultops.commands.output import Output
 from vaultops.engine.publish import RemoteProblem, remote_problem
 from vaultops.engine.tick import tick as one_pass
 from vaultops.notify.heartbeat import ping
@@ -16,7 +16,7 @@ from vaultops.vault import Vault
 EX_UNAVAILABLE = 69  # the remote could not be reached or refused the push: nothing went through it
 
 
-def tick(vault: Vault, *, wait_settle: bool = True) -> Report:
+def tick(vault: Vault, *, wait_settle: bool = True) -> Output:
     """A line per request acted on, one per request still settling, the commit; warnings apart.  Exits 69
     when the remote could not be reached or refused this pass's push, with the reason as the last line."""
     url = vault.config.daemon.heartbeat_url.get_secret_value()
@@ -40,7 +40,7 @@ def tick(vault: Vault, *, wait_settle: bool = True) -> Report:
         warnings = [w for w in warnings if w != problem.sentence]
     elif not report.outcomes and not report.settling:
         lines.append("nothing to do")
-    return Report(lines, warnings=warnings, exit_code=0 if problem is None else EX_UNAVAILABLE)
+    return Output(lines, warnings=warnings, exit_code=0 if problem is None else EX_UNAVAILABLE)
 
 
 def _found_since(vault: Vault, started: float) -> RemoteProblem | None:
