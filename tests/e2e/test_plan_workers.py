@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,11 +19,9 @@ from tests.support.waiting import wait_for
 from tests.support.worker_helpers import FAKE_WORKER, cli, in_log, listed, reported
 from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.scan.plan import as_plan_note
 from vaultops.store.notes import NoteWriter
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
-from vaultops.workers.plans import Heard, news
 
 QUEUE = "executor-queue"
 PROFILE = (
@@ -279,39 +277,6 @@ def test_the_daemon_starts_the_worker_and_writes_its_done_at_once(make: Callable
         assert daemon.stop() == 0
     assert took < 5, f"the daemon took {took:.1f} s to write the worker's DONE"
     assert path.read_text().count("- locked-by:") == 1
-
-
-def test_news_reads_the_first_thing_the_note_must_say() -> None:
-    def heard(i: int, tag: str, verdict: str = "approve", label: str = "x") -> Heard:
-        return Heard(i, tag, label, verdict, f"[{tag}:{label}] line {i}")
-
-    assert news("w", "running", None, [heard(1, "STATUS"), heard(2, "REQUEST")]) is None
-    done = news("w", "running", None, [heard(1, "STATUS"), heard(2, "DONE"), heard(3, "ESCALATE")])
-    assert done is not None and done.state is State.DONE and done.heard == 2 and done.stop
-    assert done.output == "[STATUS:x] line 1\n[DONE:x] line 2"
-    asked = news("w", "running", None, [heard(4, "REQUEST", "escalate"), heard(5, "DONE")])
-    assert asked is not None and asked.state is State.ESCALATED and asked.heard == 4 and not asked.stop
-    denied = news("w", "running", None, [heard(6, "REQUEST", "deny")])
-    assert denied is None, "a denied request is the worker's business; it was answered"
-    ended = news("w", "failed", 3, [heard(7, "STATUS")], log_tail=["boom"])
-    assert ended is not None and ended.state is State.ERROR and "exit code 3" in ended.reason
-    assert ended.output.endswith("boom") and ended.heard == 7
-    late = news("w", "running", None, [], overdue=60.0)
-    assert late is not None and late.stop and "within its time (60 s)" in late.reason
-
-
-@pytest.mark.parametrize(
-    ("value", "name"), [("yes", "Fix-the-tab"), ("true", "Fix-the-tab"), ("coder-1", "coder-1"), ("no", None)]
-)
-def test_the_worker_field(value: str, name: str | None) -> None:
-    from datetime import datetime
-
-    from vaultops.scan.note import parse_note
-
-    text = f"---\nworker: {value}\n---\nDo it\n"
-    note = as_plan_note(parse_note("executor-queue/Fix the tab.md", text.encode()), datetime.now(UTC))
-    (request,) = note.requests
-    assert request.fields.get("worker") == name
 
 
 def test_a_telegram_reply_answers_a_workers_question(make: Callable[..., Path]) -> None:

@@ -18,7 +18,6 @@ from tests.support.clones import INBOX, Fleet, person_push, request_block, tick_
 from tests.support.helpers import git
 from vaultops.base import faults
 from vaultops.engine.tick import tick
-from vaultops.scan.note import parse_note
 from vaultops.vault import Vault
 
 MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
@@ -339,17 +338,6 @@ def test_a_daemon_paused_past_its_lease_is_taken_over_and_its_result_recorded_as
     assert fleet.runs() == {"REQ-000": 1}, "heavy work is not run again by the machine that took over"
     assert no_markers(text)
     fleet.fsck()
-
-
-def test_lease_lines_round_trip_and_old_locks_still_parse() -> None:
-    text = (
-        "## REQ-a\nDo it.\n- locked-by: a @ 2026-05-04T08:31:02+10:00 (vps1, claim 7f3a9c, lease 1320 s)\n"
-        "- status: running @ 2026-05-04T08:31:02+10:00\n\n"
-        "## REQ-b\nDo it.\n- locked-by: a @ 2026-05-04T08:31:02+10:00 (vps1, claim 7f3a9d)\n"
-    )
-    a, b = parse_note(INBOX, text.encode()).requests
-    assert a.lock is not None and a.lock.lease == 1320 and a.lock.claim == "7f3a9c"
-    assert b.lock is not None and b.lock.lease is None and b.lock.claim == "7f3a9d"
 
 
 def obsidian_git(clone: Path, stop: threading.Event, written: list[str], added: list[str]) -> list[str]:
