@@ -28,12 +28,12 @@ from vaultops.daemon.log import DaemonLog
 from vaultops.decide.classify import warm
 from vaultops.engine.carried import Carried
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
+from vaultops.engine.ports import Runner
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import Claimed, Done
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.render.results import RunResult
-from vaultops.run.dispatch import Dispatcher
 from vaultops.service.systemd import Notifier
 from vaultops.service.units import STOP_MARGIN
 from vaultops.store.lock import vault_lock
@@ -304,7 +304,7 @@ class Daemon:
         finally:
             listener.done()
 
-    def submit(self, p: Pass, claimed: Claimed, dispatcher: Dispatcher) -> None:
+    def submit(self, p: Pass, claimed: Claimed, dispatcher: Runner) -> None:
         job = claimed.job
         future = self.jobs.submit(p.run_job, claimed, dispatcher)
         self.inflight[job.claim] = future

@@ -16,6 +16,7 @@ from datetime import datetime
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.budget import Budget, day_start
 from vaultops.decide.gate import Clone
+from vaultops.engine.ports import Sides
 from vaultops.engine.provenance import Vetter
 from vaultops.engine.publish import Publisher
 from vaultops.engine.report import PassReport
@@ -54,11 +55,12 @@ class Context:
     publisher: Publisher
     report: PassReport = field(default_factory=PassReport)
     unplaced: list[Unplaced] = field(default_factory=list)
+    sides: Sides = field(default_factory=Sides)  # the twins a test runs the pass on (``engine.memory``)
 
     def __post_init__(self) -> None:
         self.config = self.vault.config
         self.last_read: dict[str, ParsedNote] = {}  # each note as this pass last read it
-        self.teller = Teller(self.vault, self.state, self.report.warnings)
+        self.teller = Teller(self.vault, self.state, self.report.warnings, self.sides)
         self.vetter = Vetter(self.state, self.publisher.git, self.config.answers.authors, self.writer.parse)
 
     @property

@@ -47,6 +47,7 @@ from vaultops.engine.incidents import tell_incidents
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.kept_results import forget, keep, place_kept
 from vaultops.engine.peers import watch_peers
+from vaultops.engine.ports import Runner, Sides
 from vaultops.engine.problems import tell_problems
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import CLAIM_ATTEMPTS, Claimed, Done, apply, record
@@ -57,7 +58,6 @@ from vaultops.engine.run import dispatcher_for, run_job
 from vaultops.engine.tell import TelegramSource
 from vaultops.model import State
 from vaultops.render.results import RunResult
-from vaultops.run.dispatch import Dispatcher
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import MISSING, Insert
 from vaultops.store.notes import NoteWriter
@@ -101,10 +101,14 @@ class Pass:
         writer: NoteWriter | None = None,
         publisher: Publisher | None = None,
         carried: Carried | None = None,
+        sides: Sides | None = None,
     ) -> None:
+        """``writer``, ``publisher`` and ``sides``: the note writer, the publisher and the other side
+        effects to use instead of the vault's own (``engine.memory.MemoryVault`` gives the twins')."""
         self.ctx = Context(
-            vault, state, clock, writer or NoteWriter(vault), publisher or Publisher.open(vault)
-        )
+            vault, state, clock, writer or NoteWriter(vault), publisher or Publisher.open(vault),
+            sides=sides or Sides(),
+        )  # fmt: skip
         self.report = self.ctx.report
         self.daily = DailyWriter(vault, self.ctx.writer, self.report.warnings)
         self.carried = carried or Carried()
@@ -206,7 +210,7 @@ class Pass:
             self.carried.lines.claimed(c.job.file, c.item.target, c.job.claim, c.lines)
         return written.claimed
 
-    def run_job(self, claimed: Claimed, dispatcher: Dispatcher) -> RunResult:
+    def run_job(self, claimed: Claimed, dispatcher: Runner) -> RunResult:
         """One claimed job to its end (safe to call from a worker thread); its result is kept on disk
         until it is recorded (``forget``)."""
         started = self.ctx.clock()
@@ -266,7 +270,7 @@ class Pass:
         self._place_unplaced()
         release_unstarted(self.ctx, running | self.carried.waiting())
 
-    def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Dispatcher:
+    def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Runner:
         return dispatcher_for(self.ctx, claimed, cancel)
 
     # --- inside the steps -----------------------------------------------------------------------

@@ -11,6 +11,9 @@ same words (``tests/contract`` holds every twin against its real adapter, case b
   "behind", and a commit never lands anywhere until its push did.  ``pull`` follows the tip as
   ``sync.remote.Remote.pull`` does: fast-forward, or this clone's own commits rebuilt on the tip (with
   ``sync.replay``, the same function), or refused when the person's uncommitted lines are in the way.
+- ``MemoryGit`` is ``sync.git.Git`` as the publisher and the vetter ask it (``engine.ports.Repo``): a
+  commit of exactly the paths named, a commit's file, and ``blame`` attributing each line to the commit
+  that brought it in, by its author as git names one, which forged-answer detection stands on.
 - ``MemoryNotes`` keeps the person's disk and HEAD apart, and refuses a write over a note that changed
   since it was read.
 - ``MemoryLedger`` is ``store.state.StateDB`` itself on an in-memory SQLite database: the same SQL gives
@@ -27,7 +30,7 @@ import posixpath
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -37,23 +40,24 @@ from vaultops.base import faults
 from vaultops.base.copies import copies_in
 from vaultops.base.errors import UnsafePath
 from vaultops.base.redact import redact
+from vaultops.base.visible import visible
 from vaultops.model import State
 from vaultops.notify.message import Notice
 from vaultops.notify.outbox import ERROR_LIMIT, Entry, retry_delay
-from vaultops.notify.replies import ChatAnswer
+from vaultops.notify.replies import ChatAnswer, Press
 from vaultops.notify.telegram import Batch, TelegramError
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatched
 from vaultops.run.jobs import Job
 from vaultops.store.notes import NoteTooLarge
 from vaultops.store.state import StateDB
-from vaultops.sync.git import AUTHOR_PREFIX, GitError, identity
+from vaultops.sync.git import AUTHOR_PREFIX, Blamed, CommitResult, GitError, identity
 from vaultops.sync.remote import Pulled, Pushed, request_headings
 from vaultops.sync.replay import is_insertion, replay
 from vaultops.vault import is_ignored
 
 DEFAULT_MAX_BYTES = 20_000_000  # ``[inbox] max_mb``'s default, as the note writer counts it
-PERSON = "Person"  # the author of the person's commits (obsidian-git's), as the real tests name them
+PERSON = "Person <person@example.invalid>"  # the person's commits' author (obsidian-git's), as git names one
 
 # --- the remote -------------------------------------------------------------------------------------
 
@@ -63,7 +67,7 @@ class Commit:
     parents: tuple[str, ...]
     tree: Mapping[str, bytes]  # every file of the commit, by path
     message: str
-    author: str  # vaultops's commits start with ``sync.git.AUTHOR_PREFIX``, as ``identity`` makes them
+    author: str  # ``Name <email>``; vaultops's start with ``sync.git.AUTHOR_PREFIX`` (``identity``)
 
 
 class MemoryOrigin:
@@ -112,9 +116,10 @@ class MemoryOrigin:
 
     # --- what the person (or another tool) does to the remote, for tests ---------------------------
 
-    def person_push(self, files: Mapping[str, bytes], message: str = "person") -> str:
-        """The person's commit of ``files`` on the tip, pushed (from a clone the test does not model)."""
-        self.tip = self.commit(self.tip, {**self.tree(self.tip), **files}, message, PERSON)
+    def person_push(self, files: Mapping[str, bytes], message: str = "person", author: str = PERSON) -> str:
+        """The person's commit of ``files`` on the tip, pushed (from a clone the test does not model);
+        ``author``: whoever else commits to the vault (an agent), as git would name them."""
+        self.tip = self.commit(self.tip, {**self.tree(self.tip), **files}, message, author)
         return self.tip
 
     def rewrite(self, sha: str | None) -> None:
@@ -131,17 +136,20 @@ class MemoryClone:
     head: str | None = None
     tracking: str | None = None
     seen: str | None = None  # the tip as this clone last followed it (``Remote.seen_ref``)
-    disk: dict[str, bytes] = field(default_factory=dict)
+    disk: MutableMapping[str, bytes] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)  # the commits this clone has
 
     @classmethod
-    def of(cls, origin: MemoryOrigin) -> MemoryClone:
-        """``git clone``: HEAD, the tracking ref and the working tree at the tip."""
-        clone = cls(origin, origin.tip, origin.tip, origin.tip, dict(origin.tree(origin.tip)))
+    def of(cls, origin: MemoryOrigin, disk: MutableMapping[str, bytes] | None = None) -> MemoryClone:
+        """``git clone``: HEAD, the tracking ref and the working tree at the tip (in ``disk`` when given: a
+        folder the stages read too, say)."""
+        tree = {} if disk is None else disk
+        tree.update(origin.tree(origin.tip))
+        clone = cls(origin, origin.tip, origin.tip, origin.tip, tree)
         clone.known = origin.history(origin.tip)
         return clone
 
-    def person_commit(self, paths: Iterable[str], message: str = "person") -> str:
+    def person_commit(self, paths: Iterable[str], message: str = "person", author: str = PERSON) -> str:
         """The person's commit (obsidian-git's) of ``paths`` as the working tree holds them."""
         tree = dict(self.origin.tree(self.head))
         for path in paths:
@@ -149,7 +157,7 @@ class MemoryClone:
                 tree[path] = self.disk[path]
             else:
                 tree.pop(path, None)
-        self.head = self.origin.commit(self.head, tree, message, PERSON)
+        self.head = self.origin.commit(self.head, tree, message, author)
         self.known.add(self.head)
         return self.head
 
@@ -355,8 +363,7 @@ class MemoryRemote:
     ) -> Pushed:
         if head is not None and head not in self.clone.known:
             raise GitError(f"git read-tree {head}: fatal: not a tree object")  # as commit_files fails
-        author, _ = identity(agent)
-        commit = self.origin.commit(head, {**self.origin.tree(head), **files}, message, author)
+        commit = self.origin.commit(head, {**self.origin.tree(head), **files}, message, _vaultops(agent))
         self.clone.known.add(commit)
         faults.reach(f"{stage}.before_push")
         pushed = self.push(commit)
@@ -471,6 +478,110 @@ def _doubled(path: str, merged: bytes | None, now: bytes | None, after: bytes | 
         return False
     most = request_headings(now or b"") | request_headings(after or b"")
     return any(n > most[rid] for rid, n in request_headings(merged).items())
+
+
+def _vaultops(agent: str) -> str:
+    name, email = identity(agent)
+    return f"{name} <{email}>"
+
+
+# --- the repository ----------------------------------------------------------------------------------
+
+
+class MemoryGit:
+    """A clone's repository as ``sync.git.Git`` answers the publisher and the vetter (``engine.ports.Repo``).
+    ``under_way``: a rebase or merge another git has under way (what ``in_progress`` says); ``detached``:
+    HEAD on no branch.  ``git_dir`` names where the repository would be and is never created, so the
+    context's wait for another git is not entered (``busy`` still stops a commit)."""
+
+    def __init__(self, clone: MemoryClone, root: Path) -> None:
+        self.clone = clone
+        self.origin = clone.origin
+        self.root = root
+        self.under_way = ""
+        self.detached = False
+
+    @property
+    def git_dir(self) -> Path:
+        return self.root / ".git"
+
+    def is_repo(self) -> bool:
+        return True
+
+    def in_progress(self) -> str:
+        return self.under_way
+
+    def busy(self) -> str:
+        if self.under_way:
+            return self.under_way
+        return "HEAD is not on a branch (detached)" if self.detached else ""
+
+    def rev(self, name: str) -> str | None:
+        sha = self.clone.head if name == "HEAD" else name
+        return sha if sha in self.clone.known else None
+
+    def blob(self, commit: str | None, path: str) -> bytes | None:
+        if commit is None or commit not in self.clone.known:
+            return None
+        return self.origin.commits[commit].tree.get(path)
+
+    def commit_paths(self, paths: Sequence[str], message: str, agent: str) -> CommitResult:
+        """``git add -- paths`` and ``git commit --only``: those paths as the working tree holds them."""
+        if not paths:
+            return CommitResult(None, message)
+        message = visible(message)
+        before = self.origin.tree(self.clone.head)
+        tree = dict(before)
+        for path in paths:
+            now = self.clone.disk.get(path)
+            if now is None and path not in before:
+                raise GitError(f"git add failed: fatal: pathspec '{path}' did not match any files")
+            if now is None:
+                tree.pop(path)
+            else:
+                tree[path] = now
+        if tree == before:
+            return CommitResult(None, message)
+        self.clone.head = self.origin.commit(self.clone.head, tree, message, _vaultops(agent))
+        self.clone.known.add(self.clone.head)
+        return CommitResult(self.clone.head, message)
+
+    def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, Blamed]:
+        """``git blame --contents``: each line followed back through the commits while it stays unchanged
+        (through any parent of a merge that has it), and given to the commit that added it.  Lines that
+        HEAD lacks are left out, and every line when HEAD has no ``path``."""
+        head = self.clone.head
+        if head is None or path not in self.origin.tree(head):
+            return {}
+        now = contents.splitlines(keepends=True)
+        wanted = {n: n for n in lines if 0 <= n < len(now)}
+        found: dict[int, Blamed] = {}
+        todo = [(head, _carried(now, self._lines(head, path), wanted))]
+        while todo:
+            sha, held = todo.pop()  # final line -> its line in ``sha``'s version
+            version = self._lines(sha, path)
+            left = dict(held)
+            for parent in self.origin.commits[sha].parents:
+                passed = _carried(version, self._lines(parent, path), left)
+                if passed:
+                    todo.append((parent, passed))
+                left = {n: at for n, at in left.items() if n not in passed}
+            for n, at in left.items():
+                found[n] = Blamed(self.origin.commits[sha].author, sha, at, path)
+        return found
+
+    def _lines(self, sha: str, path: str) -> list[bytes]:
+        return self.origin.tree(sha).get(path, b"").splitlines(keepends=True)
+
+
+def _carried(new: list[bytes], old: list[bytes], held: Mapping[int, int]) -> dict[int, int]:
+    """Of ``held`` (a final line -> its line in ``new``), those ``new`` has unchanged from ``old``, with their
+    line in ``old``."""
+    at: dict[int, int] = {}
+    for block in difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
+        for k in range(block.size):
+            at[block.b + k] = block.a + k
+    return {n: at[line] for n, line in held.items() if line in at}
 
 
 # --- the notes --------------------------------------------------------------------------------------
@@ -630,6 +741,8 @@ class MemoryChat:
         self.updates: list[tuple[int, ChatAnswer]] = []
         self.offset: int | None = None
         self.fail: list[TelegramError] = []  # what the next calls raise, in turn
+        self.toasts: list[tuple[Press, str]] = []  # each press answered, with what it said
+        self.settled: list[tuple[Press, str]] = []  # each message the decision was shown on
         self._next = 700_000_000
 
     @property
@@ -663,6 +776,12 @@ class MemoryChat:
     def ack(self, next_offset: int | None) -> None:
         if next_offset is not None and (self.offset is None or next_offset > self.offset):
             self.offset = next_offset
+
+    def answer_press(self, press: Press, toast: str) -> None:
+        self.toasts.append((press, toast))
+
+    def settle_message(self, press: Press, outcome: str) -> None:
+        self.settled.append((press, outcome))
 
 
 # --- the runner -----------------------------------------------------------------------------------------
@@ -711,11 +830,12 @@ if TYPE_CHECKING:
 
     def _fits(
         remote: MemoryRemote, notes: MemoryNotes, ledger: MemoryLedger, outbox: MemoryOutbox,
-        chat: MemoryChat, runner: MemoryRunner,
+        chat: MemoryChat, runner: MemoryRunner, repo: MemoryGit,
     ) -> None:  # fmt: skip
         """mypy's proof that each twin fits its port (never defined at run time)."""
         twins: tuple[
-            ports.Remote, ports.Notes, ports.Ledger, ports.Outbox, ports.Chat, ports.Sender, ports.Runner
-        ]
-        twins = (remote, notes, ledger, outbox, chat, chat, runner)
+            ports.Remote, ports.Notes, ports.Ledger, ports.Outbox, ports.Chat, ports.Sender, ports.Runner,
+            ports.Repo, ports.Buttons,
+        ]  # fmt: skip
+        twins = (remote, notes, ledger, outbox, chat, chat, runner, repo, chat)
         del twins

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -24,11 +26,13 @@ if TYPE_CHECKING:
     from vaultops.notify.message import Notice
     from vaultops.notify.outbox import Entry
     from vaultops.notify.outbox import Outbox as RealOutbox
+    from vaultops.notify.replies import Press
     from vaultops.notify.send import TelegramTarget
-    from vaultops.notify.telegram import Batch, Telegram
+    from vaultops.notify.telegram import Batch, Bot, Telegram
     from vaultops.run.dispatch import Dispatched, Dispatcher
     from vaultops.run.jobs import Job
     from vaultops.store.state import OwnLine, StateDB
+    from vaultops.sync.git import Blamed, CommitResult, Git
     from vaultops.sync.remote import Pulled, Pushed
     from vaultops.sync.remote import Remote as RealRemote
 
@@ -68,6 +72,34 @@ class Remote(Protocol):
 
     def merge_through(self) -> Pushed:
         """The wrong way, for the race test's control run only (fault ``claims.merge``)."""
+        ...
+
+
+class Repo(Protocol):
+    """This clone's repository as the publisher, the context and the vetter ask it (``sync.git.Git``): is it
+    one, is another git at work in it, a commit's file, who brought a line in, and a commit of exactly the
+    paths a pass wrote."""
+
+    @property
+    def git_dir(self) -> Path: ...
+    def is_repo(self) -> bool: ...
+    def in_progress(self) -> str:
+        """A rebase or merge another git has under way ("" when none)."""
+        ...
+
+    def busy(self) -> str:
+        """``in_progress``, or a detached HEAD ("" when neither)."""
+        ...
+
+    def rev(self, name: str) -> str | None: ...
+    def blob(self, commit: str | None, path: str) -> bytes | None: ...
+    def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, Blamed]:
+        """The commit that brought each of ``lines`` (0-based) of ``contents`` in, and its author as git
+        names one (``Name <email>``); a line no commit has is left out."""
+        ...
+
+    def commit_paths(self, paths: Sequence[str], message: str, agent: str) -> CommitResult:
+        """Commit exactly ``paths`` as the working tree holds them, authored by ``vaultops (<agent>)``."""
         ...
 
 
@@ -152,6 +184,14 @@ class Chat(Protocol):
     def ack(self, next_offset: int | None) -> None: ...
 
 
+class Buttons(Protocol):
+    """Where a button press is answered (``notify.telegram.Bot``): a toast where it was pressed, and the
+    decision shown on its message."""
+
+    def answer_press(self, press: Press, toast: str) -> None: ...
+    def settle_message(self, press: Press, outcome: str) -> None: ...
+
+
 class Sender(Protocol):
     """Where a notice goes (``notify.send.Target``; ``TelegramTarget`` for a chat)."""
 
@@ -172,14 +212,26 @@ class Runner(Protocol):
     def run(self, job: Job, started: datetime) -> Dispatched: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """The side effects a pass reaches through a port instead of the adapter the vault's settings give
+    (``engine.memory``'s twins, in tests); each None: today's real one."""
+
+    runner: Runner | None = None  # instead of ``run.dispatch.Dispatcher``
+    outbox: Outbox | None = None  # instead of state.db's outbox table
+    senders: tuple[Sender, ...] | None = None  # instead of ``[notify]``'s URLs, Telegram and Zulip
+    chat: Chat | None = None  # where the person's answers come from, instead of Telegram
+    buttons: Buttons | None = None  # where presses are answered, instead of Telegram's bot
+
+
 if TYPE_CHECKING:
 
     def _fits(
         remote: RealRemote, notes: DiskNotes, state: StateDB, outbox: RealOutbox, chat: Telegram,
-        sender: TelegramTarget, runner: Dispatcher,
+        sender: TelegramTarget, runner: Dispatcher, repo: Git, bot: Bot,
     ) -> None:  # fmt: skip
         """mypy's proof that today's classes fit their ports (never defined at run time)."""
-        ports: tuple[Remote, Notes, Ledger, Outbox, Chat, Sender, Runner] = (
-            remote, notes, state, outbox, chat, sender, runner,
+        ports: tuple[Remote, Notes, Ledger, Outbox, Chat, Sender, Runner, Repo, Buttons] = (
+            remote, notes, state, outbox, chat, sender, runner, repo, bot,
         )  # fmt: skip
         del ports

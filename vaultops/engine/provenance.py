@@ -32,11 +32,12 @@ from dataclasses import replace
 
 from vaultops import lines as fmt
 from vaultops.decide.trust import By, Committer, Origin, Provenance, standing, vet
+from vaultops.engine.ports import Repo
 from vaultops.model import Request
 from vaultops.scan.note import ParsedNote
 from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
-from vaultops.sync.git import AUTHOR_PREFIX, Blamed, Git
+from vaultops.sync.git import AUTHOR_PREFIX, Blamed
 
 _REMEMBERED = frozenset({"status", *fmt.ANSWER_KEYS})
 _ANSWERS = frozenset(fmt.ANSWER_KEYS)
@@ -92,7 +93,7 @@ class Vetter:
     def __init__(
         self,
         state: StateDB,
-        git: Git,
+        git: Repo,
         authors: tuple[str, ...] | None,
         parse: Callable[[str, bytes], ParsedNote],
     ) -> None:

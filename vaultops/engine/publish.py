@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultops.base.errors import VaultopsError
+from vaultops.engine import ports
 from vaultops.model import PassOutcome
 from vaultops.render import results
 from vaultops.scan.note import ParsedNote
@@ -72,7 +73,7 @@ class Publisher:
     """Lives as long as the daemon (or one tick): it remembers what could not be committed or pushed
     yet, and whether the remote answered."""
 
-    def __init__(self, vault: Vault, git: Git, remote: Remote | None) -> None:
+    def __init__(self, vault: Vault, git: ports.Repo, remote: ports.Remote | None) -> None:
         self.vault = vault
         self.git = git
         self.remote = remote
@@ -110,7 +111,7 @@ class Publisher:
     @classmethod
     def open(cls, vault: Vault) -> Publisher:
         git = Git(vault.root)
-        remote = None
+        remote: Remote | None = None
         if vault.config.git.push and git.is_repo():
             remote = Remote.of(git, vault.config.git.remote, vault.rendered_paths)
         return cls(vault, git, remote)

@@ -15,6 +15,7 @@ from pathlib import Path
 from vaultops.base import faults
 from vaultops.engine.context import Context
 from vaultops.engine.follow import start_worker
+from vaultops.engine.ports import Runner
 from vaultops.engine.record import Claimed, with_budget_warning
 from vaultops.engine.review import reviewed
 from vaultops.model import State
@@ -26,7 +27,10 @@ from vaultops.store.asked import asked_since, describe, end_of_job, grant, waiti
 from vaultops.vault import Vault
 
 
-def dispatcher_for(ctx: Context, claimed: list[Claimed], cancel: threading.Event | None = None) -> Dispatcher:
+def dispatcher_for(ctx: Context, claimed: list[Claimed], cancel: threading.Event | None = None) -> Runner:
+    """What runs the claimed jobs' agents: the dispatcher, or the runner the pass was given."""
+    if ctx.sides.runner is not None:
+        return ctx.sides.runner
     notes = vault_notes(ctx.vault) if any("[[" in c.job.text for c in claimed) else []
     return Dispatcher(ctx.vault, ctx.state, notes, cancel=cancel)
 
@@ -41,7 +45,7 @@ def run_check(ctx: Context, job: Job) -> RunResult:
     return result
 
 
-def run_job(ctx: Context, job: Job, dispatcher: Dispatcher) -> RunResult:
+def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
     """One claimed job to its end."""
     faults.reach("job.run")
     if job.kind == "builtin":

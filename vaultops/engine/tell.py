@@ -15,7 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from vaultops.base.obsidian import request_heading
+from vaultops.engine import ports
 from vaultops.engine.heard import PressHeard
+from vaultops.engine.ports import Sides
 from vaultops.model import Decision, Request, State
 from vaultops.notify.channels import Change
 from vaultops.notify.message import (
@@ -59,11 +61,15 @@ TelegramSource = Callable[[], Batch | None]
 
 
 class Teller:
-    def __init__(self, vault: Vault, state: StateDB, warnings: list[str]) -> None:
+    """``sides``: the outbox, the senders, the chat and its buttons to use instead of those state.db and
+    the settings give (the engine's twins)."""
+
+    def __init__(self, vault: Vault, state: StateDB, warnings: list[str], sides: Sides | None = None) -> None:
         self.vault = vault
         self.state = state
         self.log = _Warnings(warnings)
-        self.outbox = Outbox(state)
+        self.sides = sides or Sides()
+        self.outbox: ports.Outbox = self.sides.outbox or Outbox(state)
 
     @property
     def vault_name(self) -> str:
@@ -153,15 +159,24 @@ class Teller:
         zulip = notify.zulip if notify.zulip.enabled else None
         delivered = deliver(
             self.state, notify.urls, self.log, telegram=telegram, zulip=zulip, now=now,
-            failing_after=notify.failing_after, fallback=notify.fallback,
+            failing_after=notify.failing_after, fallback=notify.fallback, to=self.sides.senders,
+            outbox=self.sides.outbox,
         )  # fmt: skip
         return delivered.changes
 
     # --- answers from chat ---------------------------------------------------------------------
 
-    def telegram(self) -> Telegram | None:
+    def telegram(self) -> ports.Chat | None:
+        if self.sides.chat is not None:
+            return self.sides.chat
         telegram = self.vault.config.notify.telegram
         return Telegram(telegram, self.state, self.log) if telegram.listening else None
+
+    def buttons(self) -> ports.Buttons | None:
+        if self.sides.chat is not None:
+            return self.sides.buttons
+        telegram = self.vault.config.notify.telegram
+        return Telegram(telegram, self.state, self.log).bot if telegram.listening else None
 
     def listen(self, read_telegram: TelegramSource | None = None, *, ask: bool = True) -> Listened:
         """Answers waiting in chat (without waiting for more), and how to say they are safe.
@@ -199,8 +214,8 @@ class Teller:
     ) -> None:
         """Say at each button what its press did (``landed``: the ids of the inserts now in the notes),
         and show the decision on the message itself."""
-        telegram = self.telegram()
-        if telegram is None:
+        bot = self.buttons()
+        if bot is None:
             return
         told = [(r.press, r.why, "") for r in refused]
         for p in presses:
@@ -211,12 +226,12 @@ class Teller:
         for press, toast, outcome in told:
             # each on its own: a press answered too late (Telegram allows seconds) still settles its message
             try:
-                telegram.bot.answer_press(press, toast)
+                bot.answer_press(press, toast)
             except TelegramError as exc:  # the decision is in the note either way
                 self.log.warn(f"Telegram: could not answer a button press: {exc}")
             try:
                 if outcome:
-                    telegram.bot.settle_message(press, outcome)
+                    bot.settle_message(press, outcome)
             except TelegramError as exc:
                 self.log.warn(f"Telegram: could not show the decision on its message: {exc}")
 

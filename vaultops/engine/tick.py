@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vaultops.base.confine import confine_state
 from vaultops.engine.driver import Clock, Pass, PassReport, local_now
 from vaultops.store.lock import vault_lock
@@ -18,20 +20,26 @@ def tick(vault: Vault, *, clock: Clock = local_now, wait_settle: bool = True) ->
     with vault_lock(vault.state_dir, wait=vault.config.limits.lock_wait, command="vaultops tick"):
         state = StateDB(vault.state_dir / "state.db")
         try:
-            one = Pass(vault, state, clock)
-            one.recover()
-            report = one.run(wait_settle, batch(vault))
-            seen = {o.request_id for o in report.outcomes}
-            while report.more:  # each batch is recorded and committed before the next is claimed
-                later = Pass(vault, state, clock).run(False, batch(vault))
-                report = report.then(later)
-                fresh = {o.request_id for o in later.outcomes} - seen
-                if not fresh:  # the same work again (a job told to wait, say): the next tick takes it
-                    break
-                seen |= fresh
-            return report
+            return passes(vault, lambda: Pass(vault, state, clock), wait_settle=wait_settle)
         finally:
             state.close()
+
+
+def passes(vault: Vault, new_pass: Callable[[], Pass], *, wait_settle: bool = True) -> PassReport:
+    """What a tick does under the lock: recover, then passes (each made by ``new_pass``) in batches until the
+    queue is empty.  The engine's twins (``engine.memory``) run a tick so, with a pass of theirs."""
+    one = new_pass()
+    one.recover()
+    report = one.run(wait_settle, batch(vault))
+    seen = {o.request_id for o in report.outcomes}
+    while report.more:  # each batch is recorded and committed before the next is claimed
+        later = new_pass().run(False, batch(vault))
+        report = report.then(later)
+        fresh = {o.request_id for o in later.outcomes} - seen
+        if not fresh:  # the same work again (a job told to wait, say): the next tick takes it
+            break
+        seen |= fresh
+    return report
 
 
 def batch(vault: Vault) -> int:

@@ -17,7 +17,7 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import parse_qsl, urlsplit
@@ -27,7 +27,7 @@ from vaultops.config import TelegramConfig, ZulipConfig
 from vaultops.notify.channels import Change, Channels
 from vaultops.notify.logs import Log
 from vaultops.notify.message import Notice
-from vaultops.notify.outbox import Outbox, retry_delay
+from vaultops.notify.outbox import Entry, Outbox, retry_delay
 from vaultops.notify.telegram import Bot
 from vaultops.notify.zulip import ZulipTarget, zulip_client
 from vaultops.store.state import StateDB
@@ -35,6 +35,17 @@ from vaultops.store.state import StateDB
 
 class NotifyError(Exception):
     """A target did not take a notice."""
+
+
+class Queue(Protocol):
+    """What ``deliver`` asks of the outbox (``Outbox``; the engine's in-memory twin in tests)."""
+
+    def pending(self, now: float | None = None) -> list[Entry]: ...
+    def reached(self, key: str, target: str) -> None: ...
+    def sent(self, key: str, now: float | None = None) -> None: ...
+    def failed(
+        self, key: str, error: str, now: float | None = None, secrets: Iterable[str] = (), wait: float = 0.0
+    ) -> None: ...
 
 
 class Target(Protocol):
@@ -151,15 +162,18 @@ def deliver(
     sender: str = "",
     failing_after: int = 3,
     fallback: Sequence[str] = (),
+    to: Sequence[Target] | None = None,
+    outbox: Queue | None = None,
 ) -> Delivered:
     """Send every pending notice (of ``sender``, see ``Outbox``) whose retry time has come to every target
     that lacks it.  What a failing target (``notify.channels``) cannot take goes to the ``fallback``
-    URLs instead; once they have it, it is not kept for that target.
+    URLs instead; once they have it, it is not kept for that target.  ``to`` and ``outbox``: the targets
+    and the outbox to use instead of those the settings and state.db give (the engine's twins).
 
     With no target configured nothing is tried and the notices wait: they are kept, not dropped.
     """
     at = time.time() if now is None else now
-    to = targets(urls, telegram, zulip)
+    to = targets(urls, telegram, zulip) if to is None else to
     if not to:
         return Delivered(0, [])
     backups = [AppriseTarget(url, i, "fallback") for i, url in enumerate(fallback)]
@@ -168,7 +182,7 @@ def deliver(
         secrets.append(telegram.token.get_secret_value())
     if zulip is not None:
         secrets.append(zulip.api_key.get_secret_value())
-    outbox = Outbox(state, sender)
+    outbox = Outbox(state, sender) if outbox is None else outbox
     channels = Channels(state, failing_after)
     down: dict[str, str] = {}  # target id -> why it failed earlier in this round
     waits: dict[str, float] = {}  # target id -> the seconds it asked to be left alone (a rate limit)
@@ -225,7 +239,7 @@ def _to_backups(
     backups: Sequence[Target],
     notice: Notice,
     reached: frozenset[str],
-    outbox: Outbox,
+    outbox: Queue,
     down: dict[str, str],
     secrets: Sequence[str],
 ) -> bool:

@@ -5,6 +5,10 @@ writer keeps a rotated backup, writes a temp file in the same folder, fsyncs it,
 has not changed since it was parsed, ``os.replace``s it and fsyncs the folder.  If the person changed the
 note in between, it parses the new version and applies its insertions again, so it never writes over a
 newer version.  A kill -9 at any instant leaves the old note or the new one.
+
+Given a ``NoteBytes`` (the engine's ``Notes`` port, ``engine.memory.MemoryNotes`` in tests), the writer
+reads and replaces a note's bytes through it instead, with the same checks around it: the engine's pass
+runs on its in-memory twin so.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from vaultops.base import faults
 from vaultops.base.confine import confine, make_dirs, open_fd
@@ -47,6 +52,13 @@ Plan = Callable[[ParsedNote], Sequence[Edit]]
 
 class NoteTooLarge(VaultopsError):
     pass
+
+
+class NoteBytes(Protocol):
+    """A note's bytes, read and replaced whole (``engine.ports.Notes`` holds what else the engine asks)."""
+
+    def read(self, rel: str) -> bytes | None: ...
+    def replace(self, rel: str, expected: bytes | None, new: bytes) -> bool: ...
 
 
 def conflict_message(note: ParsedNote) -> str:
@@ -297,8 +309,9 @@ def _kept_changing(rel: str) -> VaultopsError:
 
 
 class NoteWriter:
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, notes: NoteBytes | None = None) -> None:
         self.vault = vault
+        self.notes = notes  # None: the vault's folder, with backups and the checks against editors
         self.backups = Backups(vault.state_dir / "backups", vault.config.record.backups)
         self.max_bytes = int(vault.config.inbox.max_mb * 1_000_000)
         self._parsed: dict[tuple[str, bool, bool], ParsedNote] = {}
@@ -320,6 +333,9 @@ class NoteWriter:
     def read(self, rel: str, *, requests: bool = True, full: bool = False) -> ParsedNote | None:
         """The note parsed, or None when there is none.  A note that vanishes while it is read (git's
         checkout removes a file and writes it anew) is looked for again, briefly."""
+        if self.notes is not None:
+            raw = self.notes.read(rel)
+            return None if raw is None else self.parse(rel, raw, requests=requests, full=full)
         path = self.vault.resolve(rel)
         for _ in range(VANISHED_TRIES):
             if not path.exists():
@@ -335,6 +351,8 @@ class NoteWriter:
 
     def apply(self, rel: str, plan: Plan, *, create: bool = False, requests: bool = True) -> WriteResult:
         """Parse the note, ask ``plan`` for insertions, and write them safely (see the module doc)."""
+        if self.notes is not None:
+            return self._apply_to(self.notes, rel, plan, create=create, requests=requests)
         path = self.vault.resolve(rel)
         for attempt in range(1, MAX_ATTEMPTS + 1):
             exists = path.exists()
@@ -364,6 +382,8 @@ class NoteWriter:
     def own(self, rel: str, new: bytes) -> bool:
         """Make a note vaultops owns whole (the dashboard, a machine's note) hold ``new``; False when it
         already did.  Written like any note: atomically, and never through a symlink out of the vault."""
+        if self.notes is not None:
+            return self._own_in(self.notes, rel, new)
         path = self.vault.resolve(rel)
         for _ in range(MAX_ATTEMPTS):
             try:
@@ -381,7 +401,38 @@ class NoteWriter:
         """Write ``new`` whole over the note if it still holds ``expected`` (None: if it still does not
         exist), with the same checks and atomic replace as ``apply``; False when it changed since it was
         read (nothing is written).  The engine's ``Notes`` port (``engine.ports``) names this."""
+        if self.notes is not None:
+            return self.notes.replace(rel, expected, new)
         return self._replace(self.vault.resolve(rel), expected, new)
+
+    def _apply_to(
+        self, notes: NoteBytes, rel: str, plan: Plan, *, create: bool, requests: bool
+    ) -> WriteResult:
+        """``apply`` through ``notes``: read, plan, and a checked replace, again while the note changes."""
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            found = notes.read(rel)
+            if found is None and not create:
+                raise VaultopsError(f"{rel} does not exist; nothing was written")
+            note = self.parse(rel, found or b"", requests=requests)
+            if note.conflict_line is not None:
+                raise VaultopsError(conflict_message(note))
+            edits = plan(note)
+            if not edits:
+                return WriteResult(rel, False, attempt, note.raw)
+            new = splice(note.raw, note.text.newline, edits)
+            if notes.replace(rel, found, new):
+                return WriteResult(rel, True, attempt, new)
+        raise _kept_changing(rel)
+
+    def _own_in(self, notes: NoteBytes, rel: str, new: bytes) -> bool:
+        """``own`` through ``notes``."""
+        for _ in range(MAX_ATTEMPTS):
+            raw = notes.read(rel)
+            if raw == new:
+                return False
+            if notes.replace(rel, raw, new):
+                return True
+        raise _kept_changing(rel)
 
     def _replace(self, path: Path, expected: bytes | None, new: bytes, stamp: int | None = None) -> bool:
         """Write ``new`` over ``path`` if it still holds ``expected`` (None: if it still does not exist) and
