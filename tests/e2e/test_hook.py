@@ -20,7 +20,6 @@ import pytest
 
 from tests.support.paths import REPO, TEST_FIXTURES
 from vaultops.commands.hook import hook_command
-from vaultops.hook.answer import decision_json
 from vaultops.store.asked import fingerprint, grant_allowance
 
 FIXTURES = TEST_FIXTURES / "hook"
@@ -316,19 +315,6 @@ def test_the_hook_answers_well_within_a_second(workdir: Path) -> None:
     assert statistics.median(times) < 1.0
 
 
-def test_decision_json_shapes() -> None:
-    assert decision_json("PreToolUse", False, "no") == {
-        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                               "permissionDecisionReason": "no"}
-    }  # fmt: skip
-    assert decision_json("PermissionRequest", False, "no") == {
-        "hookSpecificOutput": {
-            "hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": "no"},
-        }
-    }
-
-
 # --- init --claude ----------------------------------------------------------------------------------------
 
 
@@ -402,18 +388,3 @@ def test_init_claude_refuses_broken_settings_and_missing_folders(tmp_path: Path)
     assert not (tmp_path / "nowhere").exists()
 
 
-def test_an_approval_for_the_request_holds_for_its_calls_until_its_job_ends(tmp_path: Path) -> None:
-    from vaultops.store.asked import consume_allowance, end_of_job, fingerprint, grant
-
-    call = {"command": "gh pr merge 12"}
-    record = {"tool_name": "Bash", "tool_input": call, "fingerprint": fingerprint("Bash", call)}
-    grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t1"}], lasting=True)
-    assert consume_allowance(tmp_path, "Bash", call, "REQ-a") == "for this request"
-    assert consume_allowance(tmp_path, "Bash", call, "REQ-a"), "again, within the job"
-    assert not consume_allowance(tmp_path, "Bash", call, "REQ-b"), "never another request's"
-    assert not consume_allowance(tmp_path, "Bash", {"command": "gh pr merge 13"}, "REQ-a"), "only that call"
-    end_of_job(tmp_path, "REQ-a")
-    assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "the job ended"
-    grant(tmp_path, [{**record, "request": "REQ-a", "tool_use_id": "t2"}])
-    assert consume_allowance(tmp_path, "Bash", call, "REQ-a") == "once"
-    assert not consume_allowance(tmp_path, "Bash", call, "REQ-a"), "once means once"

@@ -82,14 +82,6 @@ def test_no_error_when_the_socket_is_gone(tmp_path: Path) -> None:
     assert Notifier({"NOTIFY_SOCKET": "@vaultops-nobody-listens-" + uuid.uuid4().hex}).send("X=1") is False
 
 
-def test_disabled_when_unset(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    for notifier in (Notifier({}), Notifier(), Notifier({"NOTIFY_SOCKET": ""})):
-        assert not notifier.enabled
-        assert notifier.send("READY=1") is False
-        notifier.ready("up")  # nothing to do, nothing raised
-
-
 def test_reads_the_process_environment_by_default(
     listener: tuple[socket.socket, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,17 +89,6 @@ def test_reads_the_process_environment_by_default(
     monkeypatch.setenv("NOTIFY_SOCKET", address)
     Notifier().watchdog()
     assert sock.recv(4096) == b"WATCHDOG=1"
-
-
-def test_watchdog_interval_honours_watchdog_pid() -> None:
-    usec = {"WATCHDOG_USEC": "30000000"}
-    assert Notifier(usec).watchdog_interval == 15.0
-    assert Notifier({**usec, "WATCHDOG_PID": str(os.getpid())}).watchdog_interval == 15.0
-    assert Notifier({**usec, "WATCHDOG_PID": str(os.getpid() + 1)}).watchdog_interval is None
-    assert Notifier({**usec, "WATCHDOG_PID": "nonsense"}).watchdog_interval is None
-    assert Notifier({}).watchdog_interval is None
-    assert Notifier({"WATCHDOG_USEC": "0"}).watchdog_interval is None
-    assert Notifier({"WATCHDOG_USEC": "soon"}).watchdog_interval is None
 
 
 def test_a_child_process_under_notify_socket(listener: tuple[socket.socket, str]) -> None:
