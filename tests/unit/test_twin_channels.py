@@ -27,7 +27,7 @@ def daily(machine: Machine) -> str:
 def test_a_chat_that_keeps_failing_is_an_incident_said_once_and_its_recovery_once(tmp_path: Path) -> None:
     fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ROTATE}", extra="[notify]\nfailing_after = 3\n")
     machine = fleet[0]
-    machine.chat.fail = [TelegramError("502 Bad Gateway") for _ in range(3)]
+    machine.chat.fail = [TelegramError("502 Bad Gateway") for _ in range(4)]
     warnings = machine.tick().warnings
     assert not any("is failing" in w for w in warnings), "one failed try is a log line"
     fleet.clock.move(seconds=11)  # the outbox waits 10 s after the first failure, then 20 s
@@ -37,8 +37,12 @@ def test_a_chat_that_keeps_failing_is_an_incident_said_once_and_its_recovery_onc
     assert [w for w in warnings if FAILING in w] != [], warnings
     assert machine.chat.sent == []
     assert daily(machine).count(FAILING) == 1
+    fleet.clock.move(seconds=41)  # a fourth failure: still the one incident
+    warnings = machine.tick().warnings
+    assert not any("is failing" in w for w in warnings), warnings
+    assert machine.chat.fail == [] and daily(machine).count("is failing") == 1
 
-    fleet.clock.move(seconds=60)  # the chat answers again: the notice goes out once, the recovery is said
+    fleet.clock.move(seconds=81)  # the chat answers again: the notice goes out once, the recovery is said
     warnings = machine.tick().warnings
     assert [n.key for n in machine.chat.sent if "REQ-rotate" in n.body] != []
     assert [w for w in warnings if "works again" in w] == ["notify: telegram chat 1 works again"]
