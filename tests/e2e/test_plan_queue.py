@@ -1,12 +1,13 @@
-"""Plan notes in executor-queue/ run through the same pass as the inbox: one job per note, the same lock,
-status and result lines appended at the note's end, the frontmatter never touched."""
+"""Plan notes in executor-queue/ with real processes: the daemon never runs two whose files overlap at once,
+a fan-out's tasks, ``status``, and the daemon putting back lines an editor saved over.  The pass logic
+(one job per note, lines at its end, schedules, errors in the note, escalation) runs whole passes on the
+engine's twin: tests/unit/test_twin_plan_queue.py."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from pathlib import Path
 
-from tests.support.helpers import FAKE_AGENT, git, make_vault, with_plans
+from tests.support.helpers import FAKE_AGENT, make_vault, with_plans
 from vaultops.engine.tick import tick
 from vaultops.vault import Vault
 
@@ -19,124 +20,6 @@ def vault_with_plans(tmp_path: Path, plans: dict[str, str]) -> Path:
 
 def plan(front: str, body: str = "Summarise the open threads in this vault.") -> str:
     return f"---\n{front}---\n{body}\n"
-
-
-def test_a_plan_note_runs_once_and_its_lines_go_at_its_end(tmp_path: Path, runs: Path) -> None:
-    text = plan("type: research\nfiles: [notes/**]\n")
-    vault = vault_with_plans(tmp_path, {"summary.md": text})
-    report = tick(Vault.open(vault), wait_settle=False)
-    after = (vault / QUEUE / "summary.md").read_text()
-    assert after.startswith(text), "the person's note is kept byte for byte; lines are only appended"
-    added = after[len(text) :]
-    assert "- locked-by: hermes-coo" in added and "### Result — " in added and "- status: done" in added
-    assert runs.read_text().split() == ["PLAN-summary"]
-    assert ("PLAN-summary", "done") in [(rid, state) for rid, state, _ in report.outcomes]
-    assert f"{QUEUE}/summary.md" in git(vault, "show", "--name-only", "--format=", "HEAD").split()
-    tick(Vault.open(vault), wait_settle=False)
-    assert runs.read_text().split() == ["PLAN-summary"], "a finished plan note does not run again"
-
-
-def test_paused_and_draft_notes_do_not_run(tmp_path: Path, runs: Path) -> None:
-    notes = {
-        "paused.md": plan("type: research\nstatus: paused\n"),
-        "draft.md": plan("type: research\ndraft: true\n"),
-    }
-    vault = vault_with_plans(tmp_path, notes)
-    tick(Vault.open(vault), wait_settle=False)
-    assert runs.read_text() == ""
-    for name, text in notes.items():
-        assert (vault / QUEUE / name).read_text() == text
-
-
-T0 = datetime(2026, 5, 4, 6, 0).astimezone()
-
-
-def at(delta: timedelta):  # type: ignore[no-untyped-def]
-    return lambda: T0 + delta
-
-
-def test_a_scheduled_note_runs_when_due_and_catches_up_once(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(tmp_path, {"sweep.md": plan("type: research\nschedule: every 2h\n")})
-    path = vault / QUEUE / "sweep.md"
-
-    def count() -> int:
-        return len(runs.read_text().split())
-
-    tick(Vault.open(vault), clock=at(timedelta()), wait_settle=False)
-    assert count() == 1  # never run: due at once
-    assert "### Run — 2026-05-04 06:00 — hermes-coo" in path.read_text()
-    tick(Vault.open(vault), clock=at(timedelta(hours=1, minutes=59)), wait_settle=False)
-    assert count() == 1
-    tick(Vault.open(vault), clock=at(timedelta(hours=2)), wait_settle=False)
-    assert count() == 2
-    later = timedelta(days=7, hours=2)  # a week with nothing running: 84 runs missed
-    tick(Vault.open(vault), clock=at(later), wait_settle=False)
-    tick(Vault.open(vault), clock=at(later), wait_settle=False)
-    assert count() == 3, "caught up once, not replayed"
-    assert path.read_text().count("### Run — ") == 3
-
-
-def test_a_cron_note_waits_for_its_time(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(tmp_path, {"daily.md": plan('type: research\nschedule: "0 7 * * *"\n')})
-    tick(Vault.open(vault), clock=at(timedelta(minutes=30)), wait_settle=False)
-    assert runs.read_text() == ""
-    tick(Vault.open(vault), clock=at(timedelta(hours=1)), wait_settle=False)
-    assert runs.read_text().split() == ["PLAN-daily"]
-    tick(Vault.open(vault), clock=at(timedelta(hours=2)), wait_settle=False)
-    assert runs.read_text().split() == ["PLAN-daily"]
-
-
-def test_an_ambiguous_schedule_is_an_error_in_the_note(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(tmp_path, {"vague.md": plan("type: research\nschedule: 30m\n")})
-    tick(Vault.open(vault), wait_settle=False)
-    text = (vault / QUEUE / "vague.md").read_text()
-    assert "- status: error" in text and "write `every 30m` to repeat it" in text
-    assert runs.read_text() == ""
-
-
-def test_a_workdir_outside_the_allowed_roots_is_an_error_in_the_note(tmp_path: Path, runs: Path) -> None:
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    vault = vault_with_plans(tmp_path, {"far.md": plan(f"type: research\nworkdir: {outside}\n")})
-    tick(Vault.open(vault), wait_settle=False)
-    after = (vault / QUEUE / "far.md").read_text()
-    assert "- status: error" in after and "outside [limits] allowed_roots" in after
-    assert runs.read_text() == ""
-
-
-def test_plan_notes_whose_files_overlap_never_run_in_one_pass(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(
-        tmp_path,
-        {
-            "a.md": plan("type: research\nfiles: [src/tabs/**]\n"),
-            "b.md": plan("type: research\nfiles: [src/tabs/preview.ts]\n"),
-            "c.md": plan("type: research\nfiles: [docs/**]\n"),
-        },
-    )
-    tick(Vault.open(vault), wait_settle=False)
-    assert sorted(runs.read_text().split()) == ["PLAN-a", "PLAN-c"]
-    tick(Vault.open(vault), wait_settle=False)
-    assert sorted(runs.read_text().split()) == ["PLAN-a", "PLAN-b", "PLAN-c"]
-
-
-def test_a_plan_note_with_broken_yaml_is_said_and_nothing_runs(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(tmp_path, {"bad.md": "---\ntype: [research\n---\nDo it.\n"})
-    report = tick(Vault.open(vault), wait_settle=False)
-    assert runs.read_text() == ""
-    text = (vault / QUEUE / "bad.md").read_text()
-    assert "- status: error" in text and "not valid YAML" in text, (text, report.warnings)
-
-
-def test_a_blocked_plan_note_is_escalated_and_runs_once_when_approved(tmp_path: Path, runs: Path) -> None:
-    vault = vault_with_plans(tmp_path, {"rotate.md": plan("", "Rotate the Stripe secret key in production.")})
-    tick(Vault.open(vault), wait_settle=False)
-    path = vault / QUEUE / "rotate.md"
-    assert "- status: escalated" in path.read_text()
-    with path.open("a") as fh:
-        fh.write("- decision: approve\n")
-    tick(Vault.open(vault), wait_settle=False)
-    assert runs.read_text().split() == ["PLAN-rotate"]
-    assert path.read_text().rstrip().splitlines()[-1].startswith("- status: done")
 
 
 def test_the_daemon_never_runs_plan_notes_with_overlapping_files_at_once(tmp_path: Path) -> None:
