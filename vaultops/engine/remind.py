@@ -37,7 +37,7 @@ def on_time(ctx: Context, daily: DailyWriter) -> None:
     its line."""
     now = ctx.clock()
     notify = ctx.config.notify
-    if not (notify.urls or notify.telegram.enabled or notify.zulip.enabled):
+    if not ctx.teller.anyone():
         return  # nobody to tell: no line would say a reminder went out that went nowhere
     try:
         if notify.remind > 0:

@@ -152,6 +152,13 @@ class Teller:
             )
         )  # fmt: skip
 
+    def anyone(self) -> bool:
+        """Someone to tell: the senders given, or a channel the settings name."""
+        if self.sides.senders is not None:
+            return bool(self.sides.senders)
+        notify = self.vault.config.notify
+        return bool(notify.urls or notify.telegram.enabled or notify.zulip.enabled)
+
     def deliver(self, now: float | None = None) -> list[Change]:
         """Send what the outbox holds; the channels that became failing or recovered, to be said."""
         notify = self.vault.config.notify
