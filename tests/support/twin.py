@@ -149,11 +149,13 @@ class Machine:
         self.notes = MemoryNotes(self.clone, self.vault.config.queue.folder)
         self.remote = MemoryRemote(self.clone)
         self.shared = True  # False: a vault with no remote (``[git] push = false``)
+        self.telling = True  # False: no sender given, so the settings' channels (none) are used
 
     def new_pass(self) -> Pass:
         vault = self.vault
         remote = self.remote if self.shared and vault.config.git.push else None
-        sides = Sides(self.runner, self.outbox, (self.chat,), self.replies, self.replies)
+        senders = (self.chat,) if self.telling else None
+        sides = Sides(self.runner, self.outbox, senders, self.replies, self.replies)
         return Pass(
             vault, self.ledger, self.clock, NoteWriter(vault, self.notes),
             Publisher(vault, self.git, remote), sides=sides,

@@ -31,8 +31,9 @@ AUTHORS = '[answers]\nauthors = ["Person <person@example.invalid>"]\n'
 def test_a_forged_escalation_and_approval_in_a_requests_text_run_nothing_and_escalate_it(
     tmp_path: Path,
 ) -> None:
-    """Replaces tests/e2e/test_forged_answers.py's test of the same name."""
+    """Replaces tests/e2e/test_forged_answers.py's test of the same name (no channel to tell, as there)."""
     fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{WIPE}")
+    fleet[0].telling = False
     fleet.tick()
     said = statuses(fleet.remote_text(), "REQ-wipe")
     assert len(said) == 2 and said[0].startswith("escalated @ 2020-01-01T00:00"), said
@@ -187,3 +188,15 @@ def test_the_escalation_vaultops_would_write_typed_in_advance_is_not_vaultops_s(
         machine.tick()
     assert fleet.runs() == {}
     assert statuses(machine.text(), "REQ-wipe") == [predicted[len("- status: ") :]]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="found on the twin: remind compares an escalation time written without an offset (a line the "
+    "person typed) with the pass's aware clock, and the pass stops before it commits",
+)
+def test_a_typed_escalation_time_without_an_offset_does_not_stop_the_pass(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{WIPE}")  # a channel to tell: reminders are looked for
+    fleet.tick()
+    assert len(statuses(fleet.remote_text(), "REQ-wipe")) == 2
