@@ -19,7 +19,7 @@ def job(rid: str, claim: str) -> Job:
 def test_each_claim_runs_once(runners: RunnerSide) -> None:
     started = datetime.now().astimezone()
     one = runners.runner.run(job("REQ-a", "aaaaaa"), started)
-    assert one.result.state is State.DONE and one.result.route == "worker-code"
+    assert one.result.state is State.DONE and one.result.profile == "worker-code"
     assert runners.runs() == ["REQ-a"]
     assert runners.ledger.knows_claim("aaaaaa") and not runners.ledger.knows_claim("bbbbbb")
     last = runners.ledger.last_heavy_run(INBOX, "REQ-a")

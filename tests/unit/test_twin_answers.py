@@ -67,7 +67,7 @@ def test_an_approval_may_name_the_profile_that_runs_it(tmp_path: Path) -> None:
     assert merge.state is State.DONE
     assert merge.outcomes[-1].route == "worker-research"
     assert "runs once on worker-research" in statuses(machine, "REQ-merge")[1]
-    assert [j.handler for j in machine.runner.jobs] == ["worker-research"]
+    assert [j.profile for j in machine.runner.jobs] == ["worker-research"]
 
 
 def test_a_denied_escalation_is_acknowledged_and_never_runs(tmp_path: Path) -> None:

@@ -309,7 +309,7 @@ class Daemon:
         future = self.jobs.submit(p.run_job, claimed, dispatcher)
         self.inflight[job.claim] = future
         self.inflight_files[job.claim] = job.busy
-        self.log.info("started", request=job.request_id, claim=job.claim, profile=job.handler)
+        self.log.info("started", request=job.request_id, claim=job.claim, profile=job.profile)
 
         def finished(f: Future[RunResult]) -> None:
             try:

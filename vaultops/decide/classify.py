@@ -23,7 +23,7 @@ TASK_KINDS = (
     "code", "refactor", "debug", "quick", "research", "review", "security-audit", "planning", "analysis",
 )
 TYPES = INBOX_TYPES + TASK_KINDS
-LIGHT_TYPES = ("env-check", "service-status", "filesystem-check")  # have built-in read-only handlers
+LIGHT_TYPES = ("env-check", "service-status", "filesystem-check")  # have built-in read-only checks
 CHANGING_TYPES = ("execute-fix", "code", "refactor", "debug")  # their work changes things: at least "high"
 COMPLEXITIES = ("light", "heavy")
 SAFETY_CLASSES = ("routine", "high", "blocked", "unknown")

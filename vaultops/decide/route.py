@@ -2,7 +2,7 @@
 
 Blocked and unknown requests are escalated whatever else is said about them (model triage, passed in as
 a value, can only make a request stricter, or say what an unknown one is); light routine checks run
-in a built-in handler; everything else goes to the first profile that ``[routing]`` names for its type.
+in a built-in check; everything else goes to the first profile that ``[routing]`` names for its type.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a light request asks about: program names, environment variables, services and paths.
 
 Pure extraction, used by the classifier (a light type needs at least one target) and later by the built-in
-read-only handlers.  Every value is checked against a strict pattern, because a handler passes it to
+read-only checks.  Every value is checked against a strict pattern, because a check passes it to
 ``which``, ``systemctl is-active`` or ``stat`` as a single argument: no paths in command names, no shell
 syntax anywhere.  Results keep the order of first mention, without duplicates, at most ``CAP``.
 """

@@ -134,7 +134,7 @@ def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
     )
     return Job(
         file=request.file, request_id=request.id, title=request.title, text=request.text or "",
-        type=handling.decision.type, claim=new_claim(), handler=handling.profile, timeout=handling.timeout,
+        type=handling.decision.type, claim=new_claim(), profile=handling.profile, timeout=handling.timeout,
         route=handling.decision.route, tools=handling.tools, earlier=_earlier(request),
         budget=budget_of(ctx, p), approved=bool(handling.approved), lasting=handling.scope == "request",
         workdir=request.fields.get("workdir", ""),
@@ -207,7 +207,7 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
             claim = [place.line(), *claim]
         batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
         batch.claims[p.target] = Claimed(p, job, tuple(claim))
-        batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.handler)
+        batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.profile)
     for (p, job), result in zip(light, _run_light(ctx, [job for _, job in light]), strict=True):
         lines = [*p.slots]
         lines += results.lock_and_start(
@@ -287,7 +287,7 @@ def claim(ctx: Context, note: ParsedNote, items: list[AgendaItem]) -> Written | 
         )
         jobs = [batch.claims[i.target].job for i in applied.landed if i.target in batch.claims]
         for job in jobs:  # known before the push: a kill -9 after it leaves them in the note
-            ctx.state.claimed(job.file, job.request_id, job.claim, job.handler, ctx.vault.host, "claiming")
+            ctx.state.claimed(job.file, job.request_id, job.claim, job.profile, ctx.vault.host, "claiming")
         pushed = publisher.swap(rel, raw, message, head)
         if pushed.kind == "behind" and not faults.enabled("claims.merge"):
             ctx.state.drop_claims([job.claim for job in jobs])
@@ -332,7 +332,7 @@ def _landed(ctx: Context, rel: str, items: list[AgendaItem], batch: Batch, appli
     if not ctx.publisher.through_remote:
         for c in claimed:
             job = c.job
-            ctx.state.claimed(job.file, job.request_id, job.claim, job.handler, ctx.vault.host)
+            ctx.state.claimed(job.file, job.request_id, job.claim, job.profile, ctx.vault.host)
     return Written(claimed, [effect for target, effect in batch.effects if target in landed])
 
 

@@ -77,7 +77,7 @@ def job_failed(claimed: Claimed, started: datetime, exc: Exception) -> RunResult
         f"vaultops failed while running it ({described(exc)}); write `- retry: yes` to run it again, and "
         "report this"
     )
-    return RunResult(State.ERROR, claimed.job.handler, started, 0.0, "", why)
+    return RunResult(State.ERROR, claimed.job.profile, started, 0.0, "", why)
 
 
 def note_failed(rel: str, exc: Exception) -> str:

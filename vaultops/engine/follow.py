@@ -80,7 +80,7 @@ def start_worker(ctx: Context, job: Job, files: tuple[str, ...]) -> RunResult:
     """Spawn the worker for a claimed plan note.  The result is ``running`` (or why it could not start)."""
     vault = ctx.vault
     started = ctx.clock()
-    profile = job.route[0] if job.route else job.handler
+    profile = job.route[0] if job.route else job.profile
     chosen = vault.config.profiles[profile]
     dir = workdir_path(job.workdir, vault.root) if job.workdir else None
     if job.worktree:  # a code job's own worktree, as for a one-shot run (vaultops.run.worktrees)

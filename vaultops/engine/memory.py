@@ -808,10 +808,10 @@ class MemoryRunner:
             run_id = None
             if self.ledger is not None:
                 run_id = self.ledger.run_started(
-                    job.file, job.request_id, job.claim, 1, job.handler, self.host, None
+                    job.file, job.request_id, job.claim, 1, job.profile, self.host, None
                 )
         scripted = self.script.get(job.request_id)
-        result = scripted if scripted is not None else RunResult(State.DONE, job.handler, started, 0.0, "")
+        result = scripted if scripted is not None else RunResult(State.DONE, job.profile, started, 0.0, "")
         with self.lock:
             if self.ledger is not None and run_id is not None:
                 outcome = "done" if result.state is State.DONE else result.state.value

@@ -112,7 +112,7 @@ def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult)
 
 def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
     job, result, item = done.claimed.job, done.result, done.claimed.item
-    detail = f"{job.type}, {result.route}, {results.seconds(result.duration)}"
+    detail = f"{job.type}, {result.profile}, {results.seconds(result.duration)}"
     if result.reason:
         detail += f", {result.reason}"
     ctx.report.said(job.request_id, result.state.value, detail)

@@ -65,7 +65,7 @@ def checks_time(ctx: Context, job: Job) -> float:
 
 
 def _check_timeout(ctx: Context, job: Job) -> float:
-    return ctx.config.profiles[job.handler].timeout if job.handler in ctx.config.profiles else 600.0
+    return ctx.config.profiles[job.profile].timeout if job.profile in ctx.config.profiles else 600.0
 
 
 def reviewed(
@@ -117,7 +117,7 @@ def run_one(
         return Check(argv, None, why=f"not run: {exc}")
     if verdict.kind != "approve":
         return Check(argv, None, why=f"not run: the gate says {verdict.kind} ({verdict.reason})")
-    profile = ctx.config.profiles.get(job.handler)
+    profile = ctx.config.profiles.get(job.profile)
     added = profile is None or argv not in profile.checks  # the request's own: tests, and nothing else
     if added and (other := [a for a in call_actions(call, scope) if a.name not in _TEST_ACTIONS]):
         why = f"a check a request adds may only run tests, and {other[0].detail} ({other[0].name})"

@@ -54,7 +54,7 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
     with dispatcher.lock:
         budget = ctx.budget()
     if budget.exhausted:  # spent by the jobs before it in this batch
-        return RunResult(State.WAITING, job.handler, started, 0.0, "", budget.waiting_reason())
+        return RunResult(State.WAITING, job.profile, started, 0.0, "", budget.waiting_reason())
     if job.kind == "worker":
         return start_worker(ctx, job, job.files)
     job = resumed(ctx.vault, job)

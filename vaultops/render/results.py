@@ -18,10 +18,10 @@ MAX_LINE = 1000
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """What running one request produced (built-in handler or executor profile)."""
+    """What running one request produced (a built-in check or an agent profile)."""
 
     state: State  # DONE or ERROR
-    route: str  # "direct" for a built-in handler, else the profile's name
+    profile: str  # "direct" for a built-in check, else the profile's name
     started: datetime
     duration: float
     output: str  # already redacted
@@ -98,7 +98,7 @@ def result_block(
     block = [
         fmt.result_heading(result.started.strftime("%Y-%m-%d %H:%M"), agent, heading),
         fmt.outcome_line(
-            result.state.value, type_, complexity, safety, result.route, seconds(result.duration)
+            result.state.value, type_, complexity, safety, result.profile, seconds(result.duration)
         ),
         *run_details(result),
         *fmt.fenced("\n".join(body) if body else "(no output)"),

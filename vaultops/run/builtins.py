@@ -1,4 +1,4 @@
-"""The built-in handlers for light, read-only requests: env-check, service-status, filesystem-check.
+"""The built-in checks for light, read-only requests: env-check, service-status, filesystem-check.
 
 They answer without an agent, so they must be harmless whatever the request says: every name is checked
 against a safe pattern before use, the only commands run are the version probes of known programs (see

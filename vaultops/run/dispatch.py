@@ -90,7 +90,7 @@ class Dispatcher:
         return build_prompt(given, self.notes, profile.prompt_template)
 
     def run(self, job: Job, started: datetime) -> Dispatched:
-        route = job.route or (job.handler,)
+        route = job.route or (job.profile,)
         offline = {name: self.health(name) for name in route}
         offline = {name: report for name, report in offline.items() if not report.usable}
         first = next((name for name in route if name not in offline), "")

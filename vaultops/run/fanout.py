@@ -63,7 +63,7 @@ def combine(job: Job, results: Mapping[int, RunResult], started: datetime, ended
     first = next(iter(results.values()), None)
     return RunResult(
         State.ERROR if failed else State.DONE,
-        first.route if first else job.handler,
+        first.profile if first else job.profile,
         started,
         (ended - started).total_seconds(),
         "\n\n".join(sections),

@@ -1,4 +1,4 @@
-"""Running one request: a built-in read-only handler, or one attempt of an executor profile.  I/O edge."""
+"""Running one request: a built-in read-only check, or one attempt of an executor profile.  I/O edge."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class Job:
     text: str
     type: str
     claim: str
-    handler: str  # "direct", or the first profile of the route
+    profile: str  # "direct", or the first profile of the route
     timeout: float | None = None
     route: tuple[str, ...] = ()
     tools: tuple[str, ...] | None = None  # narrowed by the request
@@ -80,7 +80,7 @@ class Job:
 
     @property
     def kind(self) -> WorkKind:
-        if self.handler == DIRECT:
+        if self.profile == DIRECT:
             return "builtin"
         if self.worker:
             return "worker"
@@ -101,7 +101,7 @@ def run_builtin(job: Job, vault: Vault, started: datetime) -> RunResult:
             targets.paths(text), allowed_roots=vault.allowed_roots, base=vault.root
         )
     else:
-        raise ValueError(f"no built-in handler for {job.type}")
+        raise ValueError(f"no built-in check for {job.type}")
     duration = (datetime.now(started.tzinfo) - started).total_seconds()
     output = redact(result.output, secret_values(os.environ))
     state = State.DONE if result.ok else State.ERROR

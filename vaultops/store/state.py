@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS runs (
     request_id TEXT NOT NULL,
     claim TEXT NOT NULL,
     attempt INTEGER NOT NULL,
-    handler TEXT NOT NULL,
+    handler TEXT NOT NULL,  -- the profile's name, or "direct" (named before "profile" was the one word)
     host TEXT NOT NULL,
     pid INTEGER,
     started REAL NOT NULL,
@@ -410,12 +410,12 @@ class StateDB:
     # --- runs ---------------------------------------------------------------------------------
 
     def run_started(
-        self, file: str, request_id: str, claim: str, attempt: int, handler: str, host: str, pid: int | None
+        self, file: str, request_id: str, claim: str, attempt: int, profile: str, host: str, pid: int | None
     ) -> int:
         cur = self._exec(
             "INSERT INTO runs (file, request_id, claim, attempt, handler, host, pid, started)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (file, request_id, claim, attempt, handler, host, pid, time.time()),
+            (file, request_id, claim, attempt, profile, host, pid, time.time()),
         )
         return int(cur.lastrowid or 0)
 
@@ -440,7 +440,7 @@ class StateDB:
         return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
 
     def claimed(
-        self, file: str, request_id: str, claim: str, handler: str, host: str, outcome: str = "claimed"
+        self, file: str, request_id: str, claim: str, profile: str, host: str, outcome: str = "claimed"
     ) -> None:
         """A claim that is on disk, before its job starts: if an editor then saves over the claim lines,
         the next pass still knows this request was taken (attempt 0 stands for the claim itself).
@@ -450,7 +450,7 @@ class StateDB:
         self._exec(
             "INSERT INTO runs (file, request_id, claim, attempt, handler, host, started, ended, outcome)"
             " VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
-            (file, request_id, claim, handler, host, now, now, outcome),
+            (file, request_id, claim, profile, host, now, now, outcome),
         )
 
     def confirm_claims(self, claims: list[str]) -> None:
