@@ -83,11 +83,14 @@ def parse_status(body: str, line: int) -> StatusLine | None:
 
 
 def line_time(at: str) -> datetime | None:
-    """The time a status (or lock) line says, as vaultops writes it (ISO 8601); None when it is not one."""
+    """The time a status (or lock) line says, as vaultops writes it (ISO 8601); None when it is not one.
+    Always aware: a time typed without an offset is this machine's local time, so that comparing it with
+    the pass's clock never raises (a typed escalation time stopped every pass before its commit)."""
     try:
-        return datetime.fromisoformat(at)
+        when = datetime.fromisoformat(at)
     except ValueError:
         return None
+    return when if when.tzinfo is not None else when.astimezone()
 
 
 def parse_answer(body: str, line: int) -> Answer | None:

@@ -190,12 +190,6 @@ def test_the_escalation_vaultops_would_write_typed_in_advance_is_not_vaultops_s(
     assert statuses(machine.text(), "REQ-wipe") == [predicted[len("- status: ") :]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="found on the twin: remind compares an escalation time written without an offset (a line the "
-    "person typed) with the pass's aware clock, and the pass stops before it commits",
-)
 def test_a_typed_escalation_time_without_an_offset_does_not_stop_the_pass(tmp_path: Path) -> None:
     fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{WIPE}")  # a channel to tell: reminders are looked for
     fleet.tick()
