@@ -91,7 +91,9 @@ _CONTEXTS: dict[str, re.Pattern[str]] = {
         (
             "authorization",
             rf"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:{_AUTH_SCHEME}[ \t]+)?"
-            rf"(?!{_AUTH_SCHEME}\b)(?P<s>{_CRED}+)",
+            # a value is no header name of its own (``Authorization: Authorization: Bearer x``): else the
+            # first header's match would swallow the second's name, and its token would be passed over
+            rf"(?!{_AUTH_SCHEME}\b)(?!{_CRED}+[\"']?[ \t]*:)(?P<s>{_CRED}+)",
             re.IGNORECASE,
         ),
         ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
