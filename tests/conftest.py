@@ -10,30 +10,30 @@ from hypothesis import HealthCheck, settings
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.worker_helpers import make  # noqa: F401  (the fixture: a vault whose workers die with the test)
 
-RAM_DISK = Path("/dev/shm")
+RAM_DISK = "/dev/shm"  # as short as /tmp, nearly: Unix socket paths under tmp_path stay below 100 bytes
 RAM_DISK_ROOM = 1 << 30  # bytes free it must have: the whole suite's temp folders take ~200 MB
 
 
 def temp_on_a_ram_disk() -> None:
     """The tests' temp folders (tmp_path, every tempfile user, and the vaultops and git processes the tests
     start) on a RAM disk when the machine has one with room, unless TMPDIR is set or VAULTOPS_TEST_RAM_DISK
-    is 0.  The note writer fsyncs every write (the temp file, its folder, the backup) and git writes many
-    small files: on a real disk a test waits for the disk (the writer's hypothesis test: 24 s on disk, 9 s
-    in RAM).  Nothing a test asserts depends on the disk being real; the disk-fault tests mount their own."""
+    is 0.  The note writer fsyncs every write (the temp file, its folder, the backup), SQLite its commits,
+    and git writes many small files: on a real disk a test waits for the disk (the writer's hypothesis test:
+    24 s on disk, 9 s in RAM).  Nothing a test asserts depends on the disk being real; the disk-fault tests
+    mount their own."""
     if "TMPDIR" in os.environ or os.environ.get("VAULTOPS_TEST_RAM_DISK", "1") == "0":
         return
     try:
         room = os.statvfs(RAM_DISK)
-        if room.f_bavail * room.f_frsize < RAM_DISK_ROOM:
-            return
-        folder = RAM_DISK / f"vaultops-tests-{os.getuid()}"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        made = folder.lstat()  # a shared folder: ours alone, never a link someone else placed
-        if not stat.S_ISDIR(made.st_mode) or made.st_uid != os.getuid() or made.st_mode & 0o077:
-            return
+        shared = os.stat(RAM_DISK)
     except OSError:
         return
-    os.environ["TMPDIR"] = str(folder)  # the xdist workers, started after this, inherit it
+    # a folder for everyone like /tmp (sticky: nobody removes another's files), with room, that we can use
+    sticky = stat.S_ISDIR(shared.st_mode) and shared.st_mode & stat.S_ISVTX
+    usable = os.access(RAM_DISK, os.W_OK | os.X_OK)
+    if not sticky or not usable or room.f_bavail * room.f_frsize < RAM_DISK_ROOM:
+        return
+    os.environ["TMPDIR"] = RAM_DISK  # the xdist workers, started after this, inherit it
     tempfile.tempdir = None  # asked again on the next use
 
 
