@@ -1,6 +1,7 @@
 """The gate of a job vaultops starts: the policy server on a private socket, the thin client Claude Code
 runs as its hook (a real process, as Claude Code starts it: through ``sh -c``), the job's settings, and
-the config rules that keep an agent from running ungated unknowingly.
+a job through the whole pass.  The gate's set-up and config rules, as values, are in
+``tests/unit/test_gate.py``.
 
 The real CLI behind the gate is in ``test_gate_claude.py``; these need nothing but Python."""
 
@@ -17,26 +18,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.gate import pretooluse
 from tests.support.helpers import INBOX, make_vault
 from tests.support.paths import REPO
-from vaultops.base.claude_code import gated_argv
-from vaultops.base.errors import ConfigError
-from vaultops.config import load_config
-from vaultops.hook.claude import MATCHER, GateSetupError, gate, settings_for
-from vaultops.hook.job import GateJob, gate_spec, job_from_spec
+from vaultops.hook.claude import MATCHER, gate, settings_for
+from vaultops.hook.job import GateJob
 from vaultops.hook.server import GateServer
-
-
-def pretooluse(workdir: Path, tool: str = "Bash", **tool_input: Any) -> dict[str, Any]:
-    return {
-        "session_id": "s-1",
-        "transcript_path": "/dev/null",
-        "cwd": str(workdir),
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": f"toolu_{abs(hash(json.dumps(tool_input)))}",
-    }
 
 
 def run_hook(settings: Path, payload: dict[str, Any] | bytes) -> subprocess.CompletedProcess[bytes]:
@@ -77,18 +64,6 @@ def test_the_settings_put_the_thin_client_in_front_of_every_tool(settings: Path)
     assert " -I -S " in hook["command"] and hook["command"].endswith(" || exit 2")
     folder = settings.parent
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700, "no other user may reach the socket"
-
-
-def test_the_argv_loads_the_gate_and_the_users_settings_only(tmp_path: Path) -> None:
-    argv = gated_argv(["/opt/bin/claude", "-p", "hi", "--output-format", "json"], tmp_path / "s.json")
-    assert argv[:5] == [
-        "/opt/bin/claude",
-        "--settings",
-        str(tmp_path / "s.json"),
-        "--setting-sources",
-        "user",
-    ]
-    assert argv[5:] == ["-p", "hi", "--output-format", "json"]
 
 
 def test_the_client_asks_the_server_and_prints_its_decision(settings: Path, job: GateJob) -> None:
@@ -173,22 +148,6 @@ def test_parallel_calls_each_get_their_own_answer(settings: Path, job: GateJob) 
     assert results == dict(calls)
 
 
-def test_a_command_that_skips_hooks_cannot_be_gated(job: GateJob) -> None:
-    for argv in (
-        ["claude", "-p", "--bare"],
-        ["claude", "--settings={}"],
-        ["claude", "--setting-sources", "project"],
-    ):
-        with pytest.raises(GateSetupError, match="cannot be gated"), gate(job, argv):
-            pass
-
-
-def test_a_gate_that_cannot_be_set_up_says_why(job: GateJob, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VAULTOPS_FAULT", "gate.setup")
-    with pytest.raises(GateSetupError, match="could not be set up"), gate(job, ["claude"]):
-        pass
-
-
 def test_the_server_refuses_an_event_too_large(job: GateJob, monkeypatch: pytest.MonkeyPatch) -> None:
     import vaultops.hook.server as server_module
 
@@ -198,50 +157,6 @@ def test_the_server_refuses_an_event_too_large(job: GateJob, monkeypatch: pytest
         settings.write_text(json.dumps(settings_for(server.socket_path)))
         proc = run_hook(settings, pretooluse(Path(job.workdir), command="ls " + "a" * 2000))
     assert proc.returncode == 2 and b"larger than" in proc.stderr
-
-
-def test_the_job_round_trips_through_its_spec(job: GateJob) -> None:
-    assert job_from_spec(gate_spec(job)) == job
-    with pytest.raises(ValueError):
-        job_from_spec("[1]")
-
-
-# --- the config ---------------------------------------------------------------------------------------------
-
-
-def config_with(tmp_path: Path, profile: str) -> Path:
-    vault = make_vault(tmp_path / "v", repo=False)
-    (vault / ".vaultops" / "local.toml").write_text(profile)
-    return vault
-
-
-def test_an_ungated_profile_with_a_shell_is_a_config_error_that_names_it(tmp_path: Path) -> None:
-    vault = config_with(
-        tmp_path, '[profiles.codexy]\ncommand = ["codex", "exec", "{prompt}"]\ntools = ["Bash"]\n'
-    )
-    with pytest.raises(ConfigError) as err:
-        load_config(vault, {})
-    message = str(err.value)
-    assert "local.toml" in message and "[profiles.codexy]" in message and 'gate = "none"' in message
-
-
-def test_gate_none_runs_a_shell_profile_knowingly(tmp_path: Path) -> None:
-    profile = '[profiles.codexy]\ncommand = ["codex", "exec", "{prompt}"]\ntools = ["Bash"]\ngate = "none"\n'
-    config = load_config(config_with(tmp_path, profile), {})
-    assert not config.profiles["codexy"].gated
-    assert config.profiles["worker-code"].gated, "the template's Claude Code profile is gated"
-
-
-@pytest.mark.parametrize("flag", ["--bare", "--settings", "--setting-sources"])
-def test_a_claude_profile_that_would_skip_the_gate_is_a_config_error(tmp_path: Path, flag: str) -> None:
-    profile = f'[profiles.worker-code]\nworker_command = ["claude", "-p", "{flag}", "x"]\n'
-    with pytest.raises(ConfigError, match=rf"\[profiles.worker-code\] is gated by the policy, but .*{flag}"):
-        load_config(config_with(tmp_path, profile), {})
-
-
-def test_a_gate_typo_names_the_setting(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"\[profiles.worker-code\] gate"):
-        load_config(config_with(tmp_path, '[profiles.worker-code]\ngate = "off"\n'), {})
 
 
 # --- a job through the whole pipeline, with a stand-in that runs the hook as Claude Code would
@@ -309,27 +224,6 @@ def test_doctor_and_status_name_the_ungated_profiles(tmp_path: Path) -> None:
         "worker-code": "NONE",
         "worker-research": "NONE",
     }
-
-
-def test_an_approval_is_the_requests_own_and_used_once(job: GateJob) -> None:
-    from dataclasses import replace
-
-    from vaultops.hook.answer import answer
-    from vaultops.store.asked import grant_allowance
-
-    assert job.vault is not None
-    merge = pretooluse(Path(job.workdir), command="gh pr merge 12")
-    other = replace(job, request="REQ-other")
-
-    def kind(j: GateJob) -> str:
-        return str(
-            json.loads(answer(json.dumps(merge), j).stdout)["hookSpecificOutput"]["permissionDecision"]
-        )
-
-    grant_allowance(job.vault, "Bash", {"command": "gh pr merge 12"}, "REQ-x")
-    assert kind(other) == "deny", "another request's agent cannot use it"
-    assert kind(job) == "allow"
-    assert kind(job) == "deny", "once"
 
 
 def test_the_reason_claude_code_keeps_is_redacted(settings: Path, job: GateJob) -> None:
