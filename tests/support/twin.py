@@ -144,6 +144,7 @@ class Machine:
         self.runner = MemoryRunner(self.ledger, host=self.vault.host)
         self.outbox = MemoryOutbox()
         self.chat = MemoryChat()  # where notices go
+        self.also: list[MemoryChat] = []  # more channels told, each its own target (an apprise URL, a chat)
         self.replies = MemoryChat()  # where the person's answers come from, and presses are answered
         self.git = MemoryGit(self.clone, root)
         self.notes = MemoryNotes(self.clone, self.vault.config.queue.folder)
@@ -154,7 +155,7 @@ class Machine:
     def new_pass(self) -> Pass:
         vault = self.vault
         remote = self.remote if self.shared and vault.config.git.push else None
-        senders = (self.chat,) if self.telling else None
+        senders = (self.chat, *self.also) if self.telling else None
         sides = Sides(self.runner, self.outbox, senders, self.replies, self.replies)
         return Pass(
             vault, self.ledger, self.clock, NoteWriter(vault, self.notes),
