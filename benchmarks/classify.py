@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
-from vaultops.decide.blocked import find_blocked
-from vaultops.decide.classify import classify
-from vaultops.decide.vocabulary import fold, scan
+from vaultops.classifier.blocked import find_blocked
+from vaultops.classifier.rules import classify
+from vaultops.classifier.vocabulary import fold, scan
 
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 

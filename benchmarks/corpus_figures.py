@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from vaultops.decide.blocked import RUN
-from vaultops.decide.classify import Classification, classify
-from vaultops.decide.triage import TriageOpinion, combine
+from vaultops.classifier.blocked import RUN
+from vaultops.classifier.rules import Classification, classify
+from vaultops.classifier.triage import TriageOpinion, combine
 
 CORPORA = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 

@@ -1,10 +1,10 @@
-"""Regenerate vaultops/decide/words/*.txt: the common words the typo pass must leave alone.
+"""Regenerate vaultops/classifier/words/*.txt: the common words the typo pass must leave alone.
 
     pip download --no-deps -d /tmp/wf wordfreq msgpack    # development only, not a dependency
     (unpack both wheels; put msgpack on PYTHONPATH)
     .venv/bin/python scripts/typo-words.py /tmp/wf/wordfreq/data
 
-Run it after changing the danger words in vaultops/decide/normalize.py.
+Run it after changing the danger words in vaultops/classifier/normalize.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgpack  # type: ignore[import-not-found]
 
-from vaultops.decide import normalize as n
+from vaultops.classifier import normalize as n
 
 EN = "abcdefghijklmnopqrstuvwxyz"
 RU = "абвгдежзийклмнопрстуфхцчшщъыьэюяё"

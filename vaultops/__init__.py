@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from vaultops.bus import Bus
-    from vaultops.decide.classify import classify
+    from vaultops.classifier.rules import classify
     from vaultops.engine.tick import tick
     from vaultops.vault import Vault
     from vaultops.workers.control import spawn
@@ -34,7 +34,7 @@ __all__ = ["Bus", "Vault", "__version__", "classify", "spawn", "tick"]
 _LAZY = {
     "Bus": "vaultops.bus",
     "Vault": "vaultops.vault",
-    "classify": "vaultops.decide.classify",
+    "classify": "vaultops.classifier.rules",
     "spawn": "vaultops.workers.control",
     "tick": "vaultops.engine.tick",
 }

@@ -379,7 +379,7 @@ class WorkersConfig(_Section):
 
 
 class ClassifyConfig(_Section):
-    """``[classify]``: a model's second opinion on each request (vaultops.decide.triage), which can only
+    """``[classify]``: a model's second opinion on each request (vaultops.classifier.triage), which can only
     make a request stricter.  ``triage`` names a profile ("" asks no model)."""
 
     triage: str = ""

@@ -200,7 +200,7 @@ def test_an_empty_request_says_what_to_do(mixed: Mixed) -> None:
 
 
 def test_an_unknown_type_lists_the_valid_types(mixed: Mixed) -> None:
-    from vaultops.decide.classify import TYPES
+    from vaultops.classifier.rules import TYPES
 
     (r,) = requests_named(mixed.note, "REQ-typo")
     assert r.state is State.ERROR

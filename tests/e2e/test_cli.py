@@ -222,7 +222,7 @@ def test_submit_reads_stdin_with_a_dash(inbox_vault: Path) -> None:
 
 
 def test_submit_refuses_an_unknown_type_and_an_empty_text(inbox_vault: Path) -> None:
-    from vaultops.decide.classify import TYPES
+    from vaultops.classifier.rules import TYPES
 
     before = (inbox_vault / INBOX).read_bytes()
     proc = submit(inbox_vault, "Is git installed?", "--type", "env-chek")

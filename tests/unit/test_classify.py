@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.paths import CORPUS
-from vaultops.decide.blocked import BLOCKED_CLASSES
-from vaultops.decide.classify import (
+from vaultops.classifier.blocked import BLOCKED_CLASSES
+from vaultops.classifier.rules import (
     COMPLEXITIES,
     LIGHT_TYPES,
     SAFETY_CLASSES,

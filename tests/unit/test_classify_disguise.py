@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultops.decide.classify import classify
-from vaultops.decide.normalize import normalize
+from vaultops.classifier.normalize import normalize
+from vaultops.classifier.rules import classify
 
 # (request, the danger word in it that the disguise is applied to)
 SEEDS = (

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from tests.support.paths import CORPUS
-from vaultops.decide.blocked import BLOCKED_CLASSES, RUN
-from vaultops.decide.classify import TYPES, classify
+from vaultops.classifier.blocked import BLOCKED_CLASSES, RUN
+from vaultops.classifier.rules import TYPES, classify
 
 CORPORA = ("requests_fresh.yaml", "requests_second.yaml", "requests_third.yaml")
 

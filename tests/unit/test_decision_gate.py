@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vaultops.classifier.blocked import BLOCKED_CLASSES
+from vaultops.classifier.triage import SecondOpinion, TriageOpinion
 from vaultops.config import Config
-from vaultops.decide.blocked import BLOCKED_CLASSES
 from vaultops.decide.budget import Budget
 from vaultops.decide.gate import (
     Agenda,
@@ -23,7 +24,6 @@ from vaultops.decide.gate import (
     agenda_for,
     sightings,
 )
-from vaultops.decide.triage import SecondOpinion, TriageOpinion
 from vaultops.model import State, Target
 from vaultops.render import results
 from vaultops.scan.note import ParsedNote, parse_note

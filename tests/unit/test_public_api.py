@@ -14,7 +14,7 @@ import pytest
 
 import vaultops
 
-HEAVY = ("pydantic", "vaultops.config", "vaultops.engine", "vaultops.daemon", "vaultops.decide.classify")
+HEAVY = ("pydantic", "vaultops.config", "vaultops.engine", "vaultops.daemon", "vaultops.classifier.rules")
 
 
 def loaded_after(code: str, stdin: str = "") -> set[str]:
@@ -29,7 +29,7 @@ def loaded_after(code: str, stdin: str = "") -> set[str]:
 
 def test_the_public_api_is_what_all_says() -> None:
     from vaultops.bus import Bus
-    from vaultops.decide.classify import classify
+    from vaultops.classifier.rules import classify
     from vaultops.engine.tick import tick
     from vaultops.vault import Vault
     from vaultops.workers.control import spawn

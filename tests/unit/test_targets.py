@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.decide.targets import CAP, commands, env_vars, paths, services
+from vaultops.classifier.targets import CAP, commands, env_vars, paths, services
 
 COMMAND = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")
 ENV_VAR = re.compile(r"[A-Z_][A-Z0-9_]*\Z")

@@ -15,12 +15,9 @@ from pydantic import ValidationError
 from tests.support.paths import REPO
 from tests.support.triage import answer
 from vaultops.base.errors import ConfigError
-from vaultops.commands.scaffold import DEFAULT_CONFIG
-from vaultops.config import Config, load_config
-from vaultops.decide.blocked import BLOCKED_CLASSES
-from vaultops.decide.classify import TYPES, classify
-from vaultops.decide.route import decide_text
-from vaultops.decide.triage import (
+from vaultops.classifier.blocked import BLOCKED_CLASSES
+from vaultops.classifier.rules import TYPES, classify
+from vaultops.classifier.triage import (
     ORDER,
     OutOfSchema,
     SecondOpinion,
@@ -31,6 +28,9 @@ from vaultops.decide.triage import (
     prompt,
     steering,
 )
+from vaultops.commands.scaffold import DEFAULT_CONFIG
+from vaultops.config import Config, load_config
+from vaultops.decide.route import decide_text
 
 # --- the schema ---------------------------------------------------------------------------------------------
 

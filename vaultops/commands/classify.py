@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from vaultops.base.errors import VaultopsError
+from vaultops.classifier.rules import Classification, classify
+from vaultops.classifier.triage import SecondOpinion
 from vaultops.commands.output import Output
 from vaultops.config import Config
-from vaultops.decide.classify import Classification, classify
 from vaultops.decide.route import decide_text
-from vaultops.decide.triage import SecondOpinion
 from vaultops.run import triage
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from vaultops import lines as fmt
 from vaultops.base.errors import VaultopsError
+from vaultops.classifier.rules import TYPES
 from vaultops.commands.output import Output
-from vaultops.decide.classify import TYPES
 from vaultops.scan.note import ParsedNote, parse_note
 from vaultops.scan.requests import FIELDS
 from vaultops.store.notes import NoteWriter

@@ -22,10 +22,10 @@ from types import FrameType
 from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath, VaultopsError
+from vaultops.classifier.rules import warm
 from vaultops.daemon.events import watch
 from vaultops.daemon.listen import ChatListener
 from vaultops.daemon.log import DaemonLog
-from vaultops.decide.classify import warm
 from vaultops.engine.carried import Carried
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
 from vaultops.engine.ports import Runner

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vaultops.base.visible import described
+from vaultops.classifier.triage import SecondOpinion
 from vaultops.config import Config
 from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.budget import Budget
@@ -32,7 +33,6 @@ from vaultops.decide.leases import lease_of
 from vaultops.decide.route import Handling, decide, no_decision
 from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
 from vaultops.decide.startable import may_start, retry_asked
-from vaultops.decide.triage import SecondOpinion
 from vaultops.model import Lock, Request, State, Target, targets_of
 from vaultops.scan.note import ParsedNote
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from vaultops.base.durations import parse_duration
+from vaultops.classifier.rules import TYPES, Classification, classify
+from vaultops.classifier.triage import SecondOpinion, combine
 from vaultops.config import Config, ProfileConfig
 from vaultops.decide.checks import commands_of, request_check_problem
-from vaultops.decide.classify import TYPES, Classification, classify
-from vaultops.decide.triage import SecondOpinion, combine
 from vaultops.model import ApprovalScope, Decision, Limits, Request
 
 DIRECT = "direct"

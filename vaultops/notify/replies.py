@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from vaultops.decide.normalize import latin_skeleton
+from vaultops.classifier.normalize import latin_skeleton
 from vaultops.model import ApprovalScope
 
 Verdict = Literal["approve", "deny"]

@@ -16,8 +16,8 @@ from vaultops.base.argv import fill_argv
 from vaultops.base.claude_code import is_claude, streaming_argv
 from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
+from vaultops.classifier import targets
 from vaultops.config import ProfileConfig, agent_environ
-from vaultops.decide import targets
 from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
 from vaultops.hook.claude import GateSetupError, gated_command

@@ -13,9 +13,16 @@ import os
 import time
 
 from vaultops.base.redact import redact, secret_values
+from vaultops.classifier.rules import TYPES
+from vaultops.classifier.triage import (
+    OutOfSchema,
+    SecondOpinion,
+    TriageOpinion,
+    cache_key,
+    parse_answer,
+    prompt,
+)
 from vaultops.config import Config, agent_environ
-from vaultops.decide.classify import TYPES
-from vaultops.decide.triage import OutOfSchema, SecondOpinion, TriageOpinion, cache_key, parse_answer, prompt
 from vaultops.hook.claude import GateSetupError, gated_command
 from vaultops.hook.job import GateJob
 from vaultops.model import Request

@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from vaultops.decide.negation import (
+from vaultops.classifier.negation import (
     asks_about,
     imperative_at,
     inside_a_file,
@@ -29,8 +29,8 @@ from vaultops.decide.negation import (
     quoted,
     talked_about,
 )
-from vaultops.decide.regex_union import union
-from vaultops.decide.vocabulary import (
+from vaultops.classifier.regex_union import union
+from vaultops.classifier.vocabulary import (
     CHANNEL,
     CODE,
     DATA,

@@ -18,7 +18,7 @@ import itertools
 import re
 import unicodedata
 
-from vaultops.decide.typo_words import REAL_WORDS, SKELETON_WORDS
+from vaultops.classifier.typo_words import REAL_WORDS, SKELETON_WORDS
 
 # zero-width, joiners, bidi controls, soft hyphen, word joiner, BOM, Mongolian vowel separator
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from vaultops.decide.regex_union import union
-from vaultops.decide.vocabulary import OBJECTS
+from vaultops.classifier.regex_union import union
+from vaultops.classifier.vocabulary import OBJECTS
 
 _PRONOUN = re.compile(r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
                       r"|все\s+это)(?!\w)")

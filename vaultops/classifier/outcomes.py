@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import re
 
-from vaultops.decide.blocked import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SMS, SPEND, SYS
-from vaultops.decide.negation import asks_about, in_question, mentioned, negated, talked_about
+from vaultops.classifier.blocked import DEL, KEY, MERGE, MSG, RUN, SCHEMA, SMS, SPEND, SYS
+from vaultops.classifier.negation import asks_about, in_question, mentioned, negated, talked_about
 
 _DATAWORD = (r"rows?|records?|entries|files?|users?|accounts?|objects?|items?|documents?|notes?|backups?"
              r"|logs?|events?|messages?|emails?|uploads?|snapshots?|images?|customers?|orders?")

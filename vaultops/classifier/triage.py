@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from vaultops.decide.blocked import BLOCKED_CLASSES, BLOCKED_LABELS
-from vaultops.decide.classify import TYPES, Classification
+from vaultops.classifier.blocked import BLOCKED_CLASSES, BLOCKED_LABELS
+from vaultops.classifier.rules import TYPES, Classification
 
 PROMPT_VERSION = "1"  # part of the cache key: a new prompt asks again
 ORDER = ("routine", "high", "unknown", "blocked")  # least to most strict

@@ -11,12 +11,12 @@ import functools
 import re
 from dataclasses import dataclass
 
-from vaultops.decide import outcomes, steps, targets
-from vaultops.decide.blocked import BLOCKED_CLASSES, BLOCKED_LABELS, find_blocked
-from vaultops.decide.negation import in_question, negated, noun_use
-from vaultops.decide.normalize import as_shown, normalize, transliterated
-from vaultops.decide.regex_union import union
-from vaultops.decide.vocabulary import CHANGE_GROUPS, fold, remembered, scan
+from vaultops.classifier import outcomes, steps, targets
+from vaultops.classifier.blocked import BLOCKED_CLASSES, BLOCKED_LABELS, find_blocked
+from vaultops.classifier.negation import in_question, negated, noun_use
+from vaultops.classifier.normalize import as_shown, normalize, transliterated
+from vaultops.classifier.regex_union import union
+from vaultops.classifier.vocabulary import CHANGE_GROUPS, fold, remembered, scan
 
 INBOX_TYPES = ("truth-audit", "env-check", "db-query", "service-status", "filesystem-check", "execute-fix")
 TASK_KINDS = (

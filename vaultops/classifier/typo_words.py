@@ -7,7 +7,7 @@ from importlib.resources import files
 
 
 def _words(name: str) -> frozenset[str]:
-    text = files("vaultops.decide").joinpath("words", name).read_text(encoding="utf-8")
+    text = files("vaultops.classifier").joinpath("words", name).read_text(encoding="utf-8")
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 

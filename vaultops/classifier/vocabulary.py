@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from vaultops.decide.regex_union import union
+from vaultops.classifier.regex_union import union
 
 T = TypeVar("T")
 _FOLD = str.maketrans({"ё": "е", "’": "'", "‘": "'", "ʼ": "'"})
