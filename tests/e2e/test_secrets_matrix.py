@@ -1,4 +1,5 @@
-"""Every secret format through every sink vaultops writes, and properties of redact() over them.
+"""Every secret format through every sink vaultops writes.  The properties of redact() over them are in
+``tests/unit/test_secrets_matrix.py``.
 
 Sinks: the request's status line and result (the real tick, with an agent that prints the secret and asks
 the hook for a call that carries it), the run log, the escalation record, the notice sent to a loopback
@@ -16,13 +17,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from tests.support.fake_servers import JsonSink
 from tests.support.helpers import INBOX, make_vault
-from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
-from vaultops.base.redact import MARKER, redact
+from tests.support.secret_formats import FORMATS, WRAPPINGS
 from vaultops.daemon.log import DaemonLog
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.tick import tick
@@ -135,30 +133,3 @@ def test_no_sink_ever_holds_the_secret(tmp_path: Path, name: str, wrapping: str)
     for what in [*written, everything_written(vault)]:
         assert core not in _ANSI.sub("", what)
 
-
-# --- properties ------------------------------------------------------------------------------------
-
-AROUND = st.sampled_from(["", "see ", "x=1 ", "line\n", '"', "(", "\x1b[32m", "log: "])
-
-
-def _visible(text: str) -> str:
-    return _ANSI.sub("", MARKER.sub("\0", text))
-
-
-@given(GENERATED, st.sampled_from(sorted(WRAPPINGS)), AROUND, AROUND)
-def test_a_generated_secret_never_survives_any_wrapping(
-    secret: tuple[str, str], wrapping: str, before: str, after: str
-) -> None:
-    text, core = secret
-    wrapped = WRAPPINGS[wrapping](text, core)
-    out = redact(before + wrapped + " " + after)
-    assert core not in _visible(out)
-    assert redact(out) == out
-
-
-@given(st.lists(st.tuples(AROUND, GENERATED), min_size=1, max_size=4))
-def test_redacting_twice_is_redacting_once(parts: list[tuple[str, tuple[str, str]]]) -> None:
-    text = " ".join(before + secret for before, (secret, _) in parts)
-    once = redact(text)
-    assert redact(once) == once
-    assert "[REDACTED:" in once and json.dumps(once)  # a marker is there, and is never re-matched
