@@ -530,6 +530,9 @@ class MemoryGit:
         if not paths:
             return CommitResult(None, message)
         message = visible(message)
+        for what in ("a merge", "a cherry-pick"):  # git commits a rebase's step on its detached HEAD
+            if self.under_way.startswith(what):
+                raise GitError(f"git commit failed: fatal: cannot do a partial commit during {what}.")
         before = self.origin.tree(self.clone.head)
         tree = dict(before)
         for path in paths:
@@ -549,19 +552,25 @@ class MemoryGit:
     def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, Blamed]:
         """``git blame --contents``: each line followed back through the commits while it stays unchanged
         (through any parent of a merge that has it), and given to the commit that added it.  Lines that
-        HEAD lacks are left out, and every line when HEAD has no ``path``."""
+        HEAD lacks are left out, and every line when HEAD has no ``path`` or one of ``lines`` is not in
+        ``contents`` (git refuses such a ``-L``)."""
         head = self.clone.head
-        if head is None or path not in self.origin.tree(head):
+        now = _records(contents)
+        if head is None or path not in self.origin.tree(head) or any(not 0 <= n < len(now) for n in lines):
             return {}
-        now = contents.splitlines(keepends=True)
-        wanted = {n: n for n in lines if 0 <= n < len(now)}
+        wanted = {n: n for n in lines}
         found: dict[int, Blamed] = {}
         todo = [(head, _carried(now, self._lines(head, path), wanted))]
         while todo:
             sha, held = todo.pop()  # final line -> its line in ``sha``'s version
             version = self._lines(sha, path)
+            parents = self.origin.commits[sha].parents
+            same = [p for p in parents if self.origin.tree(p).get(path) == self.origin.tree(sha).get(path)]
+            if same:  # a parent with the very same file takes every line, as git passes the whole blame
+                todo.append((same[0], held))
+                continue
             left = dict(held)
-            for parent in self.origin.commits[sha].parents:
+            for parent in parents:
                 passed = _carried(version, self._lines(parent, path), left)
                 if passed:
                     todo.append((parent, passed))
@@ -571,17 +580,476 @@ class MemoryGit:
         return found
 
     def _lines(self, sha: str, path: str) -> list[bytes]:
-        return self.origin.tree(sha).get(path, b"").splitlines(keepends=True)
+        return _records(self.origin.tree(sha).get(path, b""))
 
 
 def _carried(new: list[bytes], old: list[bytes], held: Mapping[int, int]) -> dict[int, int]:
-    """Of ``held`` (a final line -> its line in ``new``), those ``new`` has unchanged from ``old``, with their
-    line in ``old``."""
-    at: dict[int, int] = {}
-    for block in difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks():
-        for k in range(block.size):
-            at[block.b + k] = block.a + k
+    """Of ``held`` (a final line -> its line in ``new``), those that git's diff of ``old`` and ``new`` (as
+    ``git blame`` runs it: ``_unchanged``) leaves unchanged, with their line in ``old``."""
+    at = _unchanged(old, new)
     return {n: at[line] for n, line in held.items() if line in at}
+
+
+# --- git's diff, as blame runs it ----------------------------------------------------------------------
+# Which lines a commit passes on to its parent decides who a line is blamed on, and for repeated lines (a
+# blank line, two "- decision: approve" under two requests) any longest common subsequence is not enough:
+# git's own choice is needed.  What follows is git's xdiff (``xdiff-interface.c``'s trim_common_tail,
+# ``xprepare.c``, ``xdiffi.c``: Myers' diff with its heuristics, then the groups slid as the indent
+# heuristic slides them, which ``git blame`` turns on by default; no ``diff.algorithm`` set), line for line.
+
+_BLOCK = 1024  # trim_common_tail's block
+_MAX_EQLIMIT = 1024
+_SIMSCAN_WINDOW = 100
+_KPDIS_RUN = 4
+_MAX_COST_MIN = 256
+_HEUR_MIN_COST = 256
+_SNAKE_CNT = 20
+_K_HEUR = 4
+_LINE_MAX = (1 << 63) - 1
+_MAX_INDENT = 200
+_MAX_BLANKS = 20
+_INDENT_MAX_SLIDING = 100
+_DISCARD, _KEEP, _INVESTIGATE = 0, 1, 2
+
+
+def _records(raw: bytes) -> list[bytes]:
+    """A file's lines as git splits them: after each ``\\n`` only (the last one may lack it)."""
+    parts = raw.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
+
+
+def _unchanged(old: list[bytes], new: list[bytes]) -> dict[int, int]:
+    """``new``'s lines that git's diff of ``old`` and ``new`` leaves unchanged -> their line in ``old``."""
+    a, b = b"".join(old), b"".join(new)
+    trimmed, smaller = 0, min(len(a), len(b))
+    while _BLOCK + trimmed <= smaller and _ending(a, trimmed) == _ending(b, trimmed):
+        trimmed += _BLOCK
+    recovered = 0
+    while recovered < trimmed:
+        recovered += 1
+        if a[len(a) - trimmed + recovered - 1] == 0x0A:
+            break
+    cut = trimmed - recovered  # whole lines at the end, the same in both: unchanged, never diffed
+    one, two = _records(a[: len(a) - cut]), _records(b[: len(b) - cut])
+    changed1, changed2 = _xdl_diff(one, two)
+    kept1 = [i for i in range(len(one)) if not changed1[i + 1]]
+    kept2 = [i for i in range(len(two)) if not changed2[i + 1]]
+    at = dict(zip(kept2, kept1, strict=True))
+    tail = len(_records(a[len(a) - cut :])) if cut else 0
+    at.update({len(two) + k: len(one) + k for k in range(tail)})
+    return at
+
+
+def _ending(raw: bytes, trimmed: int) -> bytes:
+    """The block before the last ``trimmed`` bytes."""
+    return raw[len(raw) - trimmed - _BLOCK : len(raw) - trimmed]
+
+
+@dataclass
+class _File:
+    """One side of a diff (xdiff's ``xdfile_t``): its lines' classes, ``changed`` with a False on each end
+    (``changed[i + 1]`` is line i's), and the lines the Myers pass looks at (``ref``)."""
+
+    recs: list[bytes]
+    ids: list[int]
+    changed: list[bool]
+    ref: list[int] = field(default_factory=list)
+    dstart: int = 0
+    dend: int = -1
+
+
+def _bogosqrt(n: int) -> int:
+    i = 1
+    while n > 0:
+        n >>= 2
+        i <<= 1
+    return i
+
+
+def _xdl_diff(one: list[bytes], two: list[bytes]) -> tuple[list[bool], list[bool]]:
+    """``xdl_diff`` without its output: which lines of each side are changed."""
+    classes: dict[bytes, int] = {}
+    ids1 = [classes.setdefault(r, len(classes)) for r in one]
+    ids2 = [classes.setdefault(r, len(classes)) for r in two]
+    x1 = _File(one, ids1, [False] * (len(one) + 2))
+    x2 = _File(two, ids2, [False] * (len(two) + 2))
+    _prepare(x1, x2)
+    h1 = [x1.ids[r] for r in x1.ref]
+    h2 = [x2.ids[r] for r in x2.ref]
+    ndiags = len(x1.ref) + len(x2.ref) + 3
+    mxcost = max(_bogosqrt(ndiags), _MAX_COST_MIN)
+    kvdf: dict[int, int] = {}
+    kvdb: dict[int, int] = {}
+    todo = [(0, len(h1), 0, len(h2), False)]
+    while todo:  # xdl_recs_cmp, its recursion as a stack (the lower box first, as it recurses)
+        off1, lim1, off2, lim2, need_min = todo.pop()
+        while off1 < lim1 and off2 < lim2 and h1[off1] == h2[off2]:
+            off1, off2 = off1 + 1, off2 + 1
+        while off1 < lim1 and off2 < lim2 and h1[lim1 - 1] == h2[lim2 - 1]:
+            lim1, lim2 = lim1 - 1, lim2 - 1
+        if off1 == lim1:
+            for i in range(off2, lim2):
+                x2.changed[x2.ref[i] + 1] = True
+        elif off2 == lim2:
+            for i in range(off1, lim1):
+                x1.changed[x1.ref[i] + 1] = True
+        else:
+            i1, i2, min_lo, min_hi = _split(h1, off1, lim1, h2, off2, lim2, kvdf, kvdb, need_min, mxcost)
+            todo.append((i1, lim1, i2, lim2, min_hi))
+            todo.append((off1, i1, off2, i2, min_lo))
+    _compact(x1, x2)
+    _compact(x2, x1)
+    return x1.changed, x2.changed
+
+
+def _prepare(x1: _File, x2: _File) -> None:
+    """xdl_trim_ends and xdl_cleanup_records: the common ends are left out, and so are lines the other side
+    lacks (and repeated lines among them)."""
+    n1, n2 = len(x1.recs), len(x2.recs)
+    i, lim = 0, min(n1, n2)
+    while i < lim and x1.ids[i] == x2.ids[i]:
+        i += 1
+    x1.dstart = x2.dstart = i
+    lim -= i
+    k = 0
+    while k < lim and x1.ids[n1 - 1 - k] == x2.ids[n2 - 1 - k]:
+        k += 1
+    x1.dend, x2.dend = n1 - k - 1, n2 - k - 1
+    count1 = Counter(x1.ids)
+    count2 = Counter(x2.ids)
+    for x, other in ((x1, count2), (x2, count1)):
+        off = x.dstart
+        mlim = min(_bogosqrt(len(x.recs)), _MAX_EQLIMIT)
+        action = []
+        for r in range(off, x.dend + 1):
+            nm = other[x.ids[r]]
+            action.append(_DISCARD if nm == 0 else _KEEP if nm < mlim else _INVESTIGATE)
+        for j, act in enumerate(action):
+            if act == _INVESTIGATE:
+                act = _DISCARD if _clean_mmatch(action, j, len(action)) else _KEEP
+            if act == _KEEP:
+                x.ref.append(j + off)
+            else:
+                x.changed[j + off + 1] = True
+
+
+def _clean_mmatch(action: list[int], i: int, length: int) -> bool:
+    s, e = max(0, i - _SIMSCAN_WINDOW), min(length - 1, i + _SIMSCAN_WINDOW)
+    rdis0, rpdis0 = 0, 1
+    r = 1
+    while i - r >= s:
+        if action[i - r] == _DISCARD:
+            rdis0 += 1
+        elif action[i - r] == _INVESTIGATE:
+            rpdis0 += 1
+        else:
+            break
+        r += 1
+    if rdis0 == 0:
+        return False
+    rdis1, rpdis1 = 0, 1
+    r = 1
+    while i + r <= e:
+        if action[i + r] == _DISCARD:
+            rdis1 += 1
+        elif action[i + r] == _INVESTIGATE:
+            rpdis1 += 1
+        else:
+            break
+        r += 1
+    if rdis1 == 0:
+        return False
+    rdis1 += rdis0
+    rpdis1 += rpdis0
+    return rpdis1 * _KPDIS_RUN < rpdis1 + rdis1
+
+
+def _split(
+    h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: int,
+    kvdf: dict[int, int], kvdb: dict[int, int], need_min: bool, mxcost: int,
+) -> tuple[int, int, bool, bool]:  # fmt: skip
+    """xdl_split: where the middle snake of the box is (i1, i2), and whether each half needs a minimal
+    diff."""
+    dmin, dmax = off1 - lim2, lim1 - off2
+    fmid, bmid = off1 - off2, lim1 - lim2
+    odd = (fmid - bmid) & 1
+    fmin = fmax = fmid
+    bmin = bmax = bmid
+    kvdf[fmid] = off1
+    kvdb[bmid] = lim1
+    ec = 0
+    while True:
+        ec += 1
+        got_snake = False
+        if fmin > dmin:
+            fmin -= 1
+            kvdf[fmin - 1] = -1
+        else:
+            fmin += 1
+        if fmax < dmax:
+            fmax += 1
+            kvdf[fmax + 1] = -1
+        else:
+            fmax -= 1
+        for d in range(fmax, fmin - 1, -2):
+            i1 = kvdf[d - 1] + 1 if kvdf[d - 1] >= kvdf[d + 1] else kvdf[d + 1]
+            prev1 = i1
+            i2 = i1 - d
+            while i1 < lim1 and i2 < lim2 and h1[i1] == h2[i2]:
+                i1, i2 = i1 + 1, i2 + 1
+            if i1 - prev1 > _SNAKE_CNT:
+                got_snake = True
+            kvdf[d] = i1
+            if odd and bmin <= d <= bmax and kvdb[d] <= i1:
+                return i1, i2, True, True
+        if bmin > dmin:
+            bmin -= 1
+            kvdb[bmin - 1] = _LINE_MAX
+        else:
+            bmin += 1
+        if bmax < dmax:
+            bmax += 1
+            kvdb[bmax + 1] = _LINE_MAX
+        else:
+            bmax -= 1
+        for d in range(bmax, bmin - 1, -2):
+            i1 = kvdb[d - 1] if kvdb[d - 1] < kvdb[d + 1] else kvdb[d + 1] - 1
+            prev1 = i1
+            i2 = i1 - d
+            while i1 > off1 and i2 > off2 and h1[i1 - 1] == h2[i2 - 1]:
+                i1, i2 = i1 - 1, i2 - 1
+            if prev1 - i1 > _SNAKE_CNT:
+                got_snake = True
+            kvdb[d] = i1
+            if not odd and fmin <= d <= fmax and i1 <= kvdf[d]:
+                return i1, i2, True, True
+        if need_min:
+            continue
+        if got_snake and ec > _HEUR_MIN_COST:
+            best, found = 0, (0, 0)
+            for d in range(fmax, fmin - 1, -2):
+                dd = d - fmid if d > fmid else fmid - d
+                i1 = kvdf[d]
+                i2 = i1 - d
+                v = (i1 - off1) + (i2 - off2) - dd
+                if (
+                    v > _K_HEUR * ec and v > best and off1 + _SNAKE_CNT <= i1 < lim1
+                    and off2 + _SNAKE_CNT <= i2 < lim2
+                ):  # fmt: skip
+                    k = 1
+                    while h1[i1 - k] == h2[i2 - k]:
+                        if k == _SNAKE_CNT:
+                            best, found = v, (i1, i2)
+                            break
+                        k += 1
+            if best > 0:
+                return found[0], found[1], True, False
+            for d in range(bmax, bmin - 1, -2):
+                dd = d - bmid if d > bmid else bmid - d
+                i1 = kvdb[d]
+                i2 = i1 - d
+                v = (lim1 - i1) + (lim2 - i2) - dd
+                if (
+                    v > _K_HEUR * ec and v > best and off1 < i1 <= lim1 - _SNAKE_CNT
+                    and off2 < i2 <= lim2 - _SNAKE_CNT
+                ):  # fmt: skip
+                    k = 0
+                    while h1[i1 + k] == h2[i2 + k]:
+                        if k == _SNAKE_CNT - 1:
+                            best, found = v, (i1, i2)
+                            break
+                        k += 1
+            if best > 0:
+                return found[0], found[1], False, True
+        if ec >= mxcost:
+            fbest = fbest1 = -1
+            for d in range(fmax, fmin - 1, -2):
+                i1 = min(kvdf[d], lim1)
+                i2 = i1 - d
+                if lim2 < i2:
+                    i1, i2 = lim2 + d, lim2
+                if fbest < i1 + i2:
+                    fbest, fbest1 = i1 + i2, i1
+            bbest = bbest1 = _LINE_MAX
+            for d in range(bmax, bmin - 1, -2):
+                i1 = max(off1, kvdb[d])
+                i2 = i1 - d
+                if i2 < off2:
+                    i1, i2 = off2 + d, off2
+                if i1 + i2 < bbest:
+                    bbest, bbest1 = i1 + i2, i1
+            if (lim1 + lim2) - bbest < fbest - (off1 + off2):
+                return fbest1, fbest - fbest1, True, False
+            return bbest1, bbest - bbest1, False, True
+
+
+@dataclass
+class _Group:
+    start: int
+    end: int
+
+
+def _compact(x: _File, other: _File) -> None:
+    """xdl_change_compact with the indent heuristic: each group of changed lines slid as far as it goes,
+    then back to meet a change on the other side, or to where the indent heuristic likes it best."""
+    n = len(x.recs)
+    ch = x.changed  # line i is ch[i + 1]
+
+    def match(i: int, j: int) -> bool:
+        return x.ids[i] == x.ids[j]
+
+    def init(f: _File) -> _Group:
+        g = _Group(0, 0)
+        while f.changed[g.end + 1]:
+            g.end += 1
+        return g
+
+    def nxt(f: _File, g: _Group) -> bool:
+        if g.end == len(f.recs):
+            return False
+        g.start = g.end + 1
+        g.end = g.start
+        while f.changed[g.end + 1]:
+            g.end += 1
+        return True
+
+    def prev(f: _File, g: _Group) -> bool:
+        if g.start == 0:
+            return False
+        g.end = g.start - 1
+        g.start = g.end
+        while f.changed[g.start]:
+            g.start -= 1
+        return True
+
+    def down(g: _Group) -> bool:
+        if g.end < n and match(g.start, g.end):
+            ch[g.start + 1] = False
+            ch[g.end + 1] = True
+            g.start += 1
+            g.end += 1
+            while ch[g.end + 1]:
+                g.end += 1
+            return True
+        return False
+
+    def up(g: _Group) -> bool:
+        if g.start > 0 and match(g.start - 1, g.end - 1):
+            g.start -= 1
+            g.end -= 1
+            ch[g.start + 1] = True
+            ch[g.end + 1] = False
+            while ch[g.start]:
+                g.start -= 1
+            return True
+        return False
+
+    g, go = init(x), init(other)
+    while True:
+        if g.end != g.start:
+            while True:
+                size = g.end - g.start
+                end_matching_other = -1
+                while up(g):
+                    if not prev(other, go):
+                        raise AssertionError("group sync broken sliding up")
+                earliest_end = g.end
+                if go.end > go.start:
+                    end_matching_other = g.end
+                while down(g):
+                    if not nxt(other, go):
+                        raise AssertionError("group sync broken sliding down")
+                    if go.end > go.start:
+                        end_matching_other = g.end
+                if size == g.end - g.start:
+                    break
+            if g.end == earliest_end:
+                pass
+            elif end_matching_other != -1:
+                while go.end == go.start:
+                    if not up(g) or not prev(other, go):
+                        raise AssertionError("match disappeared")
+            else:
+                best_shift, best = -1, (0, 0)
+                shift = max(earliest_end, g.end - size - 1, g.end - _INDENT_MAX_SLIDING)
+                while shift <= g.end:
+                    score = _score(x.recs, shift, (0, 0))
+                    score = _score(x.recs, shift - size, score)
+                    if best_shift == -1 or _score_cmp(score, best) <= 0:
+                        best, best_shift = score, shift
+                    shift += 1
+                while g.end > best_shift:
+                    if not up(g) or not prev(other, go):
+                        raise AssertionError("best shift unreached")
+        if not nxt(x, g):
+            break
+        if not nxt(other, go):
+            raise AssertionError("group sync broken moving to next group")
+
+
+def _indent(rec: bytes) -> int:
+    """get_indent: the line's indentation (a tab to the next multiple of 8), -1 when it is blank."""
+    ret = 0
+    for c in rec:
+        if c not in b" \t\n\v\f\r":
+            return ret
+        if c == 0x20:
+            ret += 1
+        elif c == 0x09:
+            ret += 8 - ret % 8
+        if ret >= _MAX_INDENT:
+            return _MAX_INDENT
+    return -1
+
+
+def _score(recs: list[bytes], split: int, score: tuple[int, int]) -> tuple[int, int]:
+    """measure_split and score_add_split: (effective indent, penalty) with this split's added."""
+    n = len(recs)
+    end_of_file = split >= n
+    indent = -1 if end_of_file else _indent(recs[split])
+    pre_blank, pre_indent = 0, -1
+    for i in range(split - 1, -1, -1):
+        pre_indent = _indent(recs[i])
+        if pre_indent != -1:
+            break
+        pre_blank += 1
+        if pre_blank == _MAX_BLANKS:
+            pre_indent = 0
+            break
+    post_blank, post_indent = 0, -1
+    for i in range(split + 1, n):
+        post_indent = _indent(recs[i])
+        if post_indent != -1:
+            break
+        post_blank += 1
+        if post_blank == _MAX_BLANKS:
+            post_indent = 0
+            break
+    effective, penalty = score
+    if pre_indent == -1 and pre_blank == 0:
+        penalty += 1  # START_OF_FILE_PENALTY
+    if end_of_file:
+        penalty += 21  # END_OF_FILE_PENALTY
+    blank_after = 1 + post_blank if indent == -1 else 0
+    total_blank = pre_blank + blank_after
+    penalty += -30 * total_blank + 6 * blank_after  # TOTAL_BLANK_WEIGHT, POST_BLANK_WEIGHT
+    here = indent if indent != -1 else post_indent
+    any_blanks = total_blank != 0
+    effective += here
+    if here == -1 or pre_indent == -1 or here == pre_indent:
+        pass
+    elif here > pre_indent:
+        penalty += 10 if any_blanks else -4  # RELATIVE_INDENT(_WITH_BLANK)_PENALTY
+    elif post_indent != -1 and post_indent > here:
+        penalty += 17 if any_blanks else 24  # RELATIVE_OUTDENT(_WITH_BLANK)_PENALTY
+    else:
+        penalty += 17 if any_blanks else 23  # RELATIVE_DEDENT(_WITH_BLANK)_PENALTY
+    return effective, penalty
+
+
+def _score_cmp(one: tuple[int, int], two: tuple[int, int]) -> int:
+    return 60 * ((one[0] > two[0]) - (one[0] < two[0])) + (one[1] - two[1])  # INDENT_WEIGHT
 
 
 # --- the notes --------------------------------------------------------------------------------------
