@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from tests.support.paths import REPO
+from vaultops.model import Request
+from vaultops.scan.note import ParsedNote
 
 FAKE_AGENT = REPO / "fixtures" / "bin" / "fake-agent"
 
@@ -109,3 +111,22 @@ def with_plans(vault: Path, plans: dict[str, str]) -> Path:
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "plans")
     return vault
+
+
+def requests_named(note: ParsedNote, ident: str) -> list[Request]:
+    return [r for r in note.requests if r.id == ident]
+
+
+def inserted_lines(before: bytes, after: bytes) -> list[bytes]:
+    """The lines of ``after`` that are not ``before``'s; fails unless every old line is still there, in order
+    and byte for byte (the note afterwards is the note before plus inserted lines only)."""
+    new = after.split(b"\n")
+    extra: list[bytes] = []
+    i = 0
+    for n, line in enumerate(before.split(b"\n")):
+        while i < len(new) and new[i] != line:
+            extra.append(new[i])
+            i += 1
+        assert i < len(new), f"line {n + 1} of the old note is gone or changed: {line!r}"
+        i += 1
+    return extra + new[i:]

@@ -12,8 +12,10 @@ and git never runs.  The clock is a value the test moves (``TwinClock``).
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn
@@ -38,7 +40,9 @@ from vaultops.engine.memory import (
 from vaultops.engine.ports import Sides
 from vaultops.engine.publish import Publisher
 from vaultops.engine.tick import passes
-from vaultops.model import Request
+from vaultops.model import Request, State
+from vaultops.render.results import RunResult
+from vaultops.run.jobs import Job
 from vaultops.scan.note import parse_note
 from vaultops.store.notes import NoteWriter
 from vaultops.vault import Vault
@@ -128,6 +132,23 @@ def template_tree(inbox: str, plans: dict[str, str] | None = None, config: str =
     return tree
 
 
+class TwinChecks:
+    """The built-in checks (``engine.ports.Checks``), which start the programs they ask about: each done at
+    once, or as ``script`` (request id -> ``RunResult``) says; the jobs kept in order."""
+
+    def __init__(self) -> None:
+        self.script: dict[str, RunResult] = {}
+        self.jobs: list[Job] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, job: Job, vault: Vault, started: datetime) -> RunResult:
+        with self.lock:
+            self.jobs.append(job)
+        scripted = self.script.get(job.request_id)
+        result = scripted or RunResult(State.DONE, "direct", started, 0.0, f"{job.type}: checked")
+        return replace(result, started=started)
+
+
 class Machine:
     """One machine: its clone of the shared origin in a folder of its own, its state.db, outbox, chat and
     agents.  Each ``tick`` is ``vaultops tick`` there: a fresh publisher and pass, as a fresh process has."""
@@ -142,6 +163,7 @@ class Machine:
         self.vault = Vault(root)
         self.ledger = MemoryLedger()
         self.runner = MemoryRunner(self.ledger, host=self.vault.host)
+        self.checks = TwinChecks()
         self.outbox = MemoryOutbox()
         self.chat = MemoryChat()  # where notices go
         self.also: list[MemoryChat] = []  # more channels told, each its own target (an apprise URL, a chat)
@@ -156,7 +178,7 @@ class Machine:
         vault = self.vault
         remote = self.remote if self.shared and vault.config.git.push else None
         senders = (self.chat, *self.also) if self.telling else None
-        sides = Sides(self.runner, self.outbox, senders, self.replies, self.replies)
+        sides = Sides(self.runner, self.outbox, senders, self.replies, self.replies, self.checks)
         return Pass(
             vault, self.ledger, self.clock, NoteWriter(vault, self.notes),
             Publisher(vault, self.git, remote), sides=sides,
@@ -174,6 +196,13 @@ class Machine:
 
     def requests(self, rel: str = INBOX) -> dict[str, Request]:
         return {r.id: r for r in parse_note(rel, self.tree[rel]).requests}
+
+
+def said(report: PassReport) -> list[str]:
+    """What ``vaultops tick`` prints of a pass on stdout: a line per request acted on, one per request still
+    settling (``commands.tick``)."""
+    lines = [f"{rid}: {state}" + (f" — {detail}" if detail else "") for rid, state, detail in report.outcomes]
+    return lines + [f"waiting: {line}" for line in report.settling]
 
 
 def machine_local(i: int, tail: str) -> str:
@@ -194,10 +223,11 @@ class TwinFleet:
         plans: dict[str, str] | None = None,
         config: str = "",
         clock: TwinClock | None = None,
+        settle: float = 0,
     ) -> None:
         self.origin = MemoryOrigin(template_tree(inbox, plans, config))
         self.clock = clock or TwinClock()
-        tail = f"{fake_profiles_config()}[inbox]\nsettle = 0\n\n{extra}"
+        tail = f"{fake_profiles_config()}[inbox]\nsettle = {settle:g}\n\n{extra}"
         self.machines = [
             Machine(root / f"machine{i}", self.origin, machine_local(i, tail), self.clock) for i in range(n)
         ]
@@ -219,8 +249,8 @@ class TwinFleet:
         return self.origin.person_push({rel: edit(self.remote_text(rel)).encode()}, author=author)
 
     def runs(self) -> Counter[str]:
-        """Agent runs by request id, over every machine."""
-        return Counter(job.request_id for m in self.machines for job in m.runner.jobs)
+        """Runs (an agent's or a built-in check's) by request id, over every machine."""
+        return Counter(job.request_id for m in self.machines for job in (*m.runner.jobs, *m.checks.jobs))
 
     def sent(self) -> list[str]:
         """The titles of the notices every machine's chat got, in order."""

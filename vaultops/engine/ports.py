@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     from vaultops.notify.replies import Press
     from vaultops.notify.send import TelegramTarget
     from vaultops.notify.telegram import Batch, Bot, Telegram
+    from vaultops.render.results import RunResult
     from vaultops.run.dispatch import Dispatched, Dispatcher
-    from vaultops.run.jobs import Job
+    from vaultops.run.jobs import Job, run_builtin
     from vaultops.store.state import OwnLine, StateDB
     from vaultops.sync.git import Blamed, CommitResult, Git
     from vaultops.sync.remote import Pulled, Pushed
     from vaultops.sync.remote import Remote as RealRemote
+    from vaultops.vault import Vault
 
 
 class Remote(Protocol):
@@ -212,6 +214,13 @@ class Runner(Protocol):
     def run(self, job: Job, started: datetime) -> Dispatched: ...
 
 
+class Checks(Protocol):
+    """A built-in check run to its end in process (``run.jobs.run_builtin``: an env-check starts the
+    programs it asks about, ``git --version``)."""
+
+    def __call__(self, job: Job, vault: Vault, started: datetime) -> RunResult: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Sides:
     """The side effects a pass reaches through a port instead of the adapter the vault's settings give
@@ -222,6 +231,7 @@ class Sides:
     senders: tuple[Sender, ...] | None = None  # instead of ``[notify]``'s URLs, Telegram and Zulip
     chat: Chat | None = None  # where the person's answers come from, instead of Telegram
     buttons: Buttons | None = None  # where presses are answered, instead of Telegram's bot
+    checks: Checks | None = None  # instead of ``run.jobs.run_builtin``
 
 
 if TYPE_CHECKING:
@@ -235,3 +245,5 @@ if TYPE_CHECKING:
             remote, notes, state, outbox, chat, sender, runner, repo, bot,
         )  # fmt: skip
         del ports
+        checks: Checks = run_builtin
+        del checks

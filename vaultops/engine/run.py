@@ -40,7 +40,8 @@ def run_check(ctx: Context, job: Job) -> RunResult:
     run_id = ctx.state.run_started(
         job.file, job.request_id, job.claim, 1, "direct", ctx.vault.host, os.getpid()
     )
-    result = run_builtin(job, ctx.vault, ctx.clock())
+    check = ctx.sides.checks or run_builtin
+    result = check(job, ctx.vault, ctx.clock())
     ctx.state.run_ended(run_id, result.state.value, result.exit_code, result.duration)
     return result
 
