@@ -1,8 +1,9 @@
-"""What a pass writes when jobs misbehave: long output, secrets, hangs; and where it cannot write."""
+"""What a pass writes when jobs misbehave: long output, secrets, hangs, a missing executor (real agent
+processes); and a vault with no git at all.  A daily-note format vaultops cannot follow is
+tests/unit/test_twin_tick_outputs.py's, on the engine's twin."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.support.helpers import inbox_text, make_vault, vaultops
@@ -47,18 +48,6 @@ def test_a_hung_job_is_killed_at_its_timeout(tmp_path: Path) -> None:
     [request] = parse_note("i", (vault / "_System" / "COO-Inbox.md").read_bytes()).requests
     assert request.state.value == "error"
     assert request.statuses[-1].reason.startswith("timed out after 1 s")
-
-
-def test_a_daily_note_format_vaultops_cannot_follow_is_not_guessed(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path / "v", ONE)
-    (vault / ".obsidian" / "daily-notes.json").write_text(
-        json.dumps({"folder": "Daily", "format": "YYYY LT"})
-    )
-    proc = vaultops("--vault", str(vault), "tick")
-    assert proc.returncode == 0
-    assert "daily note not written" in proc.stderr and "LT" in proc.stderr
-    assert [p.name for p in (vault / "Daily").iterdir() if p.suffix == ".md"] == []
-    assert "REQ-job: done" in proc.stdout
 
 
 def test_a_vault_without_git_works_and_warns_once(tmp_path: Path) -> None:
