@@ -135,8 +135,9 @@ class Request:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
-    """What the classifier and the rules decided for one request's text."""
+class Ruling:
+    """The classifier's ruling on one request's text, with the route of profiles it gives (not the
+    person's `- decision:`, an answer)."""
 
     type: str
     complexity: str  # light | heavy

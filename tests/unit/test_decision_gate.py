@@ -97,7 +97,7 @@ def test_a_light_check_runs_built_in_research_goes_to_its_profile_and_risk_is_es
     assert kinds(plan) == {"REQ-1": "builtin", "REQ-2": "profile", "REQ-3": "escalate"}
     research = next(p for p in plan.items if p.request.id == "REQ-2")
     assert research.handling.profile == "claude"
-    assert research.handling.decision.route == ("claude", "codex")
+    assert research.handling.ruling.route == ("claude", "codex")
 
 
 def test_a_type_without_a_profile_waits_for_one() -> None:
@@ -325,11 +325,11 @@ def test_the_gate_never_runs_what_the_classifier_blocks(words: list[str], type_:
     assert plan == agenda_for(note, facts_for(note), CONFIG)  # a function of its values
     for p in plan.items:
         if (
-            set(p.handling.decision.blocked) & set(BLOCKED_CLASSES)
-            or p.handling.decision.safety_class != "routine"
+            set(p.handling.ruling.blocked) & set(BLOCKED_CLASSES)
+            or p.handling.ruling.safety_class != "routine"
         ):
             assert p.handling.kind not in ("builtin",), (text, p.handling)
-        if p.handling.decision.safety_class in ("blocked", "unknown"):
+        if p.handling.ruling.safety_class in ("blocked", "unknown"):
             assert p.handling.kind in ("escalate", "error"), (text, p.handling)
 
 

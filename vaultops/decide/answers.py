@@ -13,7 +13,7 @@ from datetime import datetime
 from vaultops.config import Config
 from vaultops.decide.route import Handling, decide, decide_text, to_profile
 from vaultops.lines import line_time
-from vaultops.model import APPROVAL_WORDS, Answer, Decision, Request, State
+from vaultops.model import APPROVAL_WORDS, Answer, Request, Ruling, State
 
 # A job may be running for these: cancelling them is the dispatcher's business, not a status line's.
 _NOT_CANCELLABLE = frozenset({State.LOCKED, State.RUNNING, State.DONE, State.DENIED, State.CANCELLED})
@@ -43,19 +43,19 @@ def answered(request: Request, config: Config) -> Handling | None:
     if answer.key == "cleanup":  # its worktree, once its job is over; the state it ended in stays
         if request.state in (State.LOCKED, State.RUNNING):
             return None
-        return Handling("cleanup", decision_of(request, config), answer.value)
+        return Handling("cleanup", ruling_of(request, config), answer.value)
     if answer.key == "cancel" and request.state not in _NOT_CANCELLABLE:
-        return Handling("cancel", decision_of(request, config), f"cancelled by the person{said}")
+        return Handling("cancel", ruling_of(request, config), f"cancelled by the person{said}")
     if request.state is State.REVIEW and answer.key == "decision":  # a code job's review, answered
         if answer.value == "accept":
-            return Handling("accept", decision_of(request, config), f"accepted by the person{said}")
+            return Handling("accept", ruling_of(request, config), f"accepted by the person{said}")
         if answer.value == "deny":
-            return Handling("deny", decision_of(request, config), f"rejected by the person{said}")
+            return Handling("deny", ruling_of(request, config), f"rejected by the person{said}")
         return None  # `approve` is not an answer to a review: `accept`, or `- retry: yes — changes`
     if answer.key != "decision" or request.state is not State.ESCALATED or answer.value == "accept":
         return None
     if answer.value == "deny":
-        return Handling("deny", decision_of(request, config), f"denied by the person{said}")
+        return Handling("deny", ruling_of(request, config), f"denied by the person{said}")
     return _approved(request, config, answer)
 
 
@@ -67,11 +67,11 @@ def forgery_action(request: Request, config: Config) -> Handling:
     if action.kind == "escalate":
         return replace(action, reason=f"{action.reason}; {request.forged}")
     return Handling(
-        "escalate", action.decision, f"{request.forged}; nothing runs until you answer below this line"
+        "escalate", action.ruling, f"{request.forged}; nothing runs until you answer below this line"
     )
 
 
-def decision_of(request: Request, config: Config) -> Decision:
+def ruling_of(request: Request, config: Config) -> Ruling:
     """How a request's text is classified (its ``- type:`` wins), for what is said about it."""
     explicit = request.fields.get("type", "").strip().lower() or None
     return decide_text(request.asked, explicit, config)
@@ -93,7 +93,7 @@ def own_words(comment: str) -> str:
 def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     """An approved request runs once: on the profile the answer names, else the one its `- profile:` field
     names, else its type's route.  It is not classified again: the person has seen why it stopped."""
-    decision = decision_of(request, config)
+    ruling = ruling_of(request, config)
     named = [w for w in re.split(r"[\s,;:()]+", own_words(answer.comment)) if w in config.profiles]
     fields = dict(request.fields)
     if named:
@@ -102,15 +102,15 @@ def _approved(request: Request, config: Config, answer: Answer) -> Handling:
     elif fields.get("profile", "").strip() in config.profiles:
         route = (fields["profile"].strip(),)
     else:
-        route = config.route_for(decision.type)
+        route = config.route_for(ruling.type)
     if not route:
         names = ", ".join(config.profiles) or "none is configured"
         why = (
-            f"approved, but no profile runs type {decision.type}; name one in the answer "
+            f"approved, but no profile runs type {ruling.type}; name one in the answer "
             f"(`- decision: approve — <profile>`; profiles: {names})"
         )
-        return Handling("error", decision, why)
-    action = to_profile(replace(decision, route=route), fields, config, route)
+        return Handling("error", ruling, why)
+    action = to_profile(replace(ruling, route=route), fields, config, route)
     if action.kind != "profile":
         return action  # a timeout or tool list the profile does not allow: an error, said in the note
     said = f" — {answer.comment}" if answer.comment else ""

@@ -30,7 +30,7 @@ from vaultops.decide.answers import answered, forgery_action
 from vaultops.decide.budget import Budget
 from vaultops.decide.files import files_overlap, in_repo
 from vaultops.decide.leases import lease_of
-from vaultops.decide.route import Handling, decide, no_decision
+from vaultops.decide.route import Handling, decide, no_ruling
 from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
 from vaultops.decide.startable import may_start, retry_asked
 from vaultops.model import Lock, Request, State, Target, targets_of
@@ -171,7 +171,7 @@ def takeovers(note: ParsedNote, facts: Facts, config: Config) -> list[AgendaItem
             f"lease ({lease:.0f} s); a light check runs again by itself, other work only after "
             "`- retry: yes`"
         )
-        out.append(AgendaItem(target, request, Handling("takeover", no_decision(), why)))
+        out.append(AgendaItem(target, request, Handling("takeover", no_ruling(), why)))
     return out
 
 
@@ -191,9 +191,9 @@ def settle_left(request: Request, facts: Facts, config: Config) -> float:
 def said_before_classifying(request: Request, facts: Facts, config: Config) -> Handling | None:
     """What is said of a request without classifying it (rule 4), or None."""
     if request.problems:
-        return Handling("error", no_decision(), request.problems[0])
+        return Handling("error", no_ruling(), request.problems[0])
     if workdir := facts.workdir_problems.get(request.id, ""):
-        return Handling("error", no_decision(), workdir)
+        return Handling("error", no_ruling(), workdir)
     if request.forged:
         return forgery_action(request, config)
     if (said := answered(request, config)) is not None:
@@ -206,7 +206,7 @@ def said_before_classifying(request: Request, facts: Facts, config: Config) -> H
             f"vaultops already ran this request (claim {claim}); its lines are gone from the "
             "note, the log is in .vaultops/state/logs/runs/; write `- retry: yes` to run it again"
         )
-        return Handling("error", no_decision(), why)
+        return Handling("error", no_ruling(), why)
     return None
 
 
@@ -239,7 +239,7 @@ def failed(note: ParsedNote, target: Target, request: Request, exc: Exception) -
         f"vaultops failed while deciding on this request ({described(exc, 200)}); edit the request to "
         "have it looked at again, and report this if it stays"
     )
-    return said_unless_said(note, target, request, Handling("error", no_decision(), why))
+    return said_unless_said(note, target, request, Handling("error", no_ruling(), why))
 
 
 def said_unless_said(
@@ -273,7 +273,7 @@ def next_step(
                 return None
             slots = tuple(slot_lines(firing))
             if firing.run is None:  # only times to skip: said, and the note waits for its next time
-                return AgendaItem(target, request, Handling("missed", no_decision(), firing.why), "", slots)
+                return AgendaItem(target, request, Handling("missed", no_ruling(), firing.why), "", slots)
     remaining = settle_left(request, facts, config)
     if remaining > 0:
         return Settling(request.id, remaining)
@@ -295,7 +295,7 @@ def next_step(
     if handling.kind == "profile" and budget.exhausted:
         if handling.approved:
             return None  # a status line now would close the approval: it runs once the budget allows
-        handling = Handling("wait", handling.decision, budget.waiting_reason())
+        handling = Handling("wait", handling.ruling, budget.waiting_reason())
     return said_unless_said(note, target, request, handling, slots)
 
 

@@ -17,7 +17,7 @@ from vaultops.classifier.rules import TYPES, Classification, classify
 from vaultops.classifier.triage import SecondOpinion, combine
 from vaultops.config import Config, ProfileConfig
 from vaultops.decide.checks import commands_of, request_check_problem
-from vaultops.model import ApprovalScope, Decision, Limits, Request
+from vaultops.model import ApprovalScope, Limits, Request, Ruling
 
 DIRECT = "direct"
 
@@ -34,7 +34,7 @@ HandlingKind = Literal[
 @dataclass(frozen=True, slots=True)
 class Handling:
     kind: HandlingKind
-    decision: Decision
+    ruling: Ruling
     reason: str = ""
     profile: str = ""
     timeout: float | None = None
@@ -47,27 +47,27 @@ class Handling:
     checks: tuple[tuple[str, ...], ...] = ()
 
 
-def no_decision() -> Decision:
-    """The decision of a request that was not classified (an input error, a takeover)."""
-    return Decision("unknown", "heavy", "unknown")
+def no_ruling() -> Ruling:
+    """The ruling of a request that was not classified (an input error, a takeover)."""
+    return Ruling("unknown", "heavy", "unknown")
 
 
-def decision_of(c: Classification, route: tuple[str, ...]) -> Decision:
-    return Decision(c.type, c.complexity, c.safety_class, c.reasons, route, c.blocked)
+def ruling_of(c: Classification, route: tuple[str, ...]) -> Ruling:
+    return Ruling(c.type, c.complexity, c.safety_class, c.reasons, route, c.blocked)
 
 
 def decide_text(
     text: str, explicit_type: str | None, config: Config, second_opinion: SecondOpinion | None = None
-) -> Decision:
+) -> Ruling:
     """The rules' classification, made stricter by a model's ``second_opinion`` when there is one."""
     c = classify(text, explicit_type)
     if second_opinion is not None:
         c = combine(c, second_opinion.opinion, second_opinion.failure, second_opinion.profile, text)
     if c.safety_class in ("blocked", "unknown"):
-        return decision_of(c, ())
+        return ruling_of(c, ())
     if c.complexity == "light" and c.safety_class == "routine":
-        return decision_of(c, (c.type,))
-    return decision_of(c, config.route_for(c.type))
+        return ruling_of(c, (c.type,))
+    return ruling_of(c, config.route_for(c.type))
 
 
 def decide(request: Request, config: Config, second_opinion: SecondOpinion | None = None) -> Handling:
@@ -75,20 +75,20 @@ def decide(request: Request, config: Config, second_opinion: SecondOpinion | Non
     fields = request.fields
     explicit = fields.get("type", "").strip().lower() or None
     if explicit is not None and explicit not in TYPES:
-        decision = Decision(explicit, "heavy", "unknown", (f"unknown type {explicit!r}",))
-        return Handling("error", decision, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
-    decision = decide_text(request.asked, explicit, config, second_opinion)
-    if decision.safety_class == "blocked":
-        found = [r for r in decision.reasons if r.startswith("blocked")]
-        why = "; ".join(found) or f"blocked: {', '.join(decision.blocked)}"
-        return Handling("escalate", decision, f"{why}; vaultops will not run it")
-    if decision.safety_class == "unknown":
-        unsure = "; ".join(decision.reasons) or "could not tell what kind of request this is"
+        ruling = Ruling(explicit, "heavy", "unknown", (f"unknown type {explicit!r}",))
+        return Handling("error", ruling, f"unknown type {explicit!r}; use one of: {', '.join(TYPES)}")
+    ruling = decide_text(request.asked, explicit, config, second_opinion)
+    if ruling.safety_class == "blocked":
+        found = [r for r in ruling.reasons if r.startswith("blocked")]
+        why = "; ".join(found) or f"blocked: {', '.join(ruling.blocked)}"
+        return Handling("escalate", ruling, f"{why}; vaultops will not run it")
+    if ruling.safety_class == "unknown":
+        unsure = "; ".join(ruling.reasons) or "could not tell what kind of request this is"
         why = f"unknown: {unsure}; say in the text what to do, or approve it to run it once"
-        return Handling("escalate", decision, why)
-    if decision.complexity == "light" and decision.safety_class == "routine" and "profile" not in fields:
-        return Handling("builtin", decision, "", DIRECT, _duration(fields))
-    return to_profile(decision, fields, config)
+        return Handling("escalate", ruling, why)
+    if ruling.complexity == "light" and ruling.safety_class == "routine" and "profile" not in fields:
+        return Handling("builtin", ruling, "", DIRECT, _duration(fields))
+    return to_profile(ruling, fields, config)
 
 
 def _duration(fields: Mapping[str, str]) -> float | None:
@@ -96,23 +96,23 @@ def _duration(fields: Mapping[str, str]) -> float | None:
 
 
 def to_profile(
-    decision: Decision, fields: Mapping[str, str], config: Config, route: tuple[str, ...] | None = None
+    ruling: Ruling, fields: Mapping[str, str], config: Config, route: tuple[str, ...] | None = None
 ) -> Handling:
     """The first profile of the route (or the one the request names from it), narrowed, never widened."""
-    route = config.route_for(decision.type) if route is None else route
+    route = config.route_for(ruling.type) if route is None else route
     wanted = fields.get("profile", "").strip()
     if wanted:
         if wanted not in route:
             shown = ", ".join(route) or "none is configured"
             return Handling(
-                "error", decision, f"profile {wanted!r} is not in the route for {decision.type} ({shown})"
+                "error", ruling, f"profile {wanted!r} is not in the route for {ruling.type} ({shown})"
             )
         route = (wanted, *(p for p in route if p != wanted))
     if not route:
         return Handling(
             "wait",
-            decision,
-            f"no executor profile for type {decision.type}; add one under [profiles] and [routing] "
+            ruling,
+            f"no executor profile for type {ruling.type}; add one under [profiles] and [routing] "
             "in .vaultops/config.toml",
         )
     name = route[0]
@@ -123,7 +123,7 @@ def to_profile(
         if timeout is None or timeout <= 0:
             return Handling(
                 "error",
-                decision,
+                ruling,
                 f"timeout {fields['timeout']!r} is not a duration; write e.g. 90, 90s or 5m",
             )
         # a worker is a long-lived session: its limit is [workers] timeout, not a one-shot run's
@@ -132,14 +132,14 @@ def to_profile(
             where = "[workers] timeout" if fields.get("worker") else f"[profiles.{name}]"
             limit = f"{where} allows ({most:g} s)"
             why = f"asks for a timeout of {timeout:g} s, more than {limit}"
-            return Handling("error", decision, why)
+            return Handling("error", ruling, why)
     tools = None
     if fields.get("tools", "").strip():
         tools = tuple(t.strip() for t in fields["tools"].replace(" ", ",").split(",") if t.strip())
         allowed = profile.allowed_tools()
         if allowed is None:
             return Handling(
-                "error", decision, f"[profiles.{name}] lists no tools, so `- tools:` cannot narrow them"
+                "error", ruling, f"[profiles.{name}] lists no tools, so `- tools:` cannot narrow them"
             )
         extra = [t for t in tools if t not in allowed]
         if extra:
@@ -147,16 +147,16 @@ def to_profile(
                 f"asks for tools [profiles.{name}] does not allow: {', '.join(extra)} "
                 f"(it allows {', '.join(allowed)})"
             )
-            return Handling("error", decision, why)
+            return Handling("error", ruling, why)
     limits = asked_limits(fields, profile, name)
     if isinstance(limits, str):
-        return Handling("error", decision, limits)
+        return Handling("error", ruling, limits)
     review = asked_review(fields, profile)
     if isinstance(review, str):
-        return Handling("error", decision, review)
-    decision = Decision(decision.type, decision.complexity, decision.safety_class, decision.reasons, route,
-                        decision.blocked)  # fmt: skip
-    return Handling("profile", decision, "", name, timeout, tools, limits=limits, review=review is not None,
+        return Handling("error", ruling, review)
+    ruling = Ruling(ruling.type, ruling.complexity, ruling.safety_class, ruling.reasons, route,
+                        ruling.blocked)  # fmt: skip
+    return Handling("profile", ruling, "", name, timeout, tools, limits=limits, review=review is not None,
                     checks=review or ())  # fmt: skip
 
 

@@ -134,8 +134,8 @@ def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
     )
     return Job(
         file=request.file, request_id=request.id, title=request.title, text=request.text or "",
-        type=handling.decision.type, claim=new_claim(), profile=handling.profile, timeout=handling.timeout,
-        route=handling.decision.route, tools=handling.tools, earlier=_earlier(request),
+        type=handling.ruling.type, claim=new_claim(), profile=handling.profile, timeout=handling.timeout,
+        route=handling.ruling.route, tools=handling.tools, earlier=_earlier(request),
         budget=budget_of(ctx, p), approved=bool(handling.approved), lasting=handling.scope == "request",
         workdir=request.fields.get("workdir", ""),
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
@@ -163,7 +163,7 @@ def budget_of(ctx: Context, p: AgendaItem) -> float | None:
         return None
     if p.request.fields.get("worker"):
         return worker_budget(ctx.config, handling.timeout)
-    return job_budget(ctx.config, handling.decision.route or (handling.profile,), handling.timeout)
+    return job_budget(ctx.config, handling.ruling.route or (handling.profile,), handling.timeout)
 
 
 def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> Batch:
@@ -213,7 +213,7 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         lines += results.lock_and_start(
             ctx.vault.agent, ctx.vault.host, job.claim, result.started, light_lease(ctx.config)
         )
-        lines += result_lines(ctx, p.request, p.handling.decision, result)
+        lines += result_lines(ctx, p.request, p.handling.ruling, result)
         expect = frozenset({p.request.state})
         batch.inserts.append(Insert(p.target, tuple(lines), expect, seen=p.request.text_hash))
         batch.effects.append((p.target, Done(Claimed(p, job, ()), result)))

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultops.base import steady
-from vaultops.decide.answers import decision_of, standing_answer
+from vaultops.decide.answers import ruling_of, standing_answer
 from vaultops.engine.context import Context
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.record import result_lines
@@ -249,7 +249,7 @@ def _reported_landed(ctx: Context, news: Reported, registry: Registry, daily: Da
             if said.state is State.ESCALATED
             else "Write `- retry: yes` under it to start a new worker"
         )
-        ctx.teller.waiting(request, said.state, now, said.reason, decision_of(request, ctx.config), answer)
+        ctx.teller.waiting(request, said.state, now, said.reason, ruling_of(request, ctx.config), answer)
 
 
 def _result_lines(
@@ -258,7 +258,7 @@ def _result_lines(
     duration = (now - started).total_seconds()
     route = f"worker {worker.name}"
     result = RunResult(said.state, route, started, duration, said.output, said.reason, worker.exit_code)
-    return result_lines(ctx, request, decision_of(request, ctx.config), result)
+    return result_lines(ctx, request, ruling_of(request, ctx.config), result)
 
 
 def _budget(ctx: Context, request: Request) -> float:

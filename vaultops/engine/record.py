@@ -19,7 +19,7 @@ from vaultops.decide.schedules import pausing
 from vaultops.engine.context import Context
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.publish import with_inserts
-from vaultops.model import Decision, Request, State, index_by_id
+from vaultops.model import Request, Ruling, State, index_by_id
 from vaultops.render import results
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
@@ -84,8 +84,8 @@ def _status_said(ctx: Context, said: StatusSaid, daily: DailyWriter) -> None:
     if state is State.ERROR:
         ctx.state.event(INPUT_ERROR, request.file, request.id, reason=handling.reason)
     if state is State.ESCALATED:
-        daily.add(request, now, f"escalated · {handling.decision.safety_class}")
-        ctx.teller.waiting(request, state, now, handling.reason, handling.decision)
+        daily.add(request, now, f"escalated · {handling.ruling.safety_class}")
+        ctx.teller.waiting(request, state, now, handling.reason, handling.ruling)
     elif state in (State.DENIED, State.CANCELLED):
         daily.add(request, now, f"{state.value} by the person")
 
@@ -95,11 +95,11 @@ def _taken_over(ctx: Context, taken: TakenOver) -> None:
     old = request.lock.claim if request.lock else ""
     ctx.report.again = True
     ctx.report.said(request.id, State.INTERRUPTED.value, handling.reason)
-    ctx.teller.waiting(request, State.INTERRUPTED, taken.at, handling.reason, handling.decision)
+    ctx.teller.waiting(request, State.INTERRUPTED, taken.at, handling.reason, handling.ruling)
     ctx.state.event("takeover", request.file, request.id, claim=old)
 
 
-def result_lines(ctx: Context, request: Request, d: Decision, result: RunResult) -> list[str]:
+def result_lines(ctx: Context, request: Request, d: Ruling, result: RunResult) -> list[str]:
     """The result block under ``request`` (a ``### Run`` block for a scheduled plan note, whose failure
     says when it pauses the schedule)."""
     if result.state is State.ERROR and (pause := pausing(request, ctx.config)):
@@ -125,7 +125,7 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
     if result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW):
         review = "Accept it, or send it back with what to change" if result.state is State.REVIEW else None
         ctx.teller.waiting(
-            item.request, result.state, result.started, result.reason, item.handling.decision,
+            item.request, result.state, result.started, result.reason, item.handling.ruling,
             proposed=review, status_at=results.ended(result),
         )  # fmt: skip
 
@@ -138,7 +138,7 @@ def insert_of(ctx: Context, d: Done) -> Insert:
     if result.state in (State.WAITING, State.RUNNING):
         lines = results.status_only(result.state, result.started, result.reason)
     else:
-        lines = result_lines(ctx, item.request, item.handling.decision, result)
+        lines = result_lines(ctx, item.request, item.handling.ruling, result)
     running = frozenset({State.RUNNING})
     return Insert(item.target, tuple(lines), running, claim=job.claim, seen=item.request.text_hash)
 

@@ -15,7 +15,7 @@ from datetime import datetime, time, timedelta
 
 from vaultops.base.durations import say_duration
 from vaultops.base.errors import VaultopsError
-from vaultops.decide.answers import decision_of, escalated_since
+from vaultops.decide.answers import escalated_since, ruling_of
 from vaultops.engine.context import Context
 from vaultops.engine.journal import DailyWriter
 from vaultops.lines import line_time
@@ -125,7 +125,7 @@ def _remind(ctx: Context, rel: str, skeleton: Request, now: datetime) -> None:
     last = request.statuses[-1]
     waited = say_duration((now - (escalated_since(request) or now)).total_seconds())
     ctx.teller.waiting(
-        request, State.ESCALATED, now, last.reason, decision_of(request, ctx.config),
+        request, State.ESCALATED, now, last.reason, ruling_of(request, ctx.config),
         escalated_at=last.at, reminder=waited,
     )  # fmt: skip
     ctx.state.set(_SETTLED + _reminder_key(request), ctx.vault.host)

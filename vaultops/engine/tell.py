@@ -18,7 +18,7 @@ from vaultops.base.obsidian import request_heading
 from vaultops.engine import ports
 from vaultops.engine.heard import PressHeard
 from vaultops.engine.ports import Sides
-from vaultops.model import Decision, Request, State
+from vaultops.model import Request, Ruling, State
 from vaultops.notify.channels import Change
 from vaultops.notify.message import (
     auth_failure_notice,
@@ -81,7 +81,7 @@ class Teller:
         state: State,
         at: datetime,
         reason: str,
-        decision: Decision,
+        decision: Ruling,
         proposed: str | None = None,
         status_at: datetime | None = None,
         escalated_at: str = "",
