@@ -398,6 +398,11 @@ class Git:
         if not self.has_identity():
             env |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
         self.run("add", "--", *paths)
+        # nothing of these paths changed: no commit, whatever else the tree holds (git's own words for it
+        # vary with the tree: "nothing added to commit but untracked files present" is one of them)
+        if self.rev("HEAD") is not None and self.run("diff", "--cached", "--quiet", "HEAD", "--", *paths,
+                                                     check=False).returncode == 0:
+            return CommitResult(None, message)
         proc = self.run("commit", "--no-status", "-m", message, "--only", "--", *paths, env=env, check=False)
         if proc.returncode != 0:
             if "nothing to commit" in proc.stdout + proc.stderr or "no changes added" in proc.stdout:
