@@ -311,6 +311,7 @@ SEPARATORS = st.sampled_from([" ", "\n", "\t", "  ", " (", ") ", ", ", "\n\n"])
 @given(NOISE, SECRETS, SEPARATORS, SEPARATORS, NOISE)
 # a header name before the header: its match took the second name as its value and passed the token over
 @example("AUTHORIZATION:", ("Authorization: Bearer 00000000", "00000000"), " ", " ", "")
+@example("", ("Authorization: Bearer 00000000", "00000000"), " ", " ", ":")  # a colon after the token
 def test_generated_secret_never_survives(
     before: str, secret: tuple[str, str], sep1: str, sep2: str, after: str
 ) -> None:

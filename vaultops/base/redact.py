@@ -91,9 +91,9 @@ _CONTEXTS: dict[str, re.Pattern[str]] = {
         (
             "authorization",
             rf"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:{_AUTH_SCHEME}[ \t]+)?"
-            # a value is no header name of its own (``Authorization: Authorization: Bearer x``): else the
-            # first header's match would swallow the second's name, and its token would be passed over
-            rf"(?!{_AUTH_SCHEME}\b)(?!{_CRED}+[\"']?[ \t]*:)(?P<s>{_CRED}+)",
+            # the value is never the header's own name again (``Authorization: Authorization: Bearer x``):
+            # else this match would swallow the second header's name, and its token would be passed over
+            rf"(?!{_AUTH_SCHEME}\b)(?!authorization\b)(?P<s>{_CRED}+)",
             re.IGNORECASE,
         ),
         ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
