@@ -266,9 +266,9 @@ class Pass:
         """Each pass of a process that lives on (the daemon), before deciding anything: its lines an
         editor's save wiped are put back, results still looking for their request are placed, and its
         claims that no job runs (``running``: those that do) are closed as never started."""
-        self._restore(running)
-        self._place_unplaced()
-        release_unstarted(self.ctx, running | self.carried.waiting())
+        held = self._restore(running)
+        self._place_unplaced(held)
+        release_unstarted(self.ctx, running | self.carried.waiting() | held)
 
     def dispatcher(self, claimed: list[Claimed], cancel: threading.Event | None = None) -> Runner:
         return dispatcher_for(self.ctx, claimed, cancel)
@@ -317,20 +317,34 @@ class Pass:
         ctx.warn(f"the remote kept moving while claiming ({CLAIM_ATTEMPTS} tries); trying on the next pass")
         return []
 
-    def _restore(self, running: frozenset[str]) -> None:
-        """An editor saved over this process's lines (in the inbox or a plan note): put them back."""
+    def _restore(self, running: frozenset[str]) -> frozenset[str]:
+        """An editor saved over this process's lines (in the inbox or a plan note): put them back.
+        Returns the claims whose lines could not be put back now (the note kept changing): the memory
+        still has them and the next pass tries again; meanwhile nothing else may act on those claims (a
+        result written alone over a wiped claim would be a late result, a claim without its result
+        would be closed as never started)."""
         memory = self.carried.lines
+        held: set[str] = set()
         for rel in memory.notes():
             note = self.ctx.read(rel)
             back = memory.restorations(note, set(running)) if note is not None else []
-            if back:
-                self.report.restored += sorted({ins.target.request_id for ins in back})
-                self.ctx.write(rel, back)
+            if not back:
+                continue
+            self.report.restored += sorted({ins.target.request_id for ins in back})
+            unplaced = len(self.ctx.unplaced)
+            _, applied = self.ctx.write(rel, back)
+            del self.ctx.unplaced[unplaced:]  # the memory holds these lines: never a second copy
+            landed = {id(ins) for ins in applied.landed}
+            missed = {ins.target for ins in back if id(ins) not in landed}
+            held |= memory.claims_of(rel, missed)
+        return frozenset(held)
 
-    def _place_unplaced(self) -> None:
+    def _place_unplaced(self, held: frozenset[str] = frozenset()) -> None:
         """Results whose request was missing from the note as read: tried again, and given up (said) once
-        one stays unplaced for ``UNPLACED_FOR`` (its output is still in the run's log)."""
-        waiting, self.carried.unplaced = self.carried.unplaced, []
+        one stays unplaced for ``UNPLACED_FOR`` (its output is still in the run's log).  ``held``: claims
+        whose lines wait to be put back whole: their results wait with them."""
+        waiting = [(t, left) for t, left in self.carried.unplaced if left.insert.claim not in held]
+        self.carried.unplaced = [(t, left) for t, left in self.carried.unplaced if left.insert.claim in held]
         if not waiting:
             return
         by_note: dict[str, list[Insert]] = {}

@@ -38,6 +38,10 @@ class ClaimMemory:
         """The notes that hold claims this daemon remembers."""
         return sorted({known.note for known in self.claims.values()})
 
+    def claims_of(self, note: str, targets: set[Target]) -> set[str]:
+        """The claims this daemon made for ``targets`` of ``note``."""
+        return {c for c, known in self.claims.items() if known.note == note and known.target in targets}
+
     def recorded(self, insert: Insert) -> None:
         known = self.claims.get(insert.claim)
         if known is not None:
