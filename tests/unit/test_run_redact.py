@@ -28,6 +28,18 @@ CASES = [
     ("stripe sk_test_51HqLyjAbCdEfGhIj0123", "stripe [REDACTED:stripe]"),
     ("restricted rk_live_51HqLyjAbCdEfGhIj0123", "restricted [REDACTED:stripe]"),
     ("webhook whsec_AbCdEfGhIjKlMnOpQrStUv", "webhook [REDACTED:stripe]"),
+    ("square sq0atp-9Kp2vQvD6xE2nYk3s7T8wA", "square [REDACTED:square]"),
+    (
+        "braintree access_token$production$x9f2k3m4n5p6q7r8$0123456789abcdef0123456789abcdef x",
+        "braintree [REDACTED:braintree] x",
+    ),
+    ("discord MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "discord [REDACTED:discord]"),
+    ("mailchimp 0123456789abcdef0123456789abcdef-us14 x", "mailchimp [REDACTED:mailchimp] x"),
+    ("vault hvs.CAESIJ7Xq3r9Lk2mN5pQ8sT1vW4yZ6aB0cD3eF6gH9jK2lM5nP8qR1", "vault [REDACTED:vault]"),
+    (
+        "okta Authorization: SSWS 00Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz",
+        "okta Authorization: SSWS [REDACTED:authorization]",
+    ),
     ("gh ghp_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
     ("gh gho_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
     ("gh ghu_1234567890abcdefghijABCDEFGHIJ123456", "gh [REDACTED:github]"),
@@ -206,6 +218,7 @@ def test_a_large_text_takes_time_in_proportion_to_its_size() -> None:
 # --- properties ------------------------------------------------------------------------------------
 
 ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
 TOKEN_CHARS = ALNUM + "_-"
 
 
@@ -267,6 +280,28 @@ SECRETS = st.one_of(
     st.tuples(st.sampled_from(["password", "api_key", "access_token"]), _s(ALNUM + " !#$%&", 8, 40)).map(
         lambda t: (f'"{t[0]}": "{t[1]}"', t[1])
     ),
+    # vendors' formats the fresh secrets corpus found unredacted (issue 27)
+    _whole(st.sampled_from(["sq0atp-", "sq0csp-"]), _s(TOKEN_CHARS, 22, 60)),
+    _whole(st.just("EAAA"), _s(TOKEN_CHARS, 60, 70)),
+    _inside(
+        "access_token$production${}",
+        st.tuples(_s("abcdefghij0123456789", 16, 16), _s(HEX, 32, 32)).map(lambda t: f"{t[0]}${t[1]}"),
+    ),
+    _whole(_s(HEX, 32, 32), st.sampled_from(["-us1", "-us14", "-us21"])),
+    _whole(st.just("gsk_"), _s(ALNUM, 52, 52)),
+    _whole(st.just("nfp_"), _s(ALNUM, 36, 40)),
+    _whole(st.sampled_from(["NRAK-", "NRII-", "NRJS-"]), _s(string.ascii_uppercase + string.digits, 27, 32)),
+    _whole(st.just("lin_api_"), _s(ALNUM, 40, 40)),
+    _whole(st.just("secret_"), _s(ALNUM, 43, 43)),
+    _whole(st.just("ntn_"), _s(ALNUM, 46, 50)),
+    _inside("PMAK-{}", st.tuples(_s(HEX, 24, 24), _s(HEX, 34, 34)).map(lambda t: f"{t[0]}-{t[1]}")),
+    _whole(st.just("AGE-SECRET-KEY-1"), _s("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58, 58)),
+    _whole(st.sampled_from(["hvs.", "hvb."]), _s(TOKEN_CHARS, 24, 100)),
+    _whole(
+        st.sampled_from("MNO"),
+        st.tuples(_s(TOKEN_CHARS, 23, 26), _s(TOKEN_CHARS, 6, 6), _s(TOKEN_CHARS, 27, 38)).map(".".join),
+    ),
+    _inside("Authorization: SSWS {}", _s(ALNUM + "_-", 40, 42)),
 )
 # Noise built from the pieces the patterns look for, so that near-misses and seams get explored.
 PIECES = [

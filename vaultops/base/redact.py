@@ -34,7 +34,7 @@ Found = tuple[int, int, str]  # start, end, kind
 _Finder = Callable[[str], Iterator[Found]]
 
 _UNREDACTED = r"(?!\[REDACTED:)"
-_AUTH_SCHEME = r"(?:bearer|basic|token|bot|digest|negotiate)"
+_AUTH_SCHEME = r"(?:bearer|basic|token|bot|digest|negotiate|ssws)"  # SSWS: Okta's API tokens
 _CRED = _UNREDACTED + r"[A-Za-z0-9._~+/=-]"
 
 # Keys recognisable by their shape, one alternative per kind (group names are kinds, "_" for "-").  One
@@ -54,6 +54,19 @@ _KEYS = re.compile(
       | (?P<pypi>pypi-AgE[A-Za-z0-9_-]{40,})
       | (?P<huggingface>hf_[A-Za-z0-9]{30,})
       | (?P<sendgrid>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})
+      | (?P<square>sq0(?:atp|csp|idp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60,})
+      | (?P<braintree>access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})
+      | (?P<mailchimp>[0-9a-f]{32}-us[0-9]{1,2}(?![0-9]))
+      | (?P<groq>gsk_[A-Za-z0-9]{40,})
+      | (?P<netlify>nf[a-z]_[A-Za-z0-9]{30,})
+      | (?P<new_relic>NR(?:AK|AA|II|JS|RA|SP|AL)-[A-Z0-9]{20,})
+      | (?P<linear>lin_(?:api|oauth)_[A-Za-z0-9]{30,})
+      | (?P<notion>secret_[A-Za-z0-9]{40,50}(?![A-Za-z0-9_])|ntn_[A-Za-z0-9]{40,})
+      | (?P<postman>PMAK-[a-f0-9]{24}-[a-f0-9]{34})
+      | (?P<age>AGE-SECRET-KEY-1[0-9A-Z]{58,})
+      | (?P<vault>hv[sbr]\.[A-Za-z0-9_-]{20,})
+      # A Discord bot token: the bot's id in base64, a 6-character timestamp, an HMAC.
+      | (?P<discord>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})
       # Any payload: an unsigned token's may be "e30" ({}); the header is JSON, so "eyJ".
       | (?<![_-])(?P<jwt>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*)
     )
