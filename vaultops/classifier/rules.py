@@ -11,6 +11,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from vaultops.base.redact import MARKER, redact
 from vaultops.classifier import outcomes, steps, targets
 from vaultops.classifier.blocked import BLOCKED_CLASSES, BLOCKED_LABELS, find_blocked
 from vaultops.classifier.negation import in_question, negated, noun_use
@@ -322,6 +323,12 @@ def _light_targets(kind: str, text: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)  # a pass asks again about every open request; the answer is a value
+def _secrets_named(text: str) -> str:
+    """A secret written out is read as what it is, "a secret token": ``Rotate hvs.…`` asks to rotate a
+    token as surely as ``Rotate the Vault token`` does, though no rule knows the token's letters."""
+    return MARKER.sub(" secret token ", redact(text)) if text else text
+
+
 def classify(text: str, explicit_type: str | None = None) -> Classification:
     """Decide type, complexity and safety class of a request.
 
@@ -329,7 +336,7 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
     found in either counts.  An explicit ``- type:`` picks the type, and can raise the safety class (a
     ``code`` request changes things), never lower it: a text the rules cannot read stays "unknown"
     whatever type it claims, and a blocked one stays blocked."""
-    plain = normalize(text)
+    plain = normalize(_secrets_named(text))
     low = fold(plain)
     hits = scan(low)
     found = _blocked(text, plain, low, hits)
