@@ -445,3 +445,32 @@ HIDDEN = [
 @pytest.mark.parametrize("hidden", HIDDEN)
 def test_hidden_token_redacted_whole(hidden: str) -> None:
     assert redact(f"got {hidden} ok") == "got [REDACTED:github] ok"
+
+
+WRAPPED_TOKENS = [
+    "ghp_1234567890abcdefghijABCDEFGHIJ123456",
+    "hvs.CAESIJ7Xq3r9Lk2mN5pQ8sT1vW4yZ6aB0cD3eF6gH9jK2lM5nP8qR1xYz0AbCdEfGhIjKl",
+    "sk-ant-api03-AbC_dEf-0123456789abcdefghijklmnopQRSTUVWXYZ012345",
+    "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",
+]
+
+
+@pytest.mark.parametrize("token", WRAPPED_TOKENS)
+@pytest.mark.parametrize("before", ["", "token: ", "export API_TOKEN="])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_secret_wrapped_onto_the_next_lines_is_redacted_whole(
+    token: str, before: str, newline: str
+) -> None:
+    """A terminal or an editor folds a long key: each whole line of key characters after it is the key's
+    (issue 27: a line-wrapped key was redacted on its first line only).  The first line is still a key."""
+    cuts = [len(token) - 32, len(token) - 16] if len(token) >= 64 else [len(token) - 16]
+    pieces = [token[i:j] for i, j in zip([0, *cuts], [*cuts, len(token)], strict=True)]
+    out = redact(f"{before}{newline.join(pieces)}{newline}the next line stays")
+    assert all(piece not in out for piece in pieces[1:]), out
+    assert out.endswith(f"{newline}the next line stays")
+
+
+def test_a_line_of_words_after_a_secret_is_not_taken_for_its_rest() -> None:
+    assert redact("ghp_1234567890abcdefghijABCDEFGHIJ123456\nordinary words here") == (
+        "[REDACTED:github]\nordinary words here"
+    )

@@ -57,7 +57,7 @@ _KEYS = re.compile(
       | (?P<square>sq0(?:atp|csp|idp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60,})
       | (?P<braintree>access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})
       | (?P<mailchimp>[0-9a-f]{32}-us[0-9]{1,2}(?![0-9]))
-      | (?P<groq>gsk_[A-Za-z0-9]{40,})
+      | (?P<groq>gsk_[A-Za-z0-9]{20,})
       | (?P<netlify>nf[a-z]_[A-Za-z0-9]{30,})
       | (?P<new_relic>NR(?:AK|AA|II|JS|RA|SP|AL)-[A-Z0-9]{20,})
       | (?P<linear>lin_(?:api|oauth)_[A-Za-z0-9]{30,})
@@ -75,6 +75,11 @@ _KEYS = re.compile(
     """,
     re.VERBOSE,
 )
+
+
+# A secret wrapped onto the next lines (a terminal or an editor folding a long line): a whole line of only
+# a key's characters, this long, right after a secret ended its line, is the secret's too.
+_WRAPPED = re.compile(r"\r?\n([A-Za-z0-9_+/=.-]{16,})(?=\r?\n|\Z)")
 
 
 def _keys(text: str) -> Iterator[Found]:
@@ -393,6 +398,8 @@ def _one_pass(text: str, finders: tuple[_Finder, ...]) -> str:
         for index, find in enumerate(finders):
             for v_start, v_end, kind in find(view.text):
                 start, end = view.span(v_start, v_end)
+                while wrapped := _WRAPPED.match(text, end):
+                    end = wrapped.end()
                 if start < end and not MARKER.fullmatch(text, start, end):
                     found.append((start, index, end, kind))
     if not found:
