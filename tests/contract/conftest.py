@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.contract.worlds import INBOX_TEXT, Machine, Machines, machines
+from tests.support.fake_servers import ListLog
 from tests.support.helpers import make_vault
 from tests.support.strict_telegram import StrictBotAPI
 from vaultops.config import TelegramConfig
@@ -85,16 +86,6 @@ class ChatSide:
     sent: Callable[[], list[str]]  # the texts that reached the chat
 
 
-class _Log:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, event: str, **fields: object) -> None:
-        self.lines.append(f"{event} {fields}")
-
-    def warn(self, message: str) -> None:
-        self.lines.append(message)
-
 
 @pytest.fixture(params=SIDES)
 def chats(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChatSide]:
@@ -118,7 +109,7 @@ def chats(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChatSide]:
 
         try:
             yield ChatSide(
-                Telegram(config, state, _Log()),
+                Telegram(config, state, ListLog()),
                 TelegramTarget(Bot(TOKEN, api.base), ME),
                 says,
                 lambda: [str(m["text"]) for m in api.sent],

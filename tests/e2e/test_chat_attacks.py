@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.daemon_helpers import Daemon, daemon_vault
+from tests.support.fake_servers import ListLog
 from tests.support.helpers import INBOX, ROTATE, vault_with
 from tests.support.strict_telegram import ApiError, StrictBotAPI, utf16_len
 from tests.support.waiting import wait_for
@@ -656,7 +657,7 @@ def test_a_rate_limit_says_when_to_try_again(tmp_path: Path) -> None:
         try:
             Outbox(state).queue(Notice("k#1", "t", "body"))
             config = TelegramConfig(token=TOKEN, chat_ids=(ME,), api_base=api.base)
-            log = _Log()
+            log = ListLog()
             t0 = 1_800_000_000.0
             for later in (0, 11, 32, 73):
                 deliver(state, (), log, telegram=config, now=t0 + later, failing_after=3)
@@ -669,16 +670,6 @@ def test_a_rate_limit_says_when_to_try_again(tmp_path: Path) -> None:
             state.close()
 
 
-class _Log:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, event: str, **fields: Any) -> None:
-        self.lines.append(f"{event} {fields}")
-
-    def warn(self, message: str) -> None:
-        self.lines.append(message)
-
 
 def test_updates_of_other_kinds_and_from_bots_are_not_answers(tmp_path: Path) -> None:
     with StrictBotAPI(TOKEN) as api:
@@ -688,7 +679,7 @@ def test_updates_of_other_kinds_and_from_bots_are_not_answers(tmp_path: Path) ->
         )
         state = StateDB(tmp_path / "state.db")
         try:
-            telegram = Telegram(config, state, _Log())
+            telegram = Telegram(config, state, ListLog())
             api.raw_update({"edited_message": {"message_id": 1, "date": 1, "chat": api.chats[ME],
                                                "from": api.people[ME],
                                                "text": "approve REQ-rotate"}})  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gate import pretooluse
+from tests.support.gate import gate_job, pretooluse
 from tests.support.helpers import INBOX, make_vault
 from tests.support.paths import REPO
 from vaultops.hook.claude import MATCHER, gate, settings_for
@@ -42,10 +42,7 @@ def verdict(proc: subprocess.CompletedProcess[bytes]) -> tuple[str, str]:
 
 @pytest.fixture
 def job(tmp_path: Path) -> GateJob:
-    vault = make_vault(tmp_path / "vault", repo=False)
-    work = tmp_path / "work"
-    work.mkdir()
-    return GateJob(vault, str(work), "REQ-x", "c1", ("Bash", "Read", "Write"))
+    return gate_job(tmp_path)
 
 
 @pytest.fixture

@@ -9,22 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.fake_servers import ListLog
 from vaultops.config import ZulipConfig
 from vaultops.notify.replies import parse_reply
 from vaultops.notify.zulip import Zulip
 from vaultops.store.state import StateDB
-
-
-class _Log:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, event: str, **fields: Any) -> None:
-        self.lines.append(f"{event} {fields}")
-
-    def warn(self, message: str) -> None:
-        self.lines.append(message)
-
 
 # --- Zulip -------------------------------------------------------------------------------------------
 
@@ -48,7 +37,7 @@ def _zulip_answers(tmp_path: Path, messages: list[dict[str, Any]]) -> list[Any]:
     )  # fmt: skip
     state = StateDB(tmp_path / "z.db")
     try:
-        zulip = Zulip(config, state, _Log(), client=_ZulipStub(messages))  # type: ignore[arg-type]
+        zulip = Zulip(config, state, ListLog(), client=_ZulipStub(messages))  # type: ignore[arg-type]
         return zulip.fetch().answers
     finally:
         state.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gate import pretooluse
+from tests.support.gate import gate_job, pretooluse
 from tests.support.helpers import make_vault
 from vaultops.base.claude_code import gated_argv
 from vaultops.base.errors import ConfigError
@@ -20,10 +20,7 @@ from vaultops.hook.job import GateJob, gate_spec, job_from_spec
 
 @pytest.fixture
 def job(tmp_path: Path) -> GateJob:
-    vault = make_vault(tmp_path / "vault", repo=False)
-    work = tmp_path / "work"
-    work.mkdir()
-    return GateJob(vault, str(work), "REQ-x", "c1", ("Bash", "Read", "Write"))
+    return gate_job(tmp_path)
 
 
 def test_the_argv_loads_the_gate_and_the_users_settings_only(tmp_path: Path) -> None:
