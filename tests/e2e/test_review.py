@@ -20,6 +20,7 @@ from tests.support.helpers import git, inbox_text, make_vault, routed, vault_wit
 from tests.support.waiting import wait_for
 from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
+from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
 INBOX = "_System/COO-Inbox.md"
@@ -271,11 +272,9 @@ def test_the_prompt_names_the_worktree_and_its_branch(vault: Path, tmp_path: Pat
     assert f'"workdir": "{tree}"' in asked and '"branch": "vaultops/REQ-fix"' in asked
 
 
-def test_a_check_left_running_by_a_killed_pass_is_stopped_when_vaultops_starts_again(vault: Path) -> None:
-    """Found by a trial: after a kill -9 mid-check, the restarted daemon stopped the agent but not the
-    check, and the retry ran the job's tests twice at once in one worktree."""
-    vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
-    tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+def _killed_mid_check(vault: Path, tree: Path, *, also_the_reaper: bool) -> int:
+    """A pass killed with ``kill -9`` while its check runs (its pid recorded, so the next start can find
+    it); ``also_the_reaper``: the check's reaper too, so the check is orphaned and left running."""
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "vaultops", "--vault", str(vault), "tick", "--no-wait"],
@@ -283,16 +282,54 @@ def test_a_check_left_running_by_a_killed_pass_is_stopped_when_vaultops_starts_a
     )  # fmt: skip
     try:
         assert wait_for(lambda: _sleeping_in(tree)), "the check never started"
+        (check,) = _sleeping_in(tree)
+        state = StateDB(Vault.open(vault).state_dir / "state.db")
+        assert wait_for(lambda: any(r["job_pid"] == check for r in state.runs())), "its pid is recorded"
+        reaper = _parent_of(check)
+        if (
+            also_the_reaper
+        ):  # held still, so that it neither stops the check when the pass dies nor dies first
+            os.kill(reaper, signal.SIGSTOP)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the pass, mid-check; the check is in a session of its own
         proc.wait()
-    (check,) = _sleeping_in(tree)
+    if also_the_reaper:
+        os.kill(reaper, signal.SIGKILL)
+    return check
+
+
+def test_a_check_left_running_by_a_killed_pass_is_stopped_when_vaultops_starts_again(vault: Path) -> None:
+    """Found by a trial: after a kill -9 mid-check, the restarted daemon stopped the agent but not the
+    check, and the retry ran the job's tests twice at once in one worktree."""
+    vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
+    tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+    check = _killed_mid_check(vault, tree, also_the_reaper=True)
+    assert _sleeping_in(tree) == [check], "left running, as the test means"
     tick(Vault.open(vault), wait_settle=False)
     assert wait_for(lambda: not _sleeping_in(tree)), "the check is stopped"
     assert last_status(vault).startswith("interrupted")
-    stat = Path(f"/proc/{check}/stat")
-    gone = not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    assert gone, "killed (a zombie at most)"
+    assert _gone(check), "killed (a zombie at most)"
+
+
+def test_a_check_ends_with_the_pass_that_was_killed(vault: Path) -> None:
+    """Found by CI: a pass killed after its check started but before it recorded the check's pid left a
+    check that no restart could find.  The check's reaper dies with the pass, and stops the check."""
+    vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
+    tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+    check = _killed_mid_check(vault, tree, also_the_reaper=False)
+    assert wait_for(lambda: _gone(check)), "stopped with no restart, nothing else to find it"
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _gone(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def _sleeping_in(cwd: Path) -> list[int]:

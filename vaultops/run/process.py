@@ -398,7 +398,9 @@ def _launch(
         return _popen(args, cwd, env, ()), None
     read, write = os.pipe()
     try:
-        proc = _popen((*launcher, str(write), repr(TERM_GRACE), "--", *args), cwd, env, (write,))
+        proc = _popen(
+            (*launcher, str(write), repr(TERM_GRACE), str(os.getpid()), "--", *args), cwd, env, (write,)
+        )
     except BaseException:
         os.close(read)
         raise

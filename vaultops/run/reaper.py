@@ -1,7 +1,7 @@
 """The parent of a job's command: whatever the job starts comes back to it, and nothing outlives the job.
 
-Linux only.  ``vaultops.run.process`` runs this file with ``python -I -S reaper.py REPORT_FD GRACE --
-COMMAND...``; it imports nothing of vaultops, so it starts in a few milliseconds and the interpreter's
+Linux only.  ``vaultops.run.process`` runs this file with ``python -I -S reaper.py REPORT_FD GRACE PARENT
+-- COMMAND...``; it imports nothing of vaultops, so it starts in a few milliseconds and the interpreter's
 own environment variables cannot change it.  It makes itself a child subreaper
 (``prctl(PR_SET_CHILD_SUBREAPER)``): a process the job starts that leaves its group or session
 (``setsid``, a double fork, ``nohup … &``, ``setsid -f``, a program that daemonises) re-parents to it
@@ -16,6 +16,10 @@ at once stops only the ended job's processes, and vaultops's own other processes
 git) are never its descendants.  A worker the job spawned itself (``vaultops worker spawn``) is not the
 job's leftover either: it lives on, recorded, until it is terminated or ends.
 
+It dies with PARENT, the vaultops process that started it (``prctl(PR_SET_PDEATHSIG)``): a pass killed
+with ``kill -9`` takes its jobs with it at once, also one whose pid it had not yet recorded, which the
+next start's recovery (``vaultops.engine.recover``) could not find.
+
 What it says on REPORT_FD, one line each: ``PID`` (the command started) or ``!ERRNO`` (it could not
 start: the errno its exec gave); then ``=STATUS``, the command's wait status.
 """
@@ -29,7 +33,8 @@ import sys
 import time
 from collections.abc import Iterable
 
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PR_SET_CHILD_SUBREAPER = 36
 SUPERVISOR = b"vaultops.workers.supervise"  # a worker's supervisor runs as python -m this
 _POLL = 0.02
 _KILL_ROUNDS_FOR = 10.0  # seconds to go on killing and reaping (a process stuck in the kernel may never go)
@@ -84,12 +89,23 @@ def descendants(root: int, table: dict[int, tuple[int, int, bytes]]) -> list[int
 
 def become_subreaper() -> bool:
     """Orphans of this process's descendants re-parent to it (Linux 3.4 and later); False where not."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with(parent: int) -> bool:
+    """SIGTERM comes to this process when ``parent`` ends (the thread that started it: ``run_process``
+    waits in that thread for the job, so it ends only with the process).  False if it has already ended."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    return os.getppid() == parent
+
+
+def _prctl(option: int, value: int) -> bool:
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        one, zero = ctypes.c_ulong(1), ctypes.c_ulong(0)
-        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, one, zero, zero, zero)) == 0
+        zero = ctypes.c_ulong(0)
+        return int(libc.prctl(option, ctypes.c_ulong(value), zero, zero, zero)) == 0
     except (OSError, AttributeError, ImportError):
         return False
 
@@ -186,7 +202,7 @@ def _spawn(args: list[str], report: int) -> int:
 
 
 def main(argv: list[str]) -> int:
-    report, grace, args = int(argv[1]), float(argv[2]), argv[4:]
+    report, grace, parent, args = int(argv[1]), float(argv[2]), int(argv[3]), argv[5:]
     become_subreaper()  # without it (a kernel before 3.4) this is a plain parent: the best there is
     command_pid = 0
 
@@ -201,11 +217,15 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         if signal.getsignal(sig) is not signal.SIG_IGN:  # one given ignored stays so, for the command too
             signal.signal(sig, relay)
+    if not die_with(parent):  # the pass that wanted it is gone: nobody would hear or stop the command
+        return 125
     try:
         command_pid = _spawn(args, report)
     except OSError as exc:
         _say(report, f"!{exc.errno or 0}")
         return 127
+    if os.getppid() != parent:  # it went while the command started, before there was one to signal
+        relay(signal.SIGTERM, None)
     _say(report, str(command_pid))
     while True:
         try:
