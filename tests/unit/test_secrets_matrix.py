@@ -39,3 +39,26 @@ def test_redacting_twice_is_redacting_once(parts: list[tuple[str, tuple[str, str
     once = redact(text)
     assert redact(once) == once
     assert "[REDACTED:" in once and json.dumps(once)  # a marker is there, and is never re-matched
+
+
+# --- basic auth in a header: the whole credential goes ---------------------------------------------------
+
+_USER = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", min_size=1, max_size=12)
+_PASSWORD = st.text(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!@#$%^&*+=._~/:?-", min_size=4, max_size=30
+)
+
+
+@given(
+    st.sampled_from(["Authorization: ", "authorization:", "Proxy-Authorization: ", "Authorization: Basic "]),
+    _USER,
+    _PASSWORD,
+    st.sampled_from(["", '"', " next", "\n", ", x", "'"]),
+)
+def test_a_user_and_password_in_an_authorization_header_are_redacted_whole(
+    header: str, user: str, password: str, after: str
+) -> None:
+    """``Authorization: user:pass`` left ``:pass`` raw (issue 27): the credential ended at the colon."""
+    quote = after if after in ('"', "'") else ""
+    out = redact(f"curl -H {quote}{header}{user}:{password}{after}")
+    assert f":{password}" not in _visible(out) and redact(out) == out

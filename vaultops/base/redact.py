@@ -111,7 +111,10 @@ _CONTEXTS: dict[str, re.Pattern[str]] = {
             rf"\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:{_AUTH_SCHEME}[ \t]+)?"
             # the value is never the header's own name again (``Authorization: Authorization: Bearer x``):
             # else this match would swallow the second header's name, and its token would be passed over
-            rf"(?!{_AUTH_SCHEME}\b)(?!authorization\b)(?P<s>{_CRED}+)",
+            # and it is the whole credential: basic auth written out (``Authorization: user:pass``) is
+            # one credential, so a colon (or a password's punctuation) does not end it; a space, a quote,
+            # a comma or a bracket does
+            rf"(?!{_AUTH_SCHEME}\b)(?!authorization\b)(?P<s>{_CRED}[^\s\"'`,;<>()\[\]{{}}]*)",
             re.IGNORECASE,
         ),
         ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
