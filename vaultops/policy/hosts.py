@@ -134,3 +134,66 @@ def metadata_targets(text: str, bare: bool = False) -> list[str]:
     if bare and not found and text and is_metadata_host(url_host(text)):
         found.append(text)
     return found
+
+
+# --- servers: an address a program listens on ---------------------------------------------------------------
+
+_BIND_OPTION = re.compile(
+    r"^--?(?:[\w.-]*(?:host|bind|listen|addr|address|interface)[\w.-]*|ip|b|H|h|a|S|l|L)$", re.IGNORECASE
+)
+_ALL_INTERFACES = frozenset({"0.0.0.0", "::", "*", "0", "[::]", "any", "all"})
+
+
+def _is_loopback(host: str) -> bool:
+    host = normal_host(host)
+    if host in ("localhost", "ip6-localhost", "ip6-loopback") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        v4 = _ipv4(host)
+        return v4 is not None and v4.is_loopback
+
+
+def _address_part(value: str) -> str:
+    """``0.0.0.0:8000`` → ``0.0.0.0``, ``[::]:80`` → ``[::]``, ``http://0.0.0.0:80/`` → ``0.0.0.0``."""
+    value = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://", "", value.strip()).split("/", 1)[0]
+    if value.startswith("["):
+        return value.split("]", 1)[0] + "]"
+    if value.count(":") == 1:
+        return value.split(":", 1)[0]
+    return value
+
+
+def _is_address(host: str) -> bool:
+    host = normal_host(host)
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return _ipv4(host) is not None and "." in host
+
+
+def exposed_addresses(words: list[str]) -> list[str]:
+    """The addresses beyond this machine that a server's arguments bind to: ``--bind 0.0.0.0``,
+    ``--host=192.168.1.5``, ``-S 0.0.0.0:8000``, ``[::]:80``; a name or a loopback address is not one."""
+    found: list[str] = []
+    previous = ""
+    for text in words:
+        option, eq, value = text.partition("=") if text.startswith("-") else ("", "", text)
+        bound = bool(eq) and bool(_BIND_OPTION.match(option))
+        if not eq:
+            bound = bool(_BIND_OPTION.match(previous))
+        host = _address_part(value)
+        everywhere = normal_host(host) in ("0.0.0.0", "::") or host == "[::]"
+        if (
+            bound and (host.lower() in _ALL_INTERFACES or (_is_address(host) and not _is_loopback(host)))
+        ) or (everywhere and (value == host or re.fullmatch(r".*:\d+", value))):
+            found.append(value)
+        previous = text if text.startswith("-") and not eq else ""
+    return found
+
+
+def binds_loopback(value: str | None) -> bool:
+    """Whether a server told to bind ``value`` (None: its default, every interface) stays on this machine."""
+    return value is not None and _is_loopback(_address_part(value))

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from vaultops.policy.bash import SimpleCommand, Word
 from vaultops.policy.environ import risky_assignment
-from vaultops.policy.hosts import metadata_targets
+from vaultops.policy.hosts import exposed_addresses, metadata_targets
 from vaultops.policy.paths import (
     Place,
     Scope,
@@ -49,6 +49,12 @@ _WRITES = re.compile(
 _READS_ENVIRON = re.compile(
     r"os\.environ|os\.getenv|getenv\s*\(|environ\b|process\.env|ENV\s*\[|\bENV\b|%ENV|\$ENV\b|Deno\.env|"
     r"Bun\.env|System\.getenv|/proc/\w+/environ"
+)
+
+# Inline code that serves on a port (bound to every interface unless told otherwise).
+_SERVES = re.compile(
+    r"createServer|\.listen\s*\(|HTTPServer|TCPServer|socketserver|serve_forever|WEBrick|\bhttpd\b|"
+    r"Deno\.serve|Bun\.serve|\bapp\.run\s*\(|\bbind\s*\(\s*\(?\s*['\"](?:0\.0\.0\.0)?['\"]"
 )
 
 _PATH_LITERAL = re.compile(r"""["'](~?/[^"'\s]*)["']""")
@@ -219,6 +225,10 @@ class Judge:
             self.add("unknown", f"runs {word.text}, a program outside the worktree the policy does not know")
 
     def inline_code(self, code: str, language: str) -> None:
+        if _SERVES.search(code):
+            self.add(
+                "network_write", f"inline {language} code that serves on a port other machines may reach"
+            )
         if _SPAWNS.search(code) or language == "AppleScript":  # AppleScript drives other applications
             self.add(
                 "unknown", f"inline {language} code that starts programs, deletes files or uses the network"
@@ -266,6 +276,8 @@ class Judge:
             self.add("unknown", f"`{cmd.name}` is not a command the policy knows")
         else:
             handler(self, args)
+        if cmd.name not in _HOST_TAKERS:
+            self.listens(args)
         if cmd.stdin_args and cmd.name in _PATH_TAKERS:
             self.add("unknown", "takes more files to work on from its input (xargs)")
         if cmd.name in ("echo", "printf", "printenv") and any(_SECRET_VARIABLE.search(w.text) for w in args):
@@ -277,6 +289,13 @@ class Judge:
                 self.add("unknown", f"runs in {where}, outside the worktree")
                 break
         return self.actions or [Action("read", f"`{self.text}`")]
+
+    def listens(self, args: list[Word]) -> None:
+        """A server bound beyond this machine (``--bind 0.0.0.0``, ``HOST=0.0.0.0``) serves to the network."""
+        assigned = [f"--{a.partition('=')[0].lower()}={a.partition('=')[2]}" for a in self.cmd.assigns]
+        for address in exposed_addresses([w.text for w in args] + assigned):
+            self.add("network_write", f"listens on {address}, which other machines can reach")
+            return
 
     def metadata(self) -> None:
         """Any URL of the command (or host, for network programs) that is a cloud metadata address."""

@@ -60,16 +60,18 @@ DEFAULTS: dict[str, tuple[Kind, str]] = {
     "modify_policy": ("deny", "change what guards the agent: .claude settings and hooks, vaultops config"),
     "unparsable": ("escalate", "a command the policy cannot parse"),
     "fetch_metadata": ("deny", "reach a cloud metadata or link-local address (the machine's credentials)"),
+    "send_secret": ("deny", "send a key, token or password out: in a URL, a header, a body, or a query"),
 }
 
 # Overrides may not go below these: "merge a PR → always escalate"; what cannot be parsed or is not known
 # must never run unseen, the guard must not be able to approve its own removal, and the machine's cloud
-# credentials are never handed to an agent.
+# credentials are never handed to an agent, nor may a secret be sent out, whatever the host.
 FLOORS: dict[str, Kind] = {
     "merge_pr": "escalate",
     "unparsable": "escalate",
     "modify_policy": "escalate",
     "fetch_metadata": "deny",
+    "send_secret": "deny",
 }
 
 # MCP tools are named by the table directly: ``mcp__server__tool`` or ``mcp__server__*``.

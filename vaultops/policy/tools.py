@@ -16,6 +16,7 @@ from typing import Any
 
 from vaultops.policy.bash import SimpleCommand, Word, split_command
 from vaultops.policy.commands import command_actions
+from vaultops.policy.egress import bash_leak, input_leak
 from vaultops.policy.hosts import metadata_targets
 from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope, is_secret
@@ -93,11 +94,15 @@ def call_actions(call: ToolCall, scope: Scope) -> list[Action]:
         target = call.tool_input.get("url") or call.tool_input.get("query") or ""
         if not isinstance(target, str):
             return [Action("unparsable", f"{name} with a url that is not text")]
+        leak = input_leak(name, call.tool_input, ("url", "query", "allowed_domains", "blocked_domains"))
+        if leak is not None:  # the request itself carries it out, to whichever host
+            return [leak]
         if name == "WebFetch" and metadata_targets(target, bare=True):
             return [Action("fetch_metadata", f"{name} {str(target)[:120]}: a cloud metadata address")]
         return [Action("network_read", f"{name} {str(target)[:120]}".strip())]
     if name.startswith("mcp__"):
-        return [Action(name, f"the MCP tool {name}")]
+        leak = input_leak(name, call.tool_input)  # an MCP server sends its arguments to its service
+        return [Action(name, f"the MCP tool {name}"), *([leak] if leak is not None else [])]
     return [Action("unknown", f"the tool {name!r} is not one the policy knows")]
 
 
@@ -137,6 +142,9 @@ def _bash(call: ToolCall, scope: Scope) -> list[Action]:
     actions = [Action("unparsable", f"`{command[:120]}`: {problem}") for problem in split.problems]
     for cmd in split.commands:
         actions.extend(command_actions(cmd, scope, call.cwd))
+    leak = bash_leak(command, split.commands, actions)
+    if leak is not None:
+        actions.append(leak)
     if not actions:
         actions.append(Action("read", "an empty command"))
     return actions

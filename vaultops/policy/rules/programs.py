@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from vaultops.policy.bash import SimpleCommand, Word
+from vaultops.policy.hosts import binds_loopback
 from vaultops.policy.judge import Handler, Judge, flag_value, has, names, positionals, register
 
 _INTERPRETERS = {
@@ -141,12 +142,26 @@ def _python_module(j: Judge, module: str, rest: list[Word]) -> None:
         j.add("run_build", f"python -m {module}")
     elif module in _PY_MODULES_READ:
         j.add("read", f"python -m {module}")
-    elif top in ("http",):
-        j.add("run_local", "serves files over HTTP")
+    elif module in ("http.server", "SimpleHTTPServer", "CGIHTTPServer", "http"):
+        _http_server(j, rest)
     elif top in ("smtplib", "smtpd"):
         j.add("message_external", "sends mail")
     else:
         j.add("run_local", f"runs the module {module}")
+
+
+def _http_server(j: Judge, rest: list[Word]) -> None:
+    """``python -m http.server`` binds every interface unless ``--bind`` says otherwise, and serves its
+    ``--directory`` (the worktree by default) to whoever connects."""
+    folder = flag_value(rest, "-d", "--directory")
+    if folder is not None:
+        j.read(folder)
+    bind = flag_value(rest, "-b", "--bind")
+    if not binds_loopback(bind.text if bind is not None else None):
+        shown = bind.text if bind is not None else "every interface"
+        j.add("network_write", f"serves files to the network ({shown}), not only to this machine")
+    else:
+        j.add("run_local", "serves files over HTTP to this machine")
 
 
 def _django(j: Judge, rest: list[str]) -> None:
