@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from vaultops.policy.bash import SimpleCommand, Word
 from vaultops.policy.hosts import binds_loopback
 from vaultops.policy.judge import Handler, Judge, flag_value, has, names, positionals, register
+from vaultops.policy.sources import foreign_code, registry_options
 
 _INTERPRETERS = {
     "python": "python",
@@ -63,6 +64,8 @@ def _interpreter(j: Judge, args: list[Word]) -> None:
     if len(args) == 1 and args[0].text in ("-V", "--version", "-v"):
         j.add("read", "prints its version")
         return
+    if name in ("deno", "bun") and _runtime_remote(j, args):
+        return
     if name in ("deno", "bun") and args and not args[0].text.startswith("-"):
         if _runtime_subcommand(j, args, language):
             return
@@ -112,6 +115,28 @@ def _interpreter(j: Judge, args: list[Word]) -> None:
     j.run_file(script)
 
 
+_RUNTIME_SUBS_WITH_SPECS = names("run install i add cache compile info x create bundle vendor")
+
+
+def _runtime_remote(j: Judge, args: list[Word]) -> bool:
+    """``deno run -A https://…``, ``deno install jsr:…``, ``bun add github:…``: code from outside the
+    worktree and the lock file, run or installed at once; ``-g``/``upgrade`` install for the user."""
+    sub = args[0].text if args and not args[0].text.startswith("-") else ""
+    if sub == "upgrade" or (sub in ("install", "i", "add") and has(args, "-g", "--global")):
+        j.add("system_change", f"{j.cmd.name} {sub} installs a program for the user")
+        return True
+    if sub not in _RUNTIME_SUBS_WITH_SPECS and sub:
+        return False
+    values = [
+        Word(w.text.split("=", 1)[1], w.dynamic) for w in args if w.text.startswith("-") and "=" in w.text
+    ]
+    words = [w for w in args[1 if sub else 0 :] if not w.text.startswith("-")] + values
+    if sub == "create" and words:
+        j.add("unknown", f"{j.cmd.name} create {words[0].text}: fetches and runs a template")
+        return True
+    return foreign_code(j, words, npm=j.cmd.name == "bun" and sub in ("add", "install", "i"))
+
+
 def _runtime_subcommand(j: Judge, args: list[Word], language: str) -> bool:
     """deno/bun subcommands; False when the first word is a script (or ``run``/``task``) to run."""
     sub = args[0].text
@@ -122,7 +147,7 @@ def _runtime_subcommand(j: Judge, args: list[Word], language: str) -> bool:
     elif sub == "publish":
         j.add("deploy", "publishes a package")
     elif sub == "x":
-        _wrapper_inner(j, args[1:])
+        _wrapper_inner(j, args[1:], fetched=True)
     elif sub == "eval":
         j.inline_code(args[1].text if len(args) > 1 else "", language)
     else:
@@ -177,18 +202,38 @@ def _manage_py(j: Judge, args: list[Word]) -> None:
     j.run_file(j.cmd.words[0])
 
 
-def _wrapper_inner(j: Judge, inner: list[Word]) -> None:
-    """npx X, uvx X, poetry run X, bundle exec X: judge X as the command."""
+# What a package fetched and run at once (npx, uvx, pnpm dlx) may be: a known build or test tool.
+_FETCHED_TOOLS = frozenset({"run_build", "run_tests"})
+
+
+def _wrapper_inner(j: Judge, inner: list[Word], fetched: bool = False) -> None:
+    """npx X, uvx X, poetry run X, bundle exec X: judge X as the command.
+
+    ``fetched``: X is a package fetched from a registry and run (npx, bunx, dlx, uvx, pipx run), whatever
+    a program of that name would do here: only a build or test tool the policy knows may run so; a
+    specifier naming a repository, a URL or a file is code from outside."""
     if not inner:
         j.add("read", "runs nothing")
         return
     if any(c.isspace() for c in inner[0].text):  # a command string, not a program: a shell runs it
         j.add("unknown", f"runs the command string {inner[0].text!r}, which a shell would read")
         return
+    if fetched and foreign_code(j, inner[:1], npm=True):
+        return
+    first = inner[0]
+    if fetched and re.match(r"^@?[^@]+@", first.text):  # eslint@8, @scope/pkg@1: the package's own name
+        first = Word(re.sub(r"^(@?[^@]+)@.*$", r"\1", first.text), first.dynamic)
+        inner = [first, *inner[1:]]
     sub = SimpleCommand(tuple(inner), (), (), j.cmd.cwds, j.cmd.via, j.cmd.piped_in, j.cmd.stdin_args)
     inner_judge = Judge(sub, j.scope, "/")
     inner_judge.cwds = j.cwds
     actions = inner_judge.judge()
+    if fetched and not all(a.name in _FETCHED_TOOLS for a in actions):
+        j.add(
+            "unknown",
+            f"fetches and runs the package `{inner[0].text}`, code from a registry, not a tool here",
+        )
+        return
     if all(a.name == "unknown" for a in actions) and "/" not in inner[0].text:
         j.add("unknown", f"fetches and runs the package `{inner[0].text}`, which the policy does not know")
         return
@@ -200,32 +245,100 @@ TEST_WORDS = re.compile(r"^(test|tests|check|spec|specs|unit|e2e|integration|tes
 DEPLOY_WORDS = re.compile(r"^(deploy|release|publish|upload|ship|push)([:_-].*)?$")
 
 
+_NPM_VALUES = names(
+    "--prefix -C --dir --filter -w --workspace --registry -p --package --location -L --cwd --tag --otp"
+)
+# npm options that name a program to run, settings to load, or where a package's scripts run
+_NPM_CODE_OPTIONS = names(
+    "--script-shell --shell --node-options --userconfig --globalconfig --init-module --onload-script "
+    "--editor --browser --viewer --git --node-gyp --npm-path --rcfile --config --use-yarnrc --yarn-path"
+)
+_NPM_INSTALLS = names(
+    "install i in ins inst insta instal isnt isnta isntal isntall add update up upgrade udpate "
+    "install-test it install-ci-test link ln"
+)
+_NPM_CONFIG_WRITES = names("set delete rm unset edit fix")
+_NPM_CODE_KEYS = re.compile(
+    r"registry|shell|node-options|prefix|git|userconfig|globalconfig|onload|ca\b|cafile|strict-ssl|proxy|"
+    r"init-module|script|ignore-scripts|npm-path|yarn-path|plugin",
+    re.IGNORECASE,
+)
+
+
+def _npm_options(j: Judge, args: list[Word]) -> None:
+    """Options of npm, yarn, pnpm and bun that run a program, load settings, change the registry or the
+    folder the scripts run in."""
+    for w in args:
+        option = w.text.split("=", 1)[0]
+        if option in _NPM_CODE_OPTIONS:
+            j.add("unknown", f"{j.cmd.name} {option} names a program or settings of its own")
+        elif option.startswith("--@") and option.endswith(":registry"):
+            j.add("unknown", f"{j.cmd.name} {option}: packages from a registry the person did not choose")
+    registry_options(j, args, ("--registry",))
+    j.with_cwd(flag_value(args, "--prefix", "-C", "--dir", "--cwd"))
+
+
+def _npm_config(j: Judge, action: str, keys: list[Word], args: list[Word]) -> None:
+    """``npm config set registry …``: the user's ~/.npmrc (or the project's) now sends every install there."""
+    project = (
+        any(w.text in ("--location=project", "--project") for w in args)
+        or (flag_value(args, "--location", "-L") or Word("")).text == "project"
+    )
+    if action not in _NPM_CONFIG_WRITES:
+        j.add("read", f"{j.cmd.name} config {action}".strip())
+        return
+    if project:
+        j.write(Word(".npmrc"), f"{j.cmd.name} config {action} writes")
+    else:
+        j.add(
+            "modify_outside_worktree", f"{j.cmd.name} config {action} writes the user's settings (~/.npmrc)"
+        )
+    if action in ("edit", "fix") or any(_NPM_CODE_KEYS.search(k.text) for k in keys[:1]) or not keys:
+        j.add("unknown", f"{j.cmd.name} config {action} changes where packages come from or what runs them")
+
+
 def _npm(j: Judge, args: list[Word]) -> None:
-    pos = positionals(args, ("--prefix", "-C", "--dir", "--filter", "-w", "--workspace", "--registry"))
+    name = j.cmd.name
+    _npm_options(j, args)
+    pos = positionals(args, _NPM_VALUES)
     sub = pos[0].text if pos else ""
     rest = pos[1:]
-    if has(args, "-g", "--global") or any(a.text == "--location=global" for a in args):
+    if has(args, "-g", "--global") or any(a.text == "--location=global" for a in args) or sub == "global":
         j.add("system_change", "installs or removes packages globally")
         return
+    if sub in ("config", "c") or (sub in ("set", "get") and name in ("npm", "pnpm")):
+        action, keys = (rest[0].text, rest[1:]) if sub in ("config", "c") and rest else (sub, rest)
+        _npm_config(j, action, keys, args)
+        return
+    if sub in ("init", "create", "innit") and (rest or sub == "create"):
+        j.add(
+            "unknown", f"{name} {sub} {rest[0].text if rest else ''}: fetches and runs an initializer package"
+        )
+        return
+    if sub in _NPM_INSTALLS:
+        foreign_code(j, rest, npm=True)
+    for value in (flag_value(args, "-p", "--package"),):
+        if value is not None:
+            foreign_code(j, [value], npm=True)
     if sub in ("test", "t", "tst") or (
         sub in ("run", "run-script") and rest and TEST_WORDS.match(rest[0].text)
     ):
         j.add("run_tests", "runs the tests")
     elif sub in ("publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team"):
-        j.add("deploy", f"{j.cmd.name} {sub} changes a package registry")
+        j.add("deploy", f"{name} {sub} changes a package registry")
     elif sub in ("login", "adduser", "logout", "token"):
-        j.add("key_rotation", f"{j.cmd.name} {sub}")
+        j.add("key_rotation", f"{name} {sub}")
     elif sub in ("run", "run-script") and rest and DEPLOY_WORDS.match(rest[0].text):
         j.add("deploy", f"runs the script {rest[0].text!r}")
     elif sub in ("exec", "x", "dlx") and (
         has(args, "-c", "--call", "--shell-mode") or any(a.text.startswith(("--call=", "-c=")) for a in args)
     ):
-        j.add("unknown", f"runs a command string through {j.cmd.name} {sub} -c")
+        j.add("unknown", f"runs a command string through {name} {sub} -c")
     elif sub in ("exec", "x", "dlx"):
-        _wrapper_inner(j, rest)
-    elif sub == "" and j.cmd.name in ("yarn", "pnpm", "bun"):
+        _wrapper_inner(j, rest, fetched=True)
+    elif sub == "" and name in ("yarn", "pnpm", "bun"):
         j.add("run_build", "installs the dependencies")
-    elif j.cmd.name in ("yarn", "pnpm") and sub and sub not in _NPM_SUBS and not sub.startswith("-"):
+    elif name in ("yarn", "pnpm") and sub and sub not in _NPM_SUBS and not sub.startswith("-"):
         # `yarn build`, `pnpm lint`: a script from package.json
         if TEST_WORDS.match(sub):
             j.add("run_tests", "runs the tests")
@@ -234,7 +347,7 @@ def _npm(j: Judge, args: list[Word]) -> None:
         else:
             j.add("run_build", f"runs the script {sub!r}")
     else:
-        j.add("run_build", f"{j.cmd.name} {sub}".strip())
+        j.add("run_build", f"{name} {sub}".strip())
 
 
 _NPM_SUBS = names(
@@ -251,7 +364,11 @@ def _npx(j: Judge, args: list[Word]) -> None:
     if call is not None:
         j.add("unknown", "runs a command string through npx -c")
         return
-    _wrapper_inner(j, args[args.index(pos[0]) :] if pos else [])
+    _npm_options(j, args)
+    package = flag_value(args, "-p", "--package")
+    if package is not None and foreign_code(j, [package], npm=True):
+        return
+    _wrapper_inner(j, args[args.index(pos[0]) :] if pos else [], fetched=True)
 
 
 _PIP_SOURCES = frozenset(
@@ -264,10 +381,13 @@ def _pip(j: Judge, args: list[Word]) -> None:
         args,
         names(
             "-r --requirement -c --constraint -t --target -i --index-url --extra-index-url "
-            "--prefix --root -e "
-            "--editable"
+            "--prefix --root -e --editable -f --find-links --trusted-host --proxy --python"
         ),
     )
+    sub = pos[0].text if pos else ""
+    if sub == "config":
+        _pip_config(j, [w.text for w in pos[1:]], args)
+        return
     if has(args, "--break-system-packages") or flag_value(args, "--prefix", "--root") is not None:
         j.add("system_change", "installs packages into the system's Python")
         return
@@ -275,20 +395,54 @@ def _pip(j: Judge, args: list[Word]) -> None:
     if target is not None:
         j.write(target, "installs into")
     source = next((a.text for a in args if a.text.split("=", 1)[0] in _PIP_SOURCES), None)
-    source = source or next((a.text for a in pos[1:] if "://" in a.text or a.text.startswith("git+")), None)
     if source is not None:
         j.add("unknown", f"installs code from a source the person did not choose ({source})")
-    sub = pos[0].text if pos else ""
+    elif sub in ("install", "download", "wheel"):
+        editable = [w for w in (flag_value(args, "-e", "--editable"),) if w is not None]
+        foreign_code(j, [*pos[1:], *editable])
+        for req in (flag_value(args, "-r", "--requirement"), flag_value(args, "-c", "--constraint")):
+            if req is not None and foreign_code(j, [req]) is False:
+                j.read(req)
     j.add("run_build", f"pip {sub}".strip())
+
+
+def _pip_config(j: Judge, rest: list[str], args: list[Word]) -> None:
+    """``pip config set global.index-url …`` writes pip's user settings: later installs come from there."""
+    action = rest[0] if rest else ""
+    if action not in ("set", "unset", "edit"):
+        j.add("read", f"pip config {action}".strip())
+        return
+    if has(args, "--site"):
+        j.add("unknown", f"pip config {action} --site changes where this environment's packages come from")
+    else:
+        j.add("modify_outside_worktree", f"pip config {action} writes pip's user or global settings")
+
+
+# Options of uv, poetry, pdm, hatch, … that point installs at another index or at code outside it.
+_PY_TOOL_SOURCES = names(
+    "--index --index-url --extra-index-url --default-index --find-links -f -i --trusted-host --source "
+    "--extra-index --index-strategy --keyring-provider --config-file --config-setting"
+)
+_PY_TOOL_GLOBAL = names("self")
 
 
 def _python_tool(j: Judge, args: list[Word]) -> None:
     """uv, poetry, pdm, hatch, pipenv, conda, rye: package managers with a `run X` that runs X."""
     pos = positionals(
         args,
-        names("-p --python --directory -C --project -n --name --with --from -e --env"),
+        names(
+            "-p --python --directory -C --project -n --name --with --from -e --env --index --index-url "
+            "--extra-index-url --default-index --find-links -f -i -c --channel"
+        ),
     )
     sub = pos[0].text if pos else ""
+    name = j.cmd.name
+    j.with_cwd(flag_value(args, "--directory", "--project", "-C"))
+    if sub != "pip":
+        registry_options(j, args, _PY_TOOL_SOURCES)
+        for value in (flag_value(args, "--with", "--from", "--with-editable"),):
+            if value is not None:
+                foreign_code(j, [value])
     if sub == "run":
         idx = args.index(pos[0])
         inner = positionals(
@@ -299,18 +453,52 @@ def _python_tool(j: Judge, args: list[Word]) -> None:
     elif sub == "pip":
         _pip(j, args[args.index(pos[0]) + 1 :])
     elif sub in ("publish", "upload"):
-        j.add("deploy", f"{j.cmd.name} {sub} uploads a package")
-    elif sub == "tool" and len(pos) > 1 and pos[1].text == "run":
-        _wrapper_inner(j, args[args.index(pos[1]) + 1 :])
+        j.add("deploy", f"{name} {sub} uploads a package")
+    elif sub == "tool" and len(pos) > 1 and pos[1].text in ("run", "uvx"):
+        _wrapper_inner(j, args[args.index(pos[1]) + 1 :], fetched=True)
+    elif (sub == "tool" and len(pos) > 1 and pos[1].text in ("install", "upgrade")) or sub in _PY_TOOL_GLOBAL:
+        j.add("system_change", f"{name} {' '.join(w.text for w in pos[:2])} installs a program for the user")
+    elif sub in ("add", "install", "sync", "lock", "update", "remove") and name in (
+        "uv",
+        "poetry",
+        "pdm",
+        "rye",
+        "pipenv",
+        "pixi",
+    ):
+        foreign_code(j, pos[1:])
+        j.add("run_build", f"{name} {sub}")
+    elif sub in ("source", "config") and name == "poetry":
+        j.add("unknown", f"poetry {sub} changes where packages come from")
     elif sub == "test":
         j.add("run_tests", "runs the tests")
     else:
-        j.add("run_build", f"{j.cmd.name} {sub}".strip())
+        j.add("run_build", f"{name} {sub}".strip())
 
 
 def _uvx(j: Judge, args: list[Word]) -> None:
-    inner = positionals(args, ("--with", "--from", "-p", "--python"))
-    _wrapper_inner(j, args[args.index(inner[0]) :] if inner else [])
+    registry_options(j, args, _PY_TOOL_SOURCES)
+    inner = positionals(args, _PY_TOOL_SOURCES | names("--with --from -p --python"))
+    source = flag_value(args, "--from", "--with")
+    if source is not None and foreign_code(j, [source]):
+        return
+    _wrapper_inner(j, args[args.index(inner[0]) :] if inner else [], fetched=True)
+
+
+def _pipx(j: Judge, args: list[Word]) -> None:
+    pos = positionals(args, ("--spec", "--python", "--index-url", "-i", "--pip-args", "--suffix"))
+    sub = pos[0].text if pos else ""
+    registry_options(j, args, _PY_TOOL_SOURCES | {"--pip-args"})
+    spec = flag_value(args, "--spec")
+    if spec is not None and foreign_code(j, [spec]):
+        return
+    if sub == "run":
+        _wrapper_inner(j, args[args.index(pos[0]) + 1 :] if len(pos) > 1 else [], fetched=True)
+    elif sub in ("list", "environment", "--version"):
+        j.add("read", f"pipx {sub}")
+    else:
+        foreign_code(j, pos[1:])
+        j.add("system_change", f"pipx {sub} installs or removes a program for the user")
 
 
 def _subcommand_tool(
@@ -456,7 +644,8 @@ register("npm yarn pnpm", _npm)
 register("npx pnpx bunx", _npx)
 register("pip pip3 pip2", _pip)
 register("uv poetry pdm hatch pipenv conda mamba micromamba rye pixi", _python_tool)
-register("uvx pipx", _uvx)
+register("uvx", _uvx)
+register("pipx", _pipx)
 register(
     "cargo", _subcommand_tool(("test", "nextest", "bench"), ("publish", "yank", "owner", "login"), ("run",))
 )
