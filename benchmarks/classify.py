@@ -64,8 +64,10 @@ def main() -> None:
     for name, values in (("rules alone (baseline)", base), ("classify()", full)):
         p99 = statistics.quantiles(values, n=100)[98]
         print(f"{name:24s} median {statistics.median(values):7.1f} µs   p99 {p99:7.1f} µs")
-    print(f"ratio classify/baseline: median {statistics.median(full) / statistics.median(base):.1f}x over "
-          f"{len(items)} requests x {args.rounds} rounds")
+    print(
+        f"ratio classify/baseline: median {statistics.median(full) / statistics.median(base):.1f}x over "
+        f"{len(items)} requests x {args.rounds} rounds"
+    )
 
 
 if __name__ == "__main__":

@@ -14,24 +14,81 @@ import re
 
 # --- negation and noun use ----------------------------------------------------------------------------------
 # A negation directly before the verb, possibly with up to two of _NEG_SKIP between ("не надо удалять").
-_NEG = frozenset({"don't", "dont", "never", "mustn't", "shouldn't", "won't", "cannot", "can't", "without",
-                  "avoid", "no", "doesn't", "didn't", "нельзя", "незачем", "не", "ни", "без"})
-_NEG2 = frozenset({("do", "not"), ("does", "not"), ("did", "not"), ("must", "not"), ("should", "not"),
-                   ("shall", "not"), ("will", "not"), ("can", "not"), ("not", "to")})
-_NEG_SKIP = frozenset({"ever", "accidentally", "actually", "be", "get", "надо", "нужно", "стоит", "смей",
-                       "вздумай", "ничего", "пытайся", "было", "были", "была", "быть", "будет", "будут"})
-_POSTNEG = re.compile(r"\s+(?:for\s+)?(?:nothing|none|ничего\s+не|не\s+(?:надо|нужно|стоит|будем"
-                      r"|требуется))(?!\w)"
-                      r"(?![^.;!?\n]{0,40}(?:except|but|apart\s+from|other\s+than|besides|save|кроме"
-                      r"|за\s+исключением)"
-                      r"(?!\w))")
-_DET = re.compile(r"(?<!\w)(?:the|a|an|this|(?<!after\s)(?<!before\s)(?<!do\s)that|these|those|its|our|my"
-                  r"|your"
-                  r"|their|his|each|every|soft|for|pre|post|awaiting|pending)[\s-]+['\"`«“]?$")
+_NEG = frozenset(
+    {
+        "don't",
+        "dont",
+        "never",
+        "mustn't",
+        "shouldn't",
+        "won't",
+        "cannot",
+        "can't",
+        "without",
+        "avoid",
+        "no",
+        "doesn't",
+        "didn't",
+        "нельзя",
+        "незачем",
+        "не",
+        "ни",
+        "без",
+    }
+)
+_NEG2 = frozenset(
+    {
+        ("do", "not"),
+        ("does", "not"),
+        ("did", "not"),
+        ("must", "not"),
+        ("should", "not"),
+        ("shall", "not"),
+        ("will", "not"),
+        ("can", "not"),
+        ("not", "to"),
+    }
+)
+_NEG_SKIP = frozenset(
+    {
+        "ever",
+        "accidentally",
+        "actually",
+        "be",
+        "get",
+        "надо",
+        "нужно",
+        "стоит",
+        "смей",
+        "вздумай",
+        "ничего",
+        "пытайся",
+        "было",
+        "были",
+        "была",
+        "быть",
+        "будет",
+        "будут",
+    }
+)
+_POSTNEG = re.compile(
+    r"\s+(?:for\s+)?(?:nothing|none|ничего\s+не|не\s+(?:надо|нужно|стоит|будем"
+    r"|требуется))(?!\w)"
+    r"(?![^.;!?\n]{0,40}(?:except|but|apart\s+from|other\s+than|besides|save|кроме"
+    r"|за\s+исключением)"
+    r"(?!\w))"
+)
+_DET = re.compile(
+    r"(?<!\w)(?:the|a|an|this|(?<!after\s)(?<!before\s)(?<!do\s)that|these|those|its|our|my"
+    r"|your"
+    r"|their|his|each|every|soft|for|pre|post|awaiting|pending)[\s-]+['\"`«“]?$"
+)
 # "the reload failed", "restart loop": a verb form followed by these is a noun
-_NOUN_NEXT = re.compile(r"\s+(?:failed|fails|failing|broke|breaks|crashed|crashes|hangs|hung|loops?|errors?"
-                        r"|errored|timed\s+out|took|takes|is|was|were|are|didn't|doesn't|did\s+not|does\s+not"
-                        r"|succeeded|worked|works|logs?|step|status|history|window|button|endpoint)(?!\w)")
+_NOUN_NEXT = re.compile(
+    r"\s+(?:failed|fails|failing|broke|breaks|crashed|crashes|hangs|hung|loops?|errors?"
+    r"|errored|timed\s+out|took|takes|is|was|were|are|didn't|doesn't|did\s+not|does\s+not"
+    r"|succeeded|worked|works|logs?|step|status|history|window|button|endpoint)(?!\w)"
+)
 
 
 def negated(low: str, start: int, end: int) -> bool:
@@ -40,7 +97,7 @@ def negated(low: str, start: int, end: int) -> bool:
         return True
     if start and not low[start - 1].isspace():  # "no, delete it": only whitespace may separate them
         return False
-    words = [w.strip("([{«\"'“") for w in low[max(0, start - 60):start].split()]
+    words = [w.strip("([{«\"'“") for w in low[max(0, start - 60) : start].split()]
     if start > 60:
         words = words[1:]  # the window may have cut the first word
     for _ in range(3):
@@ -54,10 +111,12 @@ def negated(low: str, start: int, end: int) -> bool:
     return False
 
 
-_QUESTION = re.compile(r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
-                       r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли|какие"
-                       r"|какой"
-                       r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)")
+_QUESTION = re.compile(
+    r"\s*(?:why|how|when|what|which|who|where|did|does|do|was|were|has|have|is|are|should"
+    r"|почему|зачем|когда|что|как|кто|где|отчего|нужно\s+ли|надо\s+ли|стоит\s+ли|какие"
+    r"|какой"
+    r"|какая|каких|сколько|есть\s+ли|свободен|свободна)(?!\w)"
+)
 
 
 SENTENCE_ENDS = ".!?;\n"
@@ -83,21 +142,27 @@ def in_question(low: str, pos: int) -> bool:
 
 
 # "what does `git merge` do?", "how many seats are we paying for?": a question that asks about a thing
-_ASKS = re.compile(r"\s*(?:(?:what|why|how|when|where|who|which)(?:\s+[\w'`-]+){0,3}?\s+(?:does|do|did|is|are"
-                   r"|was|were|has|have|had|will|would|should|happens|happened)|(?:what|how|where|who)['’]?s"
-                   r"|(?:would|could|should|is|will)\s+it\s+(?:be\s+)?(?:safe|ok|okay|wise|fine|smart|risky"
-                   r"|a\s+good\s+idea|worth)|should\s+(?:we|i)|как\s+\w+(?:ть|ти|чь)(?:ся)?|почему|зачем"
-                   r"|кто|где|какие|какой"
-                   r"|какая|каких|сколько|что\s+(?:делает|значит|будет|случится|происходит)|как\s+(?:работает"
-                   r"|устроен\w*|часто|давно))(?!\w)(?!\s+(?:not|if|about|don't|doesn't|не|если|бы)(?!\w))")
-_TRY_IT = re.compile(r"(?<!\w)(?:(?:run|try|execute|do|apply|use)\s+(?:it|that|this|them)|go\s+ahead|запусти"
-                     r"|выполни|сделай\s+это|попробуй|by\s+running|running\s+it)(?!\w)")
+_ASKS = re.compile(
+    r"\s*(?:(?:what|why|how|when|where|who|which)(?:\s+[\w'`-]+){0,3}?\s+(?:does|do|did|is|are"
+    r"|was|were|has|have|had|will|would|should|happens|happened)|(?:what|how|where|who)['’]?s"
+    r"|(?:would|could|should|is|will)\s+it\s+(?:be\s+)?(?:safe|ok|okay|wise|fine|smart|risky"
+    r"|a\s+good\s+idea|worth)|should\s+(?:we|i)|как\s+\w+(?:ть|ти|чь)(?:ся)?|почему|зачем"
+    r"|кто|где|какие|какой"
+    r"|какая|каких|сколько|что\s+(?:делает|значит|будет|случится|происходит)|как\s+(?:работает"
+    r"|устроен\w*|часто|давно))(?!\w)(?!\s+(?:not|if|about|don't|doesn't|не|если|бы)(?!\w))"
+)
+_TRY_IT = re.compile(
+    r"(?<!\w)(?:(?:run|try|execute|do|apply|use)\s+(?:it|that|this|them)|go\s+ahead|запусти"
+    r"|выполни|сделай\s+это|попробуй|by\s+running|running\s+it)(?!\w)"
+)
 
 
 # "explain what `rm -rf` does": the command is the subject, up to the first "then" or "and"
-_EXPLAIN = re.compile(r"\s*(?:explain|describe|tell\s+me|show\s+me|объясни\w*|расскажи"
-                      r"|опиши)[\s,]+(?:in\s+plain"
-                      r"\s+words\s+)?(?:what|how|why|the\s+differences?|что|как|зачем|разниц\w*)(?!\w)")
+_EXPLAIN = re.compile(
+    r"\s*(?:explain|describe|tell\s+me|show\s+me|объясни\w*|расскажи"
+    r"|опиши)[\s,]+(?:in\s+plain"
+    r"\s+words\s+)?(?:what|how|why|the\s+differences?|что|как|зачем|разниц\w*)(?!\w)"
+)
 _NEXT_STEP = re.compile(r"(?<!\w)(?:then|and|after|и|затем|потом|после)(?!\w)|,")
 
 
@@ -124,55 +189,64 @@ def asks_about(low: str, pos: int) -> bool:
 
 
 # "how other teams rotate keys", "what it would cost to add 3 seats": the verb is talked about
-_ABOUT = re.compile(r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
-                    r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
-                    r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)(?:ways?|options?|guide|docs?|documentation"
-                    r"|tutorial|plan|proposal|strategy|checklist|runbook|roadmap|outline|rfc"
-                    r"|estimate)\s+(?:to|for|on|about)"
-                    r"|(?<!\w)(?:hypothetically|suppose|imagine|if\s+(?:we|i|you|they)\s+(?:had|were|was"
-                    r"|ever)\s+to"
-                    r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
-                    r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
-                    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:about|regarding|concerning)"
-                    r"|(?<!\w)(?:write|draft|create|prepare"
-                    r"|generate)\s+"
-                    r"(?:a\s+|the\s+)?(?:new\s+)?(?:migration|script|function|test"
-                    r"|patch)(?:\s+file)?(?:\s+\S+){0,2}"
-                    r"|(?<!\w)(?:risks?|dangers?|pros\s+and\s+cons|meaning|purpose)\s+of"
-                    r"|(?<!\w)сколько\s+(?:\S+\s+)?(?:будем|будет|нужно|надо|стоит"
-                    r"|обойд\w*)(?:\s+\S+){0,1}|(?<!\w)как\s+(?:другие|обычно|правильно"
-                    r"|лучше|нам|мы"
-                    r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can"
-                    r"|let\s+me"
-                    r"|i'd\s+rather))\s+[`'\"«“]?$")
-_DO_IT = re.compile(r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run|execute|carry\s+out|follow"
-                    r"|implement)\s+(?:it|that"
-                    r"|them|the\s+plan)|go\s+ahead|сделай\s+это"
-                    r"|и\s+сделай|и\s+примени)")
+_ABOUT = re.compile(
+    r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
+    r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
+    r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)(?:ways?|options?|guide|docs?|documentation"
+    r"|tutorial|plan|proposal|strategy|checklist|runbook|roadmap|outline|rfc"
+    r"|estimate)\s+(?:to|for|on|about)"
+    r"|(?<!\w)(?:hypothetically|suppose|imagine|if\s+(?:we|i|you|they)\s+(?:had|were|was"
+    r"|ever)\s+to"
+    r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
+    r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
+    r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:about|regarding|concerning)"
+    r"|(?<!\w)(?:write|draft|create|prepare"
+    r"|generate)\s+"
+    r"(?:a\s+|the\s+)?(?:new\s+)?(?:migration|script|function|test"
+    r"|patch)(?:\s+file)?(?:\s+\S+){0,2}"
+    r"|(?<!\w)(?:risks?|dangers?|pros\s+and\s+cons|meaning|purpose)\s+of"
+    r"|(?<!\w)сколько\s+(?:\S+\s+)?(?:будем|будет|нужно|надо|стоит"
+    r"|обойд\w*)(?:\s+\S+){0,1}|(?<!\w)как\s+(?:другие|обычно|правильно"
+    r"|лучше|нам|мы"
+    r"|люди|команды)|(?<!\w)(?:i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i\s+can"
+    r"|let\s+me"
+    r"|i'd\s+rather))\s+[`'\"«“]?$"
+)
+_DO_IT = re.compile(
+    r"[^\n]*?(?:(?:and|then)\s+(?:do|apply|run|execute|carry\s+out|follow"
+    r"|implement)\s+(?:it|that"
+    r"|them|the\s+plan)|go\s+ahead|сделай\s+это"
+    r"|и\s+сделай|и\s+примени)"
+)
 
 
 def talked_about(low: str, start: int) -> bool:
     """Is the verb at ``start`` the subject of talk ("research how teams rotate keys"), not a request?
     Not when the request goes on to ask for it ("find out how to purge them, then do it")."""
     clause = clause_start(low, start, CLAUSE_ENDS)
-    return (_ABOUT.search(low, max(clause, start - 60), start) is not None
-            and _DO_IT.match(low, start) is None)
+    return _ABOUT.search(low, max(clause, start - 60), start) is not None and _DO_IT.match(low, start) is None
 
 
 # a clause that reads, finds or reports ("list the SMS templates", "find the note titled 'Delete me'")
-_READ_START = re.compile(r"\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:list|find|search|show"
-                         r"|tell\s+me|summari[sz]e"
-                         r"|translate|proofread|read|count|check|look\s+(?:at|for|up|through)|review"
-                         r"|describe|grep"
-                         r"|locate|quote|cite|перечисли|найди|покажи|прочитай|проверь|посмотри|кратко"
-                         r"|перескажи)(?!\w)")
-_STEP_SEP = re.compile(r"(?<!\w)(?:then|and|also|after|you|u|way\s+to|how\s+to|by|via|through|to|so|until"
-                       r"|unless|if"
-                       r"|when|и|затем|потом|после|чтобы|через|если|пока)(?!\w)"
-                       r"|,\s*[^\W\d_]+\s")
-_COMMAND = re.compile(r"(?:sudo\s+)?(?:rm|rmdir|dd|mkfs\S*|git|chmod|chown|curl|wget|kill|systemctl"
-                      r"|truncate|shred"
-                      r"|drop\s+(?:table|database|schema))(?:\s+-|\s+/|\s+~|\s+\w+\s+-)")
+_READ_START = re.compile(
+    r"\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:list|find|search|show"
+    r"|tell\s+me|summari[sz]e"
+    r"|translate|proofread|read|count|check|look\s+(?:at|for|up|through)|review"
+    r"|describe|grep"
+    r"|locate|quote|cite|перечисли|найди|покажи|прочитай|проверь|посмотри|кратко"
+    r"|перескажи)(?!\w)"
+)
+_STEP_SEP = re.compile(
+    r"(?<!\w)(?:then|and|also|after|you|u|way\s+to|how\s+to|by|via|through|to|so|until"
+    r"|unless|if"
+    r"|when|и|затем|потом|после|чтобы|через|если|пока)(?!\w)"
+    r"|,\s*[^\W\d_]+\s"
+)
+_COMMAND = re.compile(
+    r"(?:sudo\s+)?(?:rm|rmdir|dd|mkfs\S*|git|chmod|chown|curl|wget|kill|systemctl"
+    r"|truncate|shred"
+    r"|drop\s+(?:table|database|schema))(?:\s+-|\s+/|\s+~|\s+\w+\s+-)"
+)
 
 
 def mentioned(low: str, pos: int, phrase: str) -> bool:
@@ -183,29 +257,35 @@ def mentioned(low: str, pos: int, phrase: str) -> bool:
     first = phrase.split()[0] if phrase.split() else ""
     if m is None or _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
-    if re.match(r"\s+[-/~.$]", low[m.end():]):
+    if re.match(r"\s+[-/~.$]", low[m.end() :]):
         return False  # "find /data -delete", "grep -rl …": the command, not the English verb
     return _COMMAND.match(phrase) is None
 
 
-_IN_A_FILE = re.compile(r"[^.;!?\n]{0,60}?\s(?:in|from|of|inside"
-                        r"|within)\s+(?:the\s+)?(?:[\w'-]+\s+)?[\w./-]+\.(?:md"
-                        r"|txt|py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|cs|php|sh|css"
-                        r"|scss|html"
-                        r"|vue|svelte|toml|ya?ml|json|ini|cfg|tex|rst)(?!\w|\.\w)")
-_WHOLE = re.compile(r"(?<!\w)(?:files?|folders?|dir\w*|notes?\b(?!\s+(?:about|on))|everything|all|whole"
-                    r"|entire"
-                    r"|contents|rows|records|tables?|database|db|backups?|logs?)(?!\w)")
+_IN_A_FILE = re.compile(
+    r"[^.;!?\n]{0,60}?\s(?:in|from|of|inside"
+    r"|within)\s+(?:the\s+)?(?:[\w'-]+\s+)?[\w./-]+\.(?:md"
+    r"|txt|py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|cs|php|sh|css"
+    r"|scss|html"
+    r"|vue|svelte|toml|ya?ml|json|ini|cfg|tex|rst)(?!\w|\.\w)"
+)
+_WHOLE = re.compile(
+    r"(?<!\w)(?:files?|folders?|dir\w*|notes?\b(?!\s+(?:about|on))|everything|all|whole"
+    r"|entire"
+    r"|contents|rows|records|tables?|database|db|backups?|logs?)(?!\w)"
+)
 
 
 _OPEN_QUOTE = re.compile(r"(?:^|(?<=[\s(\[:]))['\"«“‘]")
 
 
 # before a quotation: a verb that runs it, a command that takes it, or an option ("psql -c '…'")
-_RUN_QUOTE = re.compile(r"(?<!\w)(?:run|execute|exec|eval|type|paste|do|запусти|выполни|psql|mysql|sqlite3"
-                        r"|sh|bash"
-                        r"|zsh|python\d?|node|ruby|perl|ssh|redis-cli|mongo\w*|sudo|echo|xargs)(?!\w)"
-                        r"|(?:^|\s)-{1,2}[a-z]")
+_RUN_QUOTE = re.compile(
+    r"(?<!\w)(?:run|execute|exec|eval|type|paste|do|запусти|выполни|psql|mysql|sqlite3"
+    r"|sh|bash"
+    r"|zsh|python\d?|node|ruby|perl|ssh|redis-cli|mongo\w*|sudo|echo|xargs)(?!\w)"
+    r"|(?:^|\s)-{1,2}[a-z]"
+)
 
 
 def quoted(low: str, start: int, end: int) -> bool:
@@ -221,20 +301,22 @@ def quoted(low: str, start: int, end: int) -> bool:
     close = low.find(closer, end)
     if close < 0 or low.find("\n", end, close) >= 0:
         return False
-    before = low[clause:opens[-1].start()]
+    before = low[clause : opens[-1].start()]
     return _RUN_QUOTE.search(before) is None
 
 
 def inside_a_file(low: str, pos: int) -> bool:
-    """"Delete the empty line at the end of todo.md": an edit inside a text file, which git keeps, not a
+    """ "Delete the empty line at the end of todo.md": an edit inside a text file, which git keeps, not a
     deletion of the file or of data."""
     m = _IN_A_FILE.match(low, pos)
     return m is not None and _WHOLE.search(low, pos, m.end() - 1) is None
 
 
-_DET_WORD = re.compile(r"(?<!\w)(?:the|a|an|my|our|your|this|that|their)\s+(?!(?:old|new|whole|entire"
-                       r"|current|last"
-                       r"|first|same|other)\s)[a-z][\w-]+\s+$")
+_DET_WORD = re.compile(
+    r"(?<!\w)(?:the|a|an|my|our|your|this|that|their)\s+(?!(?:old|new|whole|entire"
+    r"|current|last"
+    r"|first|same|other)\s)[a-z][\w-]+\s+$"
+)
 _DROP_ME = re.compile(r"\s+(?:me|us)\s+(?:a|an|the)\s")
 
 
@@ -256,7 +338,7 @@ _IMPERATIVE_AFTER = frozenset({"please", "pls", "kindly", "and", "then", "also",
 def imperative_at(low: str, start: int) -> bool:
     """Is the word at ``start`` the first of its clause ("Hi team, text the plumber"), or after "please",
     "and", "you", ...?"""
-    before = low[max(0, start - 20):start].rstrip()
+    before = low[max(0, start - 20) : start].rstrip()
     if not before or before[-1] in ".!?;:,\n—–-)»\"'":
         return True
     words = before.split()

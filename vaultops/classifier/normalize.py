@@ -21,8 +21,10 @@ import unicodedata
 from vaultops.classifier.typo_words import REAL_WORDS, SKELETON_WORDS
 
 # zero-width, joiners, bidi controls, soft hyphen, word joiner, BOM, Mongolian vowel separator
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
 _LATIN_OF = str.maketrans(  # Cyrillic and Greek letters that look Latin
     "аеорсухкмтнвіјѕԁԛԝһӏгпьАВЕКМНОРСТХУІЅЈԌαοερντικυχβΑΒΕΖΗΙΚΜΝΟΡΤΧΥ",
     "aeopcyxkmthbijsdqwhlrnbABEKMHOPCTXYISJGaoepvtikuxbABEZHIKMNOPTXY",
@@ -44,11 +46,36 @@ _MARKUP = re.compile(r"<!--.*?-->|(?<=[^\W\d_])(?:[*`~]+|<[^<>\n]{0,20}>)+(?=[^\
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069]*)(?:\u202c|$)")  # shown right to left
 # pictures said as words: "🗑️ everything in /Attachments", "💌 → @jane"
 _EMOJI_WORDS = {
-    "🗑": "delete", "🔥": "destroy", "💣": "destroy", "💥": "destroy", "❌": "delete", "✂": "cut",
-    "💌": "message", "✉": "email", "📧": "email", "📨": "email", "📩": "email", "📤": "send",
-    "📢": "announce", "📣": "announce", "📱": "text", "💬": "message", "💸": "pay", "💳": "pay",
-    "💰": "pay", "🔑": "key", "🔐": "key", "🔄": "rotate", "🔁": "rotate", "♻": "rotate", "🚀": "ship",
-    "🔀": "merge", "➡": "to", "→": "to", "⇒": "to", "⟶": "to",
+    "🗑": "delete",
+    "🔥": "destroy",
+    "💣": "destroy",
+    "💥": "destroy",
+    "❌": "delete",
+    "✂": "cut",
+    "💌": "message",
+    "✉": "email",
+    "📧": "email",
+    "📨": "email",
+    "📩": "email",
+    "📤": "send",
+    "📢": "announce",
+    "📣": "announce",
+    "📱": "text",
+    "💬": "message",
+    "💸": "pay",
+    "💳": "pay",
+    "💰": "pay",
+    "🔑": "key",
+    "🔐": "key",
+    "🔄": "rotate",
+    "🔁": "rotate",
+    "♻": "rotate",
+    "🚀": "ship",
+    "🔀": "merge",
+    "➡": "to",
+    "→": "to",
+    "⇒": "to",
+    "⟶": "to",
 }
 _EMOJI = re.compile("|".join(map(re.escape, sorted(_EMOJI_WORDS, key=len, reverse=True))))
 _SPACES = re.compile(r"[^\S\n\t]")  # every kind of space (Ogham, ideographic, thin) is a space
@@ -99,7 +126,7 @@ def _named_letter(c: str) -> str:
 
 
 def _digits_read(token: str) -> str:
-    """"d8l8te", "r0t4t3": a word with digits in place of letters, read as the danger word it fits."""
+    """ "d8l8te", "r0t4t3": a word with digits in place of letters, read as the danger word it fits."""
     if token[0] in "$@":
         return token  # a price or a handle
     pattern = re.compile("".join("." if c.isdigit() or c in "@$" else re.escape(c.lower()) for c in token))
@@ -155,7 +182,7 @@ def _fold_script(word: str, latin_text: bool) -> str:
 
 
 def _unleet(token: str) -> str:
-    """"d3l3te" -> "deiete" -> (typo pass) "delete"; a plain number or a word without digits stays."""
+    """ "d3l3te" -> "deiete" -> (typo pass) "delete"; a plain number or a word without digits stays."""
     letters = sum(c.isalpha() for c in token)
     if not letters or len(token) < 3 or not any(c in "013457@$" for c in token) or token[0] in "$@":
         return token
@@ -163,15 +190,16 @@ def _unleet(token: str) -> str:
 
 
 def _join_pieces(text: str) -> str:
-    """"del ete", "de le te", "re-move": pieces, one space or hyphen apart, that together make a danger
+    """ "del ete", "de le te", "re-move": pieces, one space or hyphen apart, that together make a danger
     word."""
     words = list(_WORD.finditer(text))
     cuts: list[tuple[int, int]] = []
     for i in range(len(words)):
         for n in (3, 2):
-            run = words[i:i + n]
-            if len(run) < n or any(b.start() - x.end() != 1 or text[x.end()] not in " -"
-                                   for x, b in itertools.pairwise(run)):
+            run = words[i : i + n]
+            if len(run) < n or any(
+                b.start() - x.end() != 1 or text[x.end()] not in " -" for x, b in itertools.pairwise(run)
+            ):
                 continue
             if "".join(w.group(0) for w in run).lower() in _danger():
                 cuts += [(x.end(), b.start()) for x, b in itertools.pairwise(run)]
@@ -197,31 +225,195 @@ def _corrected(word: str) -> str:
 
 # --- danger words and their one-letter typos -------------------------------------------------------------
 _EN_VERBS = (
-    "delete", "remove", "erase", "wipe", "purge", "destroy", "truncate", "drop", "empty", "clear", "nuke",
-    "shred", "obliterate", "expunge", "rotate", "revoke", "regenerate", "reissue", "invalidate", "charge",
-    "purchase", "refund", "transfer", "subscribe", "upgrade", "merge", "force", "deploy", "release",
-    "settle", "format", "overwrite", "reset", "rebase", "squash", "publish", "announce", "broadcast",
-    "forward", "reply", "tweet", "execute", "install", "uninstall", "migrate", "discard", "prune", "trash",
-    "change", "replace", "modify", "rename", "update", "send", "email", "message", "post", "order", "push",
-    "apply", "cancel", "register", "renew", "refresh", "revert", "restore", "disable", "enable",
-    "annihilate", "eradicate", "exterminate", "twilio", "rekey",
+    "delete",
+    "remove",
+    "erase",
+    "wipe",
+    "purge",
+    "destroy",
+    "truncate",
+    "drop",
+    "empty",
+    "clear",
+    "nuke",
+    "shred",
+    "obliterate",
+    "expunge",
+    "rotate",
+    "revoke",
+    "regenerate",
+    "reissue",
+    "invalidate",
+    "charge",
+    "purchase",
+    "refund",
+    "transfer",
+    "subscribe",
+    "upgrade",
+    "merge",
+    "force",
+    "deploy",
+    "release",
+    "settle",
+    "format",
+    "overwrite",
+    "reset",
+    "rebase",
+    "squash",
+    "publish",
+    "announce",
+    "broadcast",
+    "forward",
+    "reply",
+    "tweet",
+    "execute",
+    "install",
+    "uninstall",
+    "migrate",
+    "discard",
+    "prune",
+    "trash",
+    "change",
+    "replace",
+    "modify",
+    "rename",
+    "update",
+    "send",
+    "email",
+    "message",
+    "post",
+    "order",
+    "push",
+    "apply",
+    "cancel",
+    "register",
+    "renew",
+    "refresh",
+    "revert",
+    "restore",
+    "disable",
+    "enable",
+    "annihilate",
+    "eradicate",
+    "exterminate",
+    "twilio",
+    "rekey",
 )
 _EN_NOUNS = (
-    "deletion", "removal", "password", "passwords", "token", "tokens", "secret", "secrets", "credential",
-    "credentials", "production", "database", "databases", "customer", "customers", "invoice", "invoices",
-    "branch", "branches", "master", "backup", "backups", "folder", "folders", "directory", "table", "tables",
-    "stripe", "domain", "domains", "subscription", "server", "servers", "uploads", "payment", "payments",
-    "message", "messages", "email", "emails", "channel", "records", "everything", "migration", "migrations",
-    "schema", "sudoers", "crontab", "systemd", "firewall", "twitter", "slack", "whatsapp", "telegram",
-    "client", "clients", "seats", "license", "licenses", "premium",
+    "deletion",
+    "removal",
+    "password",
+    "passwords",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "production",
+    "database",
+    "databases",
+    "customer",
+    "customers",
+    "invoice",
+    "invoices",
+    "branch",
+    "branches",
+    "master",
+    "backup",
+    "backups",
+    "folder",
+    "folders",
+    "directory",
+    "table",
+    "tables",
+    "stripe",
+    "domain",
+    "domains",
+    "subscription",
+    "server",
+    "servers",
+    "uploads",
+    "payment",
+    "payments",
+    "message",
+    "messages",
+    "email",
+    "emails",
+    "channel",
+    "records",
+    "everything",
+    "migration",
+    "migrations",
+    "schema",
+    "sudoers",
+    "crontab",
+    "systemd",
+    "firewall",
+    "twitter",
+    "slack",
+    "whatsapp",
+    "telegram",
+    "client",
+    "clients",
+    "seats",
+    "license",
+    "licenses",
+    "premium",
 )
 _RU_WORDS = (
-    "удали", "удалить", "удалите", "удаляй", "удаление", "сотри", "сотрите", "стереть", "очисти", "очистить",
-    "снеси", "уничтожь", "вычисти", "обнули", "оплати", "оплатить", "заплати", "купи", "купить", "закажи",
-    "смени", "замени", "перевыпусти", "ротируй", "отзови", "отправь", "напиши", "разошли", "смержи",
-    "влей", "залей", "запушь", "задеплой", "пароль", "пароли", "ключ", "ключи", "токен", "токены", "базу",
-    "таблицу", "таблицы", "клиентам", "клиенту", "продакшн", "бэкапы", "логи", "файлы", "папку",
-    "замерджи", "смерджи", "грохни",
+    "удали",
+    "удалить",
+    "удалите",
+    "удаляй",
+    "удаление",
+    "сотри",
+    "сотрите",
+    "стереть",
+    "очисти",
+    "очистить",
+    "снеси",
+    "уничтожь",
+    "вычисти",
+    "обнули",
+    "оплати",
+    "оплатить",
+    "заплати",
+    "купи",
+    "купить",
+    "закажи",
+    "смени",
+    "замени",
+    "перевыпусти",
+    "ротируй",
+    "отзови",
+    "отправь",
+    "напиши",
+    "разошли",
+    "смержи",
+    "влей",
+    "залей",
+    "запушь",
+    "задеплой",
+    "пароль",
+    "пароли",
+    "ключ",
+    "ключи",
+    "токен",
+    "токены",
+    "базу",
+    "таблицу",
+    "таблицы",
+    "клиентам",
+    "клиенту",
+    "продакшн",
+    "бэкапы",
+    "логи",
+    "файлы",
+    "папку",
+    "замерджи",
+    "смерджи",
+    "грохни",
 )
 
 
@@ -240,7 +432,7 @@ def _danger() -> frozenset[str]:
 
 @functools.cache
 def _reversed() -> dict[str, str]:
-    """"eteled": a danger word written backwards."""
+    """ "eteled": a danger word written backwards."""
     return {w[::-1]: w for w in _danger() if len(w) >= 5 and w[::-1] not in REAL_WORDS}
 
 
@@ -263,8 +455,16 @@ def _skeletons() -> dict[str, str]:
     return {key: verbs[0] for key, verbs in found.items() if len(verbs) == 1}
 
 
-_SHORTHAND = {"dlt": "delete", "dlte": "delete", "rmv": "remove", "msg": "message",
-              "passwd": "password", "pw": "password", "creds": "credentials", "txt": "text"}
+_SHORTHAND = {
+    "dlt": "delete",
+    "dlte": "delete",
+    "rmv": "remove",
+    "msg": "message",
+    "passwd": "password",
+    "pw": "password",
+    "creds": "credentials",
+    "txt": "text",
+}
 
 
 @functools.cache
@@ -280,7 +480,7 @@ def _by_deletion() -> dict[str, tuple[str, ...]]:
 
 
 def _deletions(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _typo_of(low: str) -> str | None:
@@ -303,9 +503,11 @@ def _one_edit(a: str, b: str) -> bool:
         return False
     i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     if len(a) == len(b):
-        swapped = a[i + 1:i + 2] == b[i:i + 1] and a[i:i + 1] == b[i + 1:i + 2] and a[i + 2:] == b[i + 2:]
-        return a[i + 1:] == b[i + 1:] or swapped
-    return a[i + 1:] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1:]
+        swapped = (
+            a[i + 1 : i + 2] == b[i : i + 1] and a[i : i + 1] == b[i + 1 : i + 2] and a[i + 2 :] == b[i + 2 :]
+        )
+        return a[i + 1 :] == b[i + 1 :] or swapped
+    return a[i + 1 :] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1 :]
 
 
 def as_shown(text: str) -> str | None:
@@ -318,13 +520,45 @@ def as_shown(text: str) -> str | None:
 
 # --- Russian typed in Latin letters: "udali papku", "snesi bazu na prode" -----------------------------------
 _TRANSLIT = (  # longest spellings first: "shch" before "sh" before "s"
-    ("shch", "щ"), ("sch", "щ"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("ch", "ч"), ("sh", "ш"), ("yu", "ю"),
-    ("ya", "я"), ("yo", "ё"), ("ju", "ю"), ("ja", "я"), ("a", "а"), ("b", "б"), ("v", "в"), ("g", "г"),
-    ("d", "д"), ("e", "е"), ("z", "з"), ("i", "и"), ("j", "й"), ("k", "к"), ("l", "л"), ("m", "м"),
+    ("shch", "щ"),
+    ("sch", "щ"),
+    ("zh", "ж"),
+    ("kh", "х"),
+    ("ts", "ц"),
+    ("ch", "ч"),
+    ("sh", "ш"),
+    ("yu", "ю"),
+    ("ya", "я"),
+    ("yo", "ё"),
+    ("ju", "ю"),
+    ("ja", "я"),
+    ("a", "а"),
+    ("b", "б"),
+    ("v", "в"),
+    ("g", "г"),
+    ("d", "д"),
+    ("e", "е"),
+    ("z", "з"),
+    ("i", "и"),
+    ("j", "й"),
+    ("k", "к"),
+    ("l", "л"),
+    ("m", "м"),
     ("n", "н"),
-    ("o", "о"), ("p", "п"), ("r", "р"), ("s", "с"), ("t", "т"), ("u", "у"), ("f", "ф"), ("h", "х"),
+    ("o", "о"),
+    ("p", "п"),
+    ("r", "р"),
+    ("s", "с"),
+    ("t", "т"),
+    ("u", "у"),
+    ("f", "ф"),
+    ("h", "х"),
     ("c", "ц"),
-    ("y", "ы"), ("w", "в"), ("x", "кс"), ("q", "к"), ("'", "ь"),
+    ("y", "ы"),
+    ("w", "в"),
+    ("x", "кс"),
+    ("q", "к"),
+    ("'", "ь"),
 )
 _TRANSLIT_RE = re.compile("|".join(re.escape(a) for a, _ in _TRANSLIT))
 _TRANSLIT_OF = dict(_TRANSLIT)

@@ -14,8 +14,10 @@ import re
 from vaultops.classifier.regex_union import union
 from vaultops.classifier.vocabulary import OBJECTS
 
-_PRONOUN = re.compile(r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
-                      r"|все\s+это)(?!\w)")
+_PRONOUN = re.compile(
+    r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
+    r"|все\s+это)(?!\w)"
+)
 _EXTRA = (  # what a later step refers back to, beyond the rules' own objects
     r"migrations?|invoices?|bills?|drafts?|apolog(?:y|ies)|replies|reply|posts?|threads?|announcements?"
     r"|changelogs?|summar(?:y|ies)|reports?|releases?|builds?|fix(?:es)?|patch(?:es)?|changes|domains?"
@@ -53,33 +55,80 @@ def resolved(low: str) -> list[str]:
         named = list(dict.fromkeys(word for at, word in objects if at < m.start()))[-3:]
         for word in named:
             said = ("the " + word) if m.group(0).isascii() else word
-            readings.append(low[start:m.start()] + said + low[m.end():end])
+            readings.append(low[start : m.start()] + said + low[m.end() : end])
         if len(readings) >= 8:
             break
     return (readings + _bare_verbs(low, [word for _, word in objects]))[:12]
 
 
 # a verb that ends its sentence has its object elsewhere: "the backups folder: get rid of.", "leaked. rotate."
-_BARE = re.compile(r"(?<![\w-])(?P<v>[^\W\d_]+(?:\s+(?:rid|off|out|up))?)(?:\s+(?:of|it|them))?"
-                   r"\s*(?:[.!;]|$)")
+_BARE = re.compile(
+    r"(?<![\w-])(?P<v>[^\W\d_]+(?:\s+(?:rid|off|out|up))?)(?:\s+(?:of|it|them))?"
+    r"\s*(?:[.!;]|$)"
+)
 
 
 def _bare_verbs(low: str, objects: list[str]) -> list[str]:
-    """"The GitHub PAT: replace." read as "replace the pat": each verb that ends a sentence, with each
+    """ "The GitHub PAT: replace." read as "replace the pat": each verb that ends a sentence, with each
     object the text names."""
     named = list(dict.fromkeys(objects))[-3:]
     out = []
     for m in _BARE.finditer(low):
         words = m.group("v").split()
         if words and words[0] in _VERBS:
-            before = low[_step_start(low, m.start()):m.start()]  # "don't pay it." stays negated
+            before = low[_step_start(low, m.start()) : m.start()]  # "don't pay it." stays negated
             out += [f"{before}{m.group('v')} the {word}" for word in named]
     return out[:6]
 
 
-_VERBS = frozenset({"delete", "remove", "erase", "wipe", "purge", "drop", "nuke", "destroy", "clear", "empty",
-                    "get", "rotate", "replace", "revoke", "regenerate", "reissue", "renew", "swap", "refresh",
-                    "merge", "land", "ship", "pay", "settle", "charge", "buy", "send", "post", "publish",
-                    "forward", "kill", "trash", "bin", "scrap", "ditch", "reset", "truncate", "удали",
-                    "сотри", "снеси", "смени", "замени", "оплати", "отправь", "ротируй", "перевыпусти",
-                    "смержи"})
+_VERBS = frozenset(
+    {
+        "delete",
+        "remove",
+        "erase",
+        "wipe",
+        "purge",
+        "drop",
+        "nuke",
+        "destroy",
+        "clear",
+        "empty",
+        "get",
+        "rotate",
+        "replace",
+        "revoke",
+        "regenerate",
+        "reissue",
+        "renew",
+        "swap",
+        "refresh",
+        "merge",
+        "land",
+        "ship",
+        "pay",
+        "settle",
+        "charge",
+        "buy",
+        "send",
+        "post",
+        "publish",
+        "forward",
+        "kill",
+        "trash",
+        "bin",
+        "scrap",
+        "ditch",
+        "reset",
+        "truncate",
+        "удали",
+        "сотри",
+        "снеси",
+        "смени",
+        "замени",
+        "оплати",
+        "отправь",
+        "ротируй",
+        "перевыпусти",
+        "смержи",
+    }
+)
