@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from vaultops.classifier import rules
 from vaultops.classifier.blocked import find_blocked
 from vaultops.classifier.rules import classify
 from vaultops.classifier.vocabulary import fold, scan
@@ -46,7 +47,7 @@ def timed(fn: Callable[[str], object], items: list[str], rounds: int) -> list[fl
         fn(text)
     out = []
     for _ in range(rounds):
-        classify.cache_clear()  # time the work, not the cache a daemon's later passes hit
+        rules._secrets_named.cache_clear()  # time the work, not the cache a daemon's later passes hit
         for text in items:
             start = time.perf_counter_ns()
             fn(text)

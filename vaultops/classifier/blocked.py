@@ -177,6 +177,12 @@ _MSG_VERB_NOUN = (  # "email address", "WhatsApp bridge": the word is a noun, no
     r"|with)(?!\w))"
 )
 
+# the second half of a hyphenated name: "the sms-gateway service", "смс-шлюз" (not "sms-notifications")
+_NAMED = (
+    r"(?:gateway|service|server|worker|api|provider|module|queue|bridge|sender|relay|webhook|handler|client"
+    r"|bot|daemon|app|proxy|router|logs?|config|tests?|templates?|ideas?|stats|docs?|counter|limits?"
+    r"|costs?|pricing|integration|job|cron|timer|script|lib|sdk|шлюз\w*|сервис\w*|модул\w*)(?!\w)"
+)
 RULES: tuple[Rule, ...] = (
     # permanent deletion
     lit(
@@ -415,10 +421,11 @@ RULES: tuple[Rule, ...] = (
     vo((MSG,), "ru_publish", rf"пост\w*|стать\w*|новост\w*|анонс\w*|твит\w*|тред\w*|{CHANNEL}", 4),
     vo((MSG,), "ru_do", r"рассылк\w*|обзвон\w*", 2),
     # any SMS at all: the person's standing rule is "never re-enable SMS without my approval"
+    # a name ("the sms-gateway service", "sms.txt", "twilio_client.py") is a thing, not a message
     lit(
         (SMS,),
         "sms send",
-        r"(?<!\w)(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)"
+        rf"(?<![\w./-])(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)(?![_./]\w|-{_NAMED})"
         + SMS_THING
         + r"|text(?:\s+|-)messag\w*|текстов\w*\s+сообщени\w*"
         r"|(?:send|shoot|fire\s+off|drop)(?:ing)?\s+(?:me\s+|us\s+|him\s+|her\s+"
@@ -429,7 +436,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         (SMS,),
         "sms",
-        r"(?<!\w)(?:text|txt)(?:ing)?\s+(?:(?:the|our|my|all|every)\s+)?(?!(?:file|editor"
+        r"(?<![\w./-])(?:text|txt)(?:ing)?\s+(?:(?:the|our|my|all|every)\s+)?(?!(?:file|editor"
         r"|box"
         r"|field|input|area|block|content|mode|search|colou?r|size|style|widget|format|wrap|node|diff"
         r"|output"
@@ -621,6 +628,8 @@ def _accept(rule: Rule, low: str, m: re.Match[str]) -> bool:
         return False
     if SMS in rule.classes and _NO_SMS.search(low, max(0, m.start() - 60), m.start()):
         return False  # "не отправляй никому смс", "don't send any sms": the person's own rule, said
+    if SMS in rule.classes and talked_about(low, m.start()):
+        return False  # "look up how to send SMS with Twilio": the topic, not the act
     if DEL in rule.classes and inside_a_file(low, m.start()):
         return False
     if not rule.negatable or "v" not in rule.pattern.groupindex:

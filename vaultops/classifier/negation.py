@@ -124,15 +124,24 @@ CLAUSE_ENDS = ".:;!?\n—–"  # a colon or a dash starts a step of its own too
 
 
 def clause_start(low: str, pos: int, ends: str = SENTENCE_ENDS) -> int:
-    """Where the sentence (or, with CLAUSE_ENDS, the clause) holding ``pos`` starts."""
-    return max(low.rfind(c, 0, pos) for c in ends) + 1
+    """Where the sentence (or, with CLAUSE_ENDS, the clause) holding ``pos`` starts; a dot inside a name
+    ("out.txt", "local.toml") ends nothing."""
+    start = max(low.rfind(c, 0, pos) for c in ends) + 1
+    while (
+        start > 1 and low[start - 1] == "." and low[start - 2].isalnum() and low[start : start + 1].isalnum()
+    ):
+        start = max(low.rfind(c, 0, start - 1) for c in ends) + 1
+    return start
+
+
+_END = re.compile(r"[!?;\n]|\.(?!\w)")  # a dot inside a name ("local.toml?") does not end a sentence
 
 
 def _clause_asks(low: str, pos: int, opening: re.Pattern[str]) -> bool:
     """The sentence around ``pos`` ends in a question mark and starts as ``opening`` says."""
     start = clause_start(low, pos)
-    ends = [i for i in (low.find(c, pos) for c in ".!?;\n") if i >= 0]
-    end = min(ends) if ends else len(low)
+    found = _END.search(low, pos)
+    end = found.start() if found else len(low)
     return end < len(low) and low[end] == "?" and opening.match(low, start) is not None
 
 
@@ -192,7 +201,8 @@ def asks_about(low: str, pos: int) -> bool:
 _ABOUT = re.compile(
     r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
     r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
-    r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)(?:ways?|options?|guide|docs?|documentation"
+    r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)whether\s+(?:or\s+not\s+)?(?:to|we\s+should|i\s+should)"
+    r"|(?<!\w)(?:ways?|options?|ideas?|tips|examples?|guide|docs?|documentation"
     r"|tutorial|plan|proposal|strategy|checklist|runbook|roadmap|outline|rfc"
     r"|estimate)\s+(?:to|for|on|about)"
     r"|(?<!\w)(?:hypothetically|suppose|imagine|if\s+(?:we|i|you|they)\s+(?:had|were|was"
@@ -232,7 +242,11 @@ _READ_START = re.compile(
     r"\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:list|find|search|show"
     r"|tell\s+me|summari[sz]e"
     r"|translate|proofread|read|count|check|look\s+(?:at|for|up|through)|review"
-    r"|describe|grep"
+    r"|describe|grep|explain|research|compare|investigate|document|outline|study"
+    r"|analy[sz]e|audit|assess|evaluate|estimate|learn\s+about|read\s+up\s+on|find\s+out"
+    r"|figure\s+out|look\s+into|(?:write|draft)\s+(?:up|docs?|documentation|(?:an?\s+)?(?:doc"
+    r"|guide|summary|note|explainer|overview|comparison|report|faq|runbook|proposal"
+    r"|memo))"
     r"|locate|quote|cite|перечисли|найди|покажи|прочитай|проверь|посмотри|кратко"
     r"|перескажи)(?!\w)"
 )

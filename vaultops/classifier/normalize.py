@@ -101,7 +101,15 @@ def normalize(text: str) -> str:
     text = _DIGIT_WORD.sub(lambda m: _digits_read(m.group(0)), text)
     text = _LEET_TOKEN.sub(lambda m: _unleet(m.group(0)), text)
     text = _join_pieces(text)
-    return _WORD.sub(lambda m: _corrected(m.group(0)), text)
+    return _WORD.sub(lambda m: m.group(0) if _in_a_name(text, m) else _corrected(m.group(0)), text)
+
+
+def _in_a_name(text: str, m: re.Match[str]) -> bool:
+    """A word joined by a dot to the next or the one before ("out.txt", "report.md", "example.com") is part
+    of a file or host name, which no typo pass may turn into a word: "out.txt that" is no "text that"."""
+    start, end = m.span()
+    before = start >= 2 and text[start - 1] == "." and text[start - 2].isalnum()
+    return before or (text[end : end + 1] == "." and text[end + 1 : end + 2].isalnum())
 
 
 def latin_skeleton(text: str) -> str:

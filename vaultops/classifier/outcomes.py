@@ -84,7 +84,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         r"|(?:move|moving|put|putting|switch|switching|get|getting|bring|take|go|going|be|keep)\s+(?:us"
         r"|me|them|it|the\s+\w+|our\s+\w+)?\s*(?:on|onto|to|into)\s+(?:the\s+|a\s+)?(?:paid|pro"
         r"|premium|business|team|enterprise|plus|growth|scale|higher|bigger|next|annual)\s+(?:\S+\s+)?"
-        r"(?:tier|plan|subscription|package|level|version|account|edition)s?(?!\w)"
+        r"(?:tier|plan|subscription|package|(?<!next\s)level|version|account|edition)s?(?!\w)"
         r"|(?:card|paypal|bank\s+account|company\s+account|credit\s+card)\s+(?:\S+\s+){0,3}?(?:charged"
         r"|billed|debited)|(?:with|on|using|via)\s+(?:the\s+|our\s+|my\s+)?(?:company|corporate|business"
         r"|credit|debit|visa|amex)\s+card"
@@ -621,7 +621,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _reports(low: str, m: re.Match[str], cls: str) -> bool:
+def reports(low: str, m: re.Match[str], cls: str) -> bool:
     """The phrase is asked about, talked about, only mentioned, or its first or last verb is negated ("decode
     it and show me, do not run it")."""
     start, end = m.span()
@@ -647,7 +647,7 @@ def find(low: str) -> list[tuple[str, str]]:
         if cls in found:
             continue
         for m in pattern.finditer(low):
-            if _reports(low, m, cls):
+            if reports(low, m, cls):
                 continue
             found[cls] = " ".join(m.group(0).split())
             break

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from vaultops.base.redact import MARKER, redact
-from vaultops.classifier import outcomes, steps, targets
+from vaultops.classifier import outcomes, own_settings, plans, steps, targets
 from vaultops.classifier.blocked import BLOCKED_CLASSES, BLOCKED_LABELS, find_blocked
 from vaultops.classifier.negation import in_question, negated, noun_use
 from vaultops.classifier.normalize import as_shown, normalize, transliterated
@@ -341,6 +341,14 @@ _CUES: tuple[tuple[str, int, str], ...] = (
         r"|сколько\s+будет|быстрый\s+вопрос|подскажи|что\s+дела(?:ет|ют)|как\s+работает"
         r"|зачем\s+нуж\w*|для\s+чего|чем\s+(?:\S+\s+)?отличается|в\s+чем\s+разница",
     ),
+    # everyday changes and errands: "set up a sandbox account", "switch the logs to…", "book a slot"
+    (
+        "execute-fix",
+        1,
+        r"set\s+up|setup|switch\s+(?:\S+\s+){0,3}?to|scale|resize|configure|enable|disable"
+        r"|turn\s+(?:\S+\s+){0,2}?(?:on|off)",
+    ),
+    ("quick", 1, r"(?:book|block|schedule)\s+(?:\S+\s+){0,3}?(?:calendar|slot|time|focus|meeting)"),
 )
 
 
@@ -472,7 +480,8 @@ _ASKED = re.compile(
 _FILE = re.compile(
     r"[\w./-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh"
     r"|bash"
-    r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg)(?!\w|\.\w)"
+    r"|zsh|lua|sql|css|scss|html|vue|svelte|md|toml|ya?ml|json|ini|cfg|txt|csv|tsv|log|xml|rst"
+    r"|tex|org|adoc|env\.example)(?!\w|\.\w)"
 )
 _GERUND_ARG = re.compile(r"(?<!\w)(?:for|of|about|on)\s+$")
 
@@ -621,7 +630,12 @@ def _blocked(
             views.append((plain_other, folded, scan(folded)))
     views += [(step, step, scan(step)) for step in steps.resolved(low)]
     for subject, folded, found_hits in views:
-        for c, phrase in [*find_blocked(subject, folded, found_hits), *outcomes.find(folded)]:
+        for c, phrase in [
+            *find_blocked(subject, folded, found_hits),
+            *outcomes.find(folded),
+            *plans.find(folded),
+            *own_settings.find(folded),
+        ]:
             found.setdefault(c, phrase)
     return [(c, found[c]) for c in BLOCKED_CLASSES if c in found]
 

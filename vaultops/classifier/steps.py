@@ -16,7 +16,17 @@ from vaultops.classifier.vocabulary import OBJECTS
 
 _PRONOUN = re.compile(
     r"(?<=\s)(?:it|them|those|these|all\s+of\s+(?:it|them)|его|её|ее|их|это|всё\s+это"
-    r"|все\s+это)(?!\w)"
+    r"|все\s+это"
+    # "rotate whatever is older than 90 days", "delete the stale ones", "email any that
+    # fail": a relative or an indefinite stands for what the research found
+    r"|whatever|whichever(?:\s+ones?)?|anything|everything|something|the\s+(?:[\w-]+\s+){0,2}?ones"
+    r"|(?:all|any|each|every\s+one|some)(?:\s+of\s+(?:them|those|these))?(?=\s+(?:that|which"
+    r"|who|older|newer|stale|unused|expired|expiring|past|over|under|not|without|with|from|in"
+    r"|you|we|still|left|found|flagged|listed)(?!\w))"
+    r"|what\s+(?:you|we)\s+(?:find|found|flag|flagged|identif\w+|list|listed|turn\s+up)"
+    r"|the\s+(?:results?|findings?|matches|hits|candidates|offenders|culprits|leftovers|rest"
+    r"|lot|bunch)"
+    r"|что\s+найд\w+|то,?\s+что)(?!\w)"
 )
 _EXTRA = (  # what a later step refers back to, beyond the rules' own objects
     r"migrations?|invoices?|bills?|drafts?|apolog(?:y|ies)|replies|reply|posts?|threads?|announcements?"

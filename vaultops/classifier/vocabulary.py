@@ -333,7 +333,7 @@ SCHEMA_PARTS = (
     r"|(?:внешн|первичн)\w*\s+ключ\w*"
 )
 PRICE = (
-    r"prices?|pricing|price\s+points?|tariffs?|coupons?|promo(?:tion)?\s+codes?|discounts?|tiers?"
+    r"prices?|pricing(?!\s+(?:pages?|copy|docs?|sections?|components?|cards?|layout|faq|text|wording))|price\s+points?|tariffs?|coupons?|promo(?:tion)?\s+codes?|discounts?|tiers?"
     r"|(?:pro|premium|basic|starter|business|team|enterprise|free|paid|annual|monthly|yearly|subscription"
     r"|billing)\s+(?:plans?|tiers?)|цен(?:а|ы|у|е|ой|ам|ами|ах|ник\w*|ообразовани\w*)?|прайс\w*|тариф\w*"
     r"|скидк\w*|купон\w*|промокод\w*|подписк\w*"

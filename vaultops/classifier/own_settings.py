@@ -1,0 +1,122 @@
+"""Changing vaultops's or the agent's own settings is a change to system files.
+
+"Set gate = none on the worker-code profile in local.toml", "turn off the sandbox", "disable hooks", "edit
+.claude/settings.json", "add Bash(*) to the allow list", "make the reviewer auto-approve": each takes down
+a wall that keeps a job inside its bounds, and no job may do that for itself.  Three kinds of object: the
+files that hold the settings (any change counts), the settings themselves (a change counts), and the
+safety controls (switching one off, skipping or loosening it counts; building "a React hook" does not).
+Pure: folded text in, findings out; a question, a topic of talk or a negated phrase asks for nothing
+(``outcomes.reports``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from vaultops.classifier.blocked import SYS
+from vaultops.classifier.outcomes import reports
+
+# the files: vaultops's local overrides and config, Claude Code's settings, its MCP list
+_FILES = (
+    r"(?:[\w./~-]*/)?local\.toml|(?:~/)?\.claude(?:/[\w./*-]*)?(?!\w)|(?:\.claude/)?settings(?:\.local)?"
+    r"\.json|\.mcp\.json|(?:~/)?\.vaultops(?:/[\w./*-]*)?|\.claude\.json"
+)
+# the settings in them, by their names and by what they say
+_SETTINGS = (
+    r"gate\s*(?:=|:)|gate\s+(?:to|setting|mode|level|config\w*|value|option)(?!\w)"
+    r"|permissions?\.(?:allow|deny|ask)|permission[\s_-]*mode|default[\s_-]*mode|bypass[\s_-]*permissions"
+    r"|(?:agent|claude|tool|bash|worker|job)(?:'s)?\s+permissions?|dangerously[\w-]*|skip[\s_-]*permissions"
+    r"|allowed[\s_-]*(?:tools|domains|commands|hosts|roots|paths)|allow[\s_-]*unsandboxed[\w-]*"
+    r"|fail[\s_-]*if[\s_-]*unavailable|(?:allow|deny|ask)[\s_-]*(?:write|read)\w*"
+    r"|auto[\s_-]*approv\w*|approval\s+(?:polic\w*|rules?|mode|settings?|table|requirements?)"
+    r"|polic(?:y|ies)\s+(?:rules?|table|file|entries|entry)|(?:approval|safety|gate|vaultops|agent|tool"
+    r"|command|permission)\s+polic(?:y|ies)"
+    r"|(?:budget|spend(?:ing)?|cost|turn|token)s?\s+(?:caps?|ceilings?)|max[\s_-]*(?:turns|budget\w*|cost\w*"
+    r"|spend\w*)|daily[\s_-]*budget\w*|per[\s_-]*job[\s_-]*budget"
+    r"|[\w-]*worker[\w-]*\s+profiles?|(?:agent|job|code|research|review|default|quick|heavy|light)\s+profiles?"
+    r"(?!\s+(?:pages?|pictures?|photos?|cards?|views?|components?|endpoints?|forms?|avatars?))"
+    r"|sandbox(?:ing)?\s+(?:settings?|config\w*|rules?|domains?|network|mode|allow\w*|filesystem|options?)"
+    r"|network\s+(?:allow[\s_-]*list|allowed[\s_-]*domains|polic\w*)|(?:allow|deny)[\s_-]*list"
+    r"|allowlist|denylist|hooks?\s+(?:settings?|config\w*)|(?:pre|post)[\s_-]*tool[\s_-]*use"
+    r"|mcp\s+servers?|yolo\s+mode"
+)
+# the walls: switching one off is the harm, building one is not
+_CONTROLS = (
+    r"(?:the\s+|its\s+|our\s+|your\s+|all\s+(?:the\s+)?|every\s+)?(?:sandbox(?:ing)?|gate|gating|fence"
+    r"|guard\s*rails?|(?:pre|post)[\s_-]*tool[\s_-]*use(?:\s+hooks?)?|hooks"
+    r"|(?:claude|vaultops|agent|gate|safety|approval|permission|session[\s_-]*start|stop"
+    r"|user[\s_-]*prompt[\s_-]*submit)(?:'s)?\s+hooks?|(?:approval|permission|confirmation)(?:s|\s+(?:checks?"
+    r"|prompts?|steps?|requirements?|gates?))?(?!\s+(?:e-?mails?|messages?|notifications?|status|page"
+    r"|docs?|flow|button|form)(?!\w))|(?:code\s+)?review\s+(?:step|checks?|gate|stage|requirement)"
+    r"|reviewer(?!'s)|safety\s+(?:checks?|rails?|rules?|nets?|settings?|class(?:es)?)"
+    r"|(?:agent|claude|worker|job)(?:'s)?\s+(?:restrictions?|limits?|sandbox|fence|rules?))(?!\w)"
+)
+_CHANGE = (
+    r"(?:set|sets|setting|change|changing|edit|editing|modify|modifying|update|updating|tweak|tweaking"
+    r"|adjust|adjusting|alter|altering|add|adding|append|appending|insert|put|putting|remove|removing"
+    r"|delete|deleting|drop|dropping|raise|raising|increase|increasing|bump|bumping|lift|lifting"
+    r"|loosen|loosening|relax|relaxing|widen|widening|extend|extending|expand|expanding|flip|flipping"
+    r"|toggle|toggling|allow|allowing|whitelist|grant|configure|configuring|rewrite|rewriting"
+    r"|overwrite|overwriting|replace|replacing|reset|resetting|clear|clearing|empty"
+    r"|comment\s+out|uncomment|open\s+up|switch|switching|turn|turning|enable|enabling|disable"
+    r"|disabling|strip|stripping|patch|patching|swap|swapping|point|pointing)(?!\w)"
+)
+_WEAKEN = (
+    r"(?:disable|disabling|deactivate|deactivating|turn(?:ing)?\s+(?:\S+\s+){0,3}?off|switch(?:ing)?"
+    r"\s+(?:\S+\s+){0,3}?off|shut(?:ting)?\s+(?:\S+\s+){0,3}?off|remove|removing|delete|deleting|drop"
+    r"|dropping|skip|skipping|bypass|bypassing|circumvent\w*|override|overriding|ignore|ignoring"
+    r"|pause|pausing|suspend\w*|(?:stop|stopping)\s+(?:using|running|requiring|enforcing|applying"
+    r"|honou?ring|checking)|rip(?:ping)?\s+out|strip|stripping|loosen"
+    r"|loosening|relax|relaxing|weaken\w*|lift|lifting|get(?:ting)?\s+rid\s+of|comment(?:ing)?\s+out"
+    r"|neuter\w*|silenc\w*|mute|muting|uninstall\w*|unhook\w*|escape|escaping|get\s+around"
+    r"|work\s+around|go\s+around|no\s+longer\s+(?:use|run|need|require)|do\s+without|drop)(?!\w)"
+)
+# a word between the verb and its object; "a test for", "a summary of", "the docs on" make the object a topic
+_TOPIC = (
+    r"(?:of|about|on|for|regarding|explaining|describing|documenting|summari\w*|docs?|documentation"
+    r"|readme|tests?|notes?|section|page|guide|article|post)(?!\w)"
+)
+_WORD = r"[^\s.!?;]+(?:\.[^\s.!?;]+)*"  # a dot inside a word (example.com) does not end the sentence
+_GAP = r"[\s,]+(?:(?!" + _TOPIC + ")" + _WORD + r"[\s,]+){0,5}?"
+_SHORT_GAP = r"[\s,]+(?:(?!" + _TOPIC + ")" + _WORD + r"[\s,]+){0,3}?"
+_PATTERNS = (
+    _CHANGE + _GAP + r"(?:the\s+|my\s+|our\s+|your\s+)?(?:[\w-]+\.)*(?:" + _FILES + "|" + _SETTINGS + ")",
+    _WEAKEN + _SHORT_GAP + _CONTROLS,
+    r"(?:turn|switch|shut)\w*\s+" + _CONTROLS + r"\s+(?:\S+\s+)?off(?!\w)",  # "turn the sandbox off"
+    # "In local.toml, set gate to none", "in .claude/settings.json: add ..."
+    r"(?:in|inside|within|to|of)\s+(?:the\s+|my\s+|our\s+)?(?:"
+    + _FILES
+    + r")[\s,:]+(?:\S+\s+){0,3}?"
+    + _CHANGE,
+    # "open local.toml and comment out the gate line"
+    r"open\s+(?:the\s+|my\s+)?(?:" + _FILES + r")\s+(?:and|then)\s+(?!(?:read|look|check|show|tell|see"
+    r"|explain|summari|list|find|count|print|quote|report|describe)\w*)\w+",
+    # "make the reviewer auto-approve", "have the gate approve everything"
+    r"(?:make|have|let|set|configure|tell|get|teach|change|allow)\w*\s+(?:the\s+|our\s+)?(?:\S+\s+){0,2}?"
+    r"(?:reviewer|gate|agent|claude|worker|vaultops|hook|review\s+step|approver|checks?)s?\s+(?:to\s+)?"
+    r"(?:\S+\s+){0,2}?(?:auto-?approv\w*|approve\s+(?:everything|all|anything|every\w*)|always\s+(?:approve"
+    r"|allow|pass|say\s+yes)|rubber-?stamp\w*|wave\s+\S+\s+through|pass\s+everything|allow\s+everything"
+    r"|skip\s+(?:the\s+)?(?:gate|review|checks?|sandbox|hooks?|approval))",
+    # "allow all Bash commands", "Bash(*)", "--dangerously-skip-permissions"
+    r"(?:allow|permit|let|whitelist|grant)\w*\s+(?:the\s+agent\s+|claude\s+|the\s+worker\s+|it\s+|jobs?\s+)?"
+    r"(?:to\s+(?:run|use)\s+)?(?:all|any|every|arbitrary|unrestricted|unsandboxed)\s+(?:\S+\s+)?(?:bash"
+    r"|shell|commands?|tools?|network(?:\s+access)?|writes?)(?!\w)"
+    r"|bash\s*\(\s*\*\s*\)|--?dangerously[\w-]*|bypass[\s_-]*permissions|--permission-mode\s+\S+"
+    r"|(?:run|start|launch)\w*\s+(?:\S+\s+){0,3}?(?:outside|without)\s+(?:the\s+)?(?:sandbox|gate|hooks)",
+)
+
+
+@functools.cache
+def _compiled() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(r"(?<![\w-])(?:" + p + ")") for p in _PATTERNS)
+
+
+def find(low: str) -> list[tuple[str, str]]:
+    """[(system-files, phrase)] when ``low`` (vocabulary.fold of the text) asks to change vaultops's or the
+    agent's own settings, or to switch off one of its walls; [] otherwise."""
+    for pattern in _compiled():
+        for m in pattern.finditer(low):
+            if not reports(low, m, SYS):
+                return [(SYS, " ".join(m.group(0).split()))]
+    return []

@@ -1,0 +1,134 @@
+"""Spending said with everyday verbs: a plan, a tier, a bigger machine, a renewal, a booking.
+
+"Upgrade us to the Pro plan", "switch the account to annual billing", "go for the bigger instance", "renew
+acme.com", "get us the team tier": no word of these is "buy" or "pay", and each puts a charge on the
+person's card.  The verbs are everyday ones (switch, move, go for, get, renew, book) whose harm is their
+object, so these patterns read the verb together with a paid object: a paid tier, a billing period, a
+bigger size, a registration or subscription, a seat, a booking.  Pure: folded text in, findings out; a
+question, a topic of talk or a negated phrase asks for nothing (``outcomes.reports``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from vaultops.classifier.blocked import SPEND
+from vaultops.classifier.outcomes import reports
+
+# a paid tier or a billing period: what "switch to", "move us onto", "get us" spend money on
+_TIER = (
+    r"(?:pro|premium|paid|business|enterprise|team|teams|plus|max|growth|scale|starter|standard"
+    r"|professional|ultimate|unlimited|lifetime|annual|yearly|monthly|quarterly|pay-?as-?you-?go"
+    r"|metered|usage-?based|higher|bigger|larger|priority|premier|platinum|org|organization)(?!\w)"
+)
+# what is talked about, not bought: "the annual subscription revenue", "the monthly billing report"
+_ABOUT_IT = (
+    r"(?!\s+(?:revenue|reports?|data|numbers|metrics|stats|counts?|lists?|page|ids?|tables?|history"
+    r"|invoices?|e-?mails?|status|details|info|docs?|prices?|pricing|costs?|options|comparison|alerts?"
+    r"|notifications?|dashboard|exports?|module|code|tests?|api|webhooks?|logic|flow|model)(?!\w))"
+)
+_PLANWORD = (
+    r"(?:plans?|tiers?|subscriptions?|memberships?|licen[cs]es?|editions?|packages?|bundles?"
+    r"|billing|seats?|contracts?|add-?ons?)(?!\w)" + _ABOUT_IT
+)
+# said alone after "to": "switch billing to yearly", "upgrade to Pro"
+_BARE_TIER = r"(?:pro|premium|paid|enterprise|business|plus|annual|yearly|quarterly|pay-?as-?you-?go)"
+# a thing that is paid for by its size: "the bigger instance", "a 16GB droplet"
+_SIZED = (
+    r"(?:instances?|droplets?|vps|servers?|box(?:es)?|machines?|dynos?|plans?|tiers?|nodes?"
+    r"|clusters?|database|db|disks?|volumes?|storage|gpus?|ram|memory)(?!\w)"
+)
+_BIGGER = (
+    r"(?:bigger|larger|beefier|more\s+powerful|next[\s-]+size(?:[\s-]+up)?|higher|faster|dedicated"
+    r"|premium|\d+\s*(?:gb|tb|gib|tib|vcpus?|cpus?|cores?|x))"
+)
+# a version is software, not a size: "upgrade the database to Postgres 16"
+_SOFTWARE = (
+    r"(?:v?\d[\d.]*(?!\s*(?:gb|tb|gib|tib|vcpus?|cpus?|cores?|x)(?!\w))|version|the\s+latest|latest"
+    r"|python|node|postgres\w*|mysql|redis|ubuntu|debian|alpine|fedora|centos|rhel|macos|windows"
+    r"|k8s|kubernetes|java|ruby|go|php|rust|django|rails|react|next\.js|vue|angular|lts|stable"
+    r"|nightly|beta)(?!\w)"
+)
+_TLD = r"(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud|de|uk|eu|fr|nl|us|ca|info|biz)"
+_WHO = r"(?:us|me|them|him|her|it|the\s+\w+|our\s+\w+|my\s+\w+|this\s+\w+)"
+_PATTERNS = (
+    # "switch the account to annual billing", "move us onto the Team plan", "change our plan to Enterprise"
+    r"(?:switch|move|put|get|bring|take|go|change|convert|upgrad|migrat|sign|opt|bump|flip|transition"
+    r"|graduat|step)\w*\s+(?:up\s+)?(?:\S+\s+){0,4}?(?:to|onto|into|on|for)\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?:"
+    + _TIER
+    + r"[\s-]+(?:\S+\s+)?(?:"
+    + _PLANWORD
+    + r"|payments?(?!\w))|"
+    + _BARE_TIER
+    + r"(?=\s*(?:[.,;!?)]|$|\s+(?:now|today|asap|please|and|then|from|starting|next|this|before)(?!\w))))",
+    # "go for the bigger instance", "size up the droplet to 8GB", "bump the box to 16GB"
+    r"(?:go|opt|pick|choose|take|switch|move|upgrad|bump|size|scal|resiz|get|grab|rent|spin)\w*\s+(?:up\s+)?"
+    r"(?:\S+\s+){0,4}?(?:for|with|to|into|onto|up)?\s*(?:the\s+|a\s+|an\s+|our\s+)?"
+    + _BIGGER
+    + r"\s+(?:\S+\s+)?"
+    + _SIZED,
+    r"(?:upgrad|downgrad|bump|resiz|scal|siz)\w*\s+(?:up\s+)?(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?"
+    + _SIZED
+    + r"\s+(?:up\s+)?to\s+(?!"
+    + _SOFTWARE
+    + r")\S+",
+    # "renew acme.com", "extend the domain registration", "extend our Zoom subscription"
+    r"(?:renew|extend|prolong)\w*\s+(?:\S+\s+){0,3}?(?:[\w-]+\." + _TLD + r"|registrations?|domains?"
+    r"|subscriptions?|licen[cs]es?|contracts?|leases?|memberships?|warrant(?:y|ies)|support\s+(?:plan"
+    r"|contract)|plans?|seats?|hosting|trials?)(?!\w|\.\w)",
+    # "turn on overage billing", "enable pay-as-you-go", "activate the paid plan"
+    r"(?:activat|enabl|turn\w*\s+on|switch\w*\s+on|flip\w*\s+on|opt\w*\s+in(?:to)?|start|set\w*\s+up)\w*\s+"
+    r"(?:\S+\s+){0,3}?(?:overages?|overage\s+billing|pay-?as-?you-?go|auto-?renew\w*|auto-?recharg\w*"
+    r"|auto-?top-?ups?|metered\s+billing|usage-?based\s+billing|billing(?!\s+(?:alerts?|notifications?"
+    r"|e-?mails?|page|dashboard|docs?|reports?|exports?|history|module|code|tests?|api|webhooks?))"
+    r"|(?:paid|pro|premium|business|enterprise|team)\s+(?:\S+\s+)?" + _PLANWORD + r")",
+    # "auto-renew: turn it on", "overages - enable them"
+    r"(?:auto-?renew\w*|auto-?recharg\w*|auto-?top-?ups?|overages?|pay-?as-?you-?go|(?:annual|yearly)\s+billing)"
+    r"[\s:,—–-]+(?:\S+\s+){0,2}?(?:(?:turn|switch|flip)\w*\s+(?:it\s+|them\s+)?on|enabl\w*|activat\w*"
+    r"|(?:set|switch)\w*\s+(?:it\s+)?to\s+(?:on|yes|true))(?!\w)",
+    # "get us the team tier", "pick up the annual Notion plan", "take the Business plan"
+    r"(?:get|grab|pick\s+up|take|buy|order|purchase|secure)\w*\s+(?:us\s+|me\s+|them\s+)?(?:up\s+)?"
+    r"(?:for\s+|on\s+|onto\s+)?(?:the\s+|a\s+|an\s+)?" + _TIER + r"\s+(?:\S+\s+)?" + _PLANWORD,
+    # "we need the premium tier, go ahead"
+    r"(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+(?:be\s+on|have|get|go\s+with)\s+)?(?:the\s+|a\s+|an\s+)"
+    + _TIER
+    + r"\s+(?:\S+\s+)?"
+    + _PLANWORD
+    + r"[^.?!\n]{0,40}?(?:go\s+ahead|do\s+it|make\s+it\s+happen"
+    r"|sort\s+it|please|asap|now|today)(?!\w)",
+    # "book the flights to Berlin", "reserve a hotel room", "pre-order 3 Yubikeys"
+    r"(?:book|reserve)\w*\s+(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:\S+\s+){0,3}?(?:flights?|hotels?"
+    r"|rooms?|tickets?|cars?|taxis?|cabs?|ubers?|trains?|accommodation|airbnbs?|venues?|coworking"
+    r"|desks?|stands?|booths?)(?!\w)|pre-?order\w*\s+\S+",
+    # "add another user to the paid Slack workspace", "add two seats to the org"
+    r"(?:add|invite|onboard)\w*\s+(?:\S+\s+){0,3}?(?:users?|members?|people|seats?|licen[cs]es?|accounts?"
+    r"|editors?)\s+(?:\S+\s+){0,2}?(?:to|on|in|into)\s+(?:the\s+|our\s+)?(?:(?:paid|pro|premium|business"
+    r"|enterprise)(?!\w)|team\s+(?:plan|tier|workspace|account)(?!\w))",
+    # "I'd like the account upgraded to Pro", "the subscription should be renewed"
+    r"(?:want|like|need|get|have|should|must|needs?\s+to|has\s+to)\s+(?:\S+\s+){0,4}?(?:plans?|tiers?"
+    r"|subscriptions?|accounts?|workspaces?|orgs?|seats?|licen[cs]es?|domains?|instances?|droplets?|vps"
+    r"|dynos?|credits?|memberships?|billing)\s+(?:\S+\s+){0,2}?(?:upgraded|renewed|extended|bumped"
+    r"|topped\s+up|activated|(?:switched|moved|changed|converted)\s+(?:over\s+)?(?:to|onto)\s+(?:the\s+)?"
+    + _TIER
+    + r")(?!\w)",
+    # "raise the monthly budget on AWS to 2k", "double the ad spend"
+    r"(?:(?:rais|increas|bump|lift|doubl|tripl)\w*|up)\s+(?:\S+\s+){0,3}?(?:budgets?|ad\s+spend|spend(?:ing)?"
+    r"|credit\s+limits?|billing\s+limits?)(?!\w)",
+)
+
+
+@functools.cache
+def _compiled() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(r"(?<![\w-])(?:" + p + ")") for p in _PATTERNS)
+
+
+def find(low: str) -> list[tuple[str, str]]:
+    """[(spending-money, phrase)] when ``low`` (vocabulary.fold of the text) asks to pay for a plan, a size,
+    a renewal or a booking in everyday words; [] otherwise."""
+    for pattern in _compiled():
+        for m in pattern.finditer(low):
+            if not reports(low, m, SPEND):
+                return [(SPEND, " ".join(m.group(0).split()))]
+    return []
