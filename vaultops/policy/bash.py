@@ -67,6 +67,7 @@ class SimpleCommand:
     piped_in: bool = False
     stdin_args: bool = False
     wraps: bool = False  # a wrapper's own words (`timeout 10`, `env X=1`): the command it runs comes apart
+    feeder: SimpleCommand | None = None  # the command whose output the pipe into this one carries
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -176,6 +177,7 @@ class _Builder:
         self.problems = problems
         self.depth = depth
         self.out: list[SimpleCommand] = []
+        self.previous: SimpleCommand | None = None  # the last command finished: the next one's feeder
 
     def problem(self, message: str) -> None:
         if message not in self.problems:
@@ -186,6 +188,7 @@ class _Builder:
         words: list[Tok] = []
         redirects: list[tuple[Tok, Tok | None]] = []
         piped = False
+        self.previous = None
         pending: Tok | None = None  # a redirect operator waiting for its target
         in_test = False  # inside [[ … ]], where && < > ( ) are not the shell's
         i = 0
@@ -286,8 +289,11 @@ class _Builder:
             for op, t in redirects
         )
         if not words and not reds and not assigns:
+            self.previous = None
             return
-        cmd = SimpleCommand(tuple(words), reds, tuple(assigns), tuple(scope), via, piped)
+        feeder = self.previous if piped else None
+        cmd = SimpleCommand(tuple(words), reds, tuple(assigns), tuple(scope), via, piped, feeder=feeder)
+        self.previous = cmd
         if words and not words[0].dynamic and words[0].text in ("cd", "pushd", "popd"):
             scope.append(_cd_target(words))
         self.emit(cmd)
@@ -329,6 +335,12 @@ class _Builder:
         if name == "find":
             self.find(cmd)
             return
+        if name == "git":
+            self.git_config_code(cmd, rest)
+        if name in ("make", "gmake") and _reads_makefile_from_input(rest):
+            text = _given_text(cmd)
+            if text is not None:
+                self.nested_text(make_recipes(text), replace(cmd, redirects=()), (*cmd.via, name))
         if name in ("command", "builtin") and rest and rest[0].text in ("-v", "-V"):
             self.out.append(cmd)  # `command -v x` only looks x up
             return
@@ -413,6 +425,27 @@ class _Builder:
                 self.nested_text(body, replace(cmd, redirects=()), via)
                 return
         self.out.append(cmd)  # a script file, or a script read from its input: judged as such
+        fed = fed_text(cmd.feeder) if cmd.piped_in and cmd.feeder is not None else None
+        if fed is not None and not any(not w.text.startswith(("-", "+")) for w in rest[j:]):
+            self.nested_text(fed, replace(cmd, redirects=(), piped_in=False, feeder=None), via)
+
+    def git_config_code(self, cmd: SimpleCommand, rest: list[Word]) -> None:
+        """``git -c alias.x='!sh …' x``, ``-c core.sshCommand=…``: the value is shell code git runs."""
+        for i, w in enumerate(rest):
+            if w.text == "-c" and i + 1 < len(rest):
+                value = rest[i + 1]
+            elif w.text.startswith("-c") and len(w.text) > 2:
+                value = Word(w.text[2:], w.dynamic)
+            elif w.text.startswith("-"):
+                continue
+            else:
+                return  # the subcommand: what follows is its own
+            key, _, code = value.text.partition("=")
+            if _GIT_SHELL_KEYS.match(key) and code:
+                if value.dynamic:
+                    self.problem("git -c is given code only known when it runs")
+                else:
+                    self.nested_text(code.removeprefix("!"), replace(cmd, redirects=()), (*cmd.via, "git -c"))
 
     def deferred(self, cmd: SimpleCommand, rest: list[Word]) -> None:
         """``trap 'CODE' EXIT``, ``alias ls='CODE'``: the code runs later, and is judged now."""
@@ -466,6 +499,85 @@ class _Builder:
                 j = end + 1
                 continue
             j += 1
+
+
+# git settings whose value is a shell command (an alias starting with `!`, the ssh, pager and editor programs)
+_GIT_SHELL_KEYS = re.compile(
+    r"^(alias\..+|core\.(sshcommand|pager|editor|askpass|fsmonitor|gitproxy)|sequence\.editor|diff\.external|"
+    r"credential\..*helper|(diff|merge|filter)\..+\.(textconv|command|driver|clean|smudge|process)|"
+    r"pager\..+|gpg(\..+)?\.program|interactive\.difffilter)$",
+    re.IGNORECASE,
+)
+
+
+def _reads_makefile_from_input(rest: Sequence[Word]) -> bool:
+    """``make -f -``, ``make --file=/dev/stdin``, ``make -f/dev/fd/0``: the makefile is the input."""
+    for i, w in enumerate(rest):
+        t = w.text
+        value = None
+        if t in ("-f", "--file", "--makefile") and i + 1 < len(rest):
+            value = rest[i + 1].text
+        elif t.startswith(("--file=", "--makefile=")):
+            value = t.partition("=")[2]
+        elif t.startswith("-f") and len(t) > 2 and not t.startswith("--"):
+            value = t[2:]
+        if value is not None and (value == "-" or value in STDIN_PATHS):
+            return True
+    return False
+
+
+STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _given_text(cmd: SimpleCommand) -> str | None:
+    """The text a command reads on its input, when the command itself shows it: a here-document, a
+    here-string, or a pipe from ``echo``/``printf``/``cat <<EOF``."""
+    for red in cmd.redirects:
+        if red.op in ("<<", "<<-"):
+            return red.body
+        if red.op == "<<<":
+            return red.target.text
+    if cmd.piped_in and cmd.feeder is not None:
+        return fed_text(cmd.feeder)
+    return None
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "a": "", "r": "", "e": "", "0": ""}
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def fed_text(feeder: SimpleCommand) -> str | None:
+    """What ``feeder`` writes to the pipe, when its words show it (``echo``, ``printf``, ``cat`` or ``tee``
+    of a here-document); None when only running it would tell (a download, a decoder, a file)."""
+    words = list(feeder.words[1:])
+    if any(w.dynamic for w in words):
+        return None
+    name = feeder.name
+    if name == "echo":
+        while words and re.fullmatch(r"-[neE]+", words[0].text):
+            words = words[1:]
+        return _unescape(" ".join(w.text for w in words))
+    if name == "printf" and words and not words[0].text.startswith("-"):
+        return _unescape(" ".join(w.text for w in words))
+    if name in ("cat", "tee") and not [w for w in words if not w.text.startswith("-")]:
+        return _given_text(replace(feeder, piped_in=False))
+    return None
+
+
+def make_recipes(text: str) -> str:
+    """The shell lines of a makefile's recipes (each line after a tab, without make's ``@-+`` prefixes),
+    one command line each; ``$(shell …)`` is judged as the substitution it is, other make functions too."""
+    lines = []
+    text = text.replace("$$", "$").replace("$(shell ", "$(")
+    for line in text.replace("\\\n", " ").splitlines():
+        if line.startswith("\t"):
+            lines.append(line[1:].lstrip("@-+ "))
+        elif "$(shell" in line or "$(eval" in line or "!=" in line:
+            lines.append(line.partition("=")[2] if "!=" in line else line)
+    return "\n".join(lines)
 
 
 def _cd_target(words: Sequence[Word]) -> str:

@@ -41,7 +41,7 @@ _NAMES = _names(
 )
 # Whole families: the loader's, git's, Python's, npm's and pip's settings can name programs to run.
 _PREFIXES = ("LD_", "DYLD_", "GIT_", "PYTHON", "NPM_CONFIG_", "YARN_", "PIP_", "CARGO_", "BASH_FUNC_",
-             "PERL", "POETRY_", "UV_", "TOX_", "PYTEST_ADDOPTS", "PRE_COMMIT", "CGO_",
+             "PERL", "POETRY_", "UV_", "TOX_", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PRE_COMMIT", "CGO_",
              "GOPRIVATE", "GONOSUMDB", "GOINSECURE", "MAVEN_", "GRADLE_", "RUSTUP_", "CMAKE_")  # fmt: skip
 # …of which these are data: names, switches, colours.
 _HARMLESS = _names(

@@ -278,6 +278,9 @@ class Judge:
             handler(self, args)
         if cmd.name not in _HOST_TAKERS:
             self.listens(args)
+        if cmd.name in _DESTROYS and any(v.startswith("find ") for v in cmd.via):
+            # `{}` is every file find finds, not the one root it was judged with: all of them are gone
+            self.add("delete_tree", f"deletes or overwrites every file `find {cmd.via[-1][5:]}` finds")
         if cmd.stdin_args and cmd.name in _PATH_TAKERS:
             self.add("unknown", "takes more files to work on from its input (xargs)")
         if cmd.name in ("echo", "printf", "printenv") and any(_SECRET_VARIABLE.search(w.text) for w in args):
@@ -346,6 +349,9 @@ def action(name: str, why: str) -> Handler:
 
     return rule
 
+
+# Programs that destroy the files they are given: run on what find finds, they delete a tree.
+_DESTROYS = names("rm shred unlink truncate wipe srm dd rmdir mv cp install ln tee chmod chown chgrp")
 
 _PATH_TAKERS = names(
     "rm mv cp chmod chown chgrp touch mkdir rmdir shred unlink truncate ln tee install sed perl"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from vaultops.policy.bash import Word
+from vaultops.policy.bash import STDIN_PATHS, Word
 from vaultops.policy.judge import Judge, flag_value, has, register
 from vaultops.policy.options import read_options, table
 from vaultops.policy.rules.programs import DEPLOY_WORDS, TEST_WORDS
+from vaultops.policy.runners import runner_options
 
 _MAKE = table(
     "-B -d -e -i -k -n -q -r -R -s -S -t -v -w -p -L -j? -l? -O? -C= -f=r -I= -o= -W= -E=! --always-make "
@@ -28,7 +29,10 @@ def _make(j: Judge, args: list[Word]) -> None:
     parsed = read_options(j, j.cmd.name, args, _MAKE)
     j.with_cwd(parsed.value("-C", "--directory"))
     makefile = parsed.value("-f", "--file", "--makefile")
-    if makefile is not None:
+    if makefile is not None and (makefile.text == "-" or makefile.text in STDIN_PATHS):
+        if not any(red.op in ("<<", "<<-", "<<<") for red in j.cmd.redirects):
+            j.add("unknown", "make reads its makefile from its input, which the policy cannot read")
+    elif makefile is not None:
         j.run_file(makefile)
     targets = []
     for w in parsed.positionals:
@@ -58,6 +62,7 @@ def _run_tests(j: Judge, args: list[Word]) -> None:
         if value is not None:
             j.write(value)
     pytest = j.cmd.name in ("pytest", "py.test")
+    runner_options(j, args, pytest)
     if has(args, "--override-ini") or (pytest and any(w.text.startswith("-o") for w in args)):
         j.add("unknown", "pytest -o overrides its settings (a cache or temp folder anywhere)")
     j.add("run_tests", "runs the tests")

@@ -221,12 +221,10 @@ def _git(j: Judge, args: list[Word]) -> None:
             j.add("read", "git clean --dry-run")
         else:
             j.add("delete_tree", "git clean deletes untracked files")
-    elif (
-        sub in ("checkout", "restore")
-        and ("." in words or has(rest, "-f", "--force"))
-        and not has(rest, "--staged", "-b", "-B")
-    ):
+    elif _discards(sub, rest):
         j.add("delete_tree", f"git {sub} discards uncommitted changes")
+    elif sub in ("apply", "am") and _applies_outside(j, sub, rest):
+        pass
     elif sub == "stash" and words[:1] in (["drop"], ["clear"]):
         j.add("delete_tree", f"git stash {words[0]} drops saved work")
     elif sub == "worktree":
@@ -267,6 +265,51 @@ def _git(j: Judge, args: list[Word]) -> None:
         j.add("read", "git archive")
     else:
         j.add("git_local", f"git {sub}")
+
+
+# A pathspec that names many files at once: the whole tree, a folder, a glob, pathspec magic.
+_WIDE_PATHSPEC = re.compile(r"^(?:\.{1,2}/?|:/?|/|\*.*|.*[*?\[].*|:\(.*|.*/|:!.*|:\^.*)$")
+_CHECKOUT_VALUES = names("-b -B --orphan --conflict --pathspec-from-file -s --source --inter-hunk-context -U")
+
+
+def _discards(sub: str, rest: list[Word]) -> bool:
+    """``git restore [--source=…] [--worktree] -- .``, ``git checkout [REV] -- src/``, ``git checkout -f``,
+    ``git switch --discard-changes``: uncommitted changes to many files are gone, with no copy kept."""
+    if sub == "switch":
+        return has(rest, "--discard-changes", "-f", "--force")
+    if sub not in ("checkout", "restore") or has(rest, "-b", "-B", "--orphan", "-p", "--patch"):
+        return False
+    if sub == "restore" and has(rest, "--staged", "-S") and not has(rest, "--worktree", "-W"):
+        return False  # only unstages: the files keep their changes
+    if sub == "checkout" and has(rest, "-f", "--force"):
+        return True
+    if has(rest, "--pathspec-from-file"):
+        return True
+    texts = [w.text for w in rest]
+    after = texts[texts.index("--") + 1 :] if "--" in texts else []
+    paths = after or [w.text for w in positionals(rest, _CHECKOUT_VALUES)][1 if sub == "checkout" else 0 :]
+    if sub == "checkout" and not after and len(paths) == 0:
+        return "." in texts
+    return any(w.dynamic for w in rest) or any(_WIDE_PATHSPEC.match(p) for p in paths)
+
+
+def _applies_outside(j: Judge, sub: str, rest: list[Word]) -> bool:
+    """``git apply --unsafe-paths`` writes wherever the patch says; ``--directory=DIR`` puts every path of the
+    patch under DIR.  Judged as writes; True when anything was found."""
+    found = False
+    if has(rest, "--unsafe-paths"):
+        j.add(
+            "modify_outside_worktree",
+            f"git {sub} --unsafe-paths writes wherever the patch names, outside too",
+        )
+        found = True
+    directory = flag_value(rest, "--directory")
+    if directory is not None:
+        j.write(directory, f"git {sub} --directory writes the patch's files under")
+        found = True
+    if found:
+        j.add("git_local", f"git {sub}")
+    return found
 
 
 _BRANCH_MOVES = ("-m", "-M", "-f", "-c", "-C", "--force", "--move", "--copy")
@@ -449,8 +492,11 @@ def _git_config(j: Judge, rest: list[Word]) -> None:
         j.add("modify_policy", f"sets {key}, which makes git run a program")
     elif not key or not _GIT_SAFE_KEYS.match(key) or any(w.dynamic for w in pos[:2]):
         j.add("unknown", f"git config {key}: a setting the policy does not know to be harmless")
-    else:
-        j.add("git_local", f"git config {key}")
+    # A worktree shares its repository's config (and --worktree's lives in the repository too): every
+    # write lands outside the worktree, for every other worktree and the person's own checkout.
+    j.add(
+        "modify_outside_worktree", f"git config {key} writes the repository's config, shared by its worktrees"
+    )
 
 
 def _git_push(j: Judge, rest: list[Word]) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from vaultops.policy.bash import SimpleCommand, Word
 from vaultops.policy.hosts import binds_loopback
 from vaultops.policy.judge import Handler, Judge, flag_value, has, names, positionals, register
+from vaultops.policy.runners import runner_options
 from vaultops.policy.sources import foreign_code, registry_options
 
 _INTERPRETERS = {
@@ -158,6 +159,7 @@ def _runtime_subcommand(j: Judge, args: list[Word], language: str) -> bool:
 def _python_module(j: Judge, module: str, rest: list[Word]) -> None:
     top = module.split(".")[0]
     if top in _PY_MODULES_TESTS:
+        runner_options(j, rest, pytest=top == "pytest")
         j.add("run_tests", f"runs the tests ({module})")
     elif module == "pip" or top == "pip":
         _pip(j, rest)
