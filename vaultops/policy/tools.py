@@ -20,6 +20,7 @@ from vaultops.policy.egress import bash_leak, input_leak
 from vaultops.policy.hosts import metadata_targets
 from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope, is_secret
+from vaultops.policy.same_call import same_call_actions
 from vaultops.policy.table import Action
 
 WRITE_TOOLS = {
@@ -142,6 +143,7 @@ def _bash(call: ToolCall, scope: Scope) -> list[Action]:
     actions = [Action("unparsable", f"`{command[:120]}`: {problem}") for problem in split.problems]
     for cmd in split.commands:
         actions.extend(command_actions(cmd, scope, call.cwd))
+    actions.extend(same_call_actions(split.commands, scope, call.cwd))
     leak = bash_leak(command, split.commands, actions)
     if leak is not None:
         actions.append(leak)
