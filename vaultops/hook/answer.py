@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides
 from vaultops.policy.tools import ToolCall
+from vaultops.policy.written import Written, writes_of
 from vaultops.store.asked import consume_allowance, fingerprint, record_escalation
 
 EVENTS = ("PreToolUse", "PermissionRequest")
@@ -171,6 +173,28 @@ def load_table(vault: Path | None) -> PolicyTable:
     return PolicyTable(merged)
 
 
+# --- what the job wrote ----------------------------------------------------------------------------------
+
+
+class Memory:
+    """What one job's agent wrote so far, for its gate (``vaultops.policy.written``): each call the gate
+    lets through adds its writes before the answer goes out, so the next call is judged knowing them.  A
+    call that was denied or escalated wrote nothing.  Calls come on parallel connections: a lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._written = Written()
+
+    @property
+    def written(self) -> Written:
+        with self._lock:
+            return self._written
+
+    def remember(self, more: Written) -> None:
+        with self._lock:
+            self._written = self._written | more
+
+
 # --- the answer -------------------------------------------------------------------------------------------
 
 
@@ -182,9 +206,12 @@ def answer(
     job: GateJob,
     environ: Mapping[str, str] | None = None,
     on_record: OnRecord | None = None,
+    memory: Memory | None = None,
 ) -> HookAnswer:
     """The whole hook as a function: the event's text in, what to print and the exit code out.
-    ``on_record`` hears of each escalation once it is recorded (a worker's supervisor tells its plan note)."""
+    ``on_record`` hears of each escalation once it is recorded (a worker's supervisor tells its plan note);
+    ``memory`` is what the job wrote so far (a job's gate server keeps one; a hook started alone has none,
+    and judges each call with its own writes only)."""
     try:
         event = json.loads(stdin_text)
     except (ValueError, RecursionError) as exc:
@@ -195,7 +222,7 @@ def answer(
     if name not in EVENTS:
         return refusal("", f"the event {name!r} is not one it answers ({', '.join(EVENTS)})")
     try:
-        return _decide(event, name, job, os.environ if environ is None else environ, on_record)
+        return _decide(event, name, job, os.environ if environ is None else environ, on_record, memory)
     except GateError as exc:
         return refusal(name, str(exc))
     except Exception as exc:  # a bug must deny, never let the call through
@@ -203,7 +230,12 @@ def answer(
 
 
 def _decide(
-    event: dict[str, Any], name: str, job: GateJob, environ: Mapping[str, str], on_record: OnRecord | None
+    event: dict[str, Any],
+    name: str,
+    job: GateJob,
+    environ: Mapping[str, str],
+    on_record: OnRecord | None,
+    memory: Memory | None,
 ) -> HookAnswer:
     tool = event.get("tool_name")
     tool_input = event.get("tool_input")
@@ -216,8 +248,10 @@ def _decide(
     if not job.allows_tool(tool):
         return _answer(name, False, f"{PREFIX}: denied: {tool} is not among this job's tools")
     scope = scope_for(job, call.cwd, environ)
-    verdict = decide_call(call, scope, load_table(job.vault))
+    written = memory.written if memory is not None else Written()
+    verdict = decide_call(call, scope, load_table(job.vault), written=written, fenced=job.fenced)
     if verdict.kind == "approve":
+        _remember(memory, call, scope)
         return _answer(name, True, f"{PREFIX}: approved: {verdict.reason}")
     # only an escalation can be approved by the person: a denied call never consumes an allowance
     vault = job.vault
@@ -226,6 +260,7 @@ def _decide(
         and vault is not None
         and (granted := consume_allowance(vault, tool, tool_input, job.request))
     ):
+        _remember(memory, call, scope)
         return _answer(name, True, f"{PREFIX}: approved {granted} by the person: {verdict.reason}")
     if verdict.kind == "deny" and not verdict.notify:
         return _answer(name, False, f"{PREFIX}: denied: {verdict.reason}. Do not try another way around it.")
@@ -243,3 +278,10 @@ def _decide(
     what = "needs the person's approval" if escalated else "is denied"
     reason = f"{PREFIX}: not run: this {what}, and {asked}. {verdict.reason}. Do not retry it; go on or stop."
     return _answer(name, False, reason)
+
+
+def _remember(memory: Memory | None, call: ToolCall, scope: Scope) -> None:
+    """A call let through: what it writes is the agent's own code from now on (before the answer goes out,
+    so the next call cannot be judged without it)."""
+    if memory is not None:
+        memory.remember(writes_of(call, scope))

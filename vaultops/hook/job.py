@@ -22,6 +22,10 @@ class GateJob:
     tools: tuple[str, ...] | None = None
     files: tuple[str, ...] = ()
     branch: str = ""  # the job's own branch; else the one checked out, unless it is protected
+    # the job's Bash commands run in the operating system's sandbox: running the agent's own files is then
+    # the sandbox's to hold, and a call asking to leave it is denied (never read from the environment: an
+    # agent's variables must not loosen the gate)
+    fenced: bool = False
 
     def allows_tool(self, name: str) -> bool:
         """Whether the job was given this tool: an "allow" must never run a tool ``--allowedTools`` left
@@ -69,6 +73,7 @@ def gate_spec(job: GateJob) -> str:
         "tools": list(job.tools) if job.tools is not None else None,
         "files": list(job.files),
         "branch": job.branch,
+        "fenced": job.fenced,
     }
     return json.dumps(fields, ensure_ascii=False)
 
@@ -87,4 +92,5 @@ def job_from_spec(text: str) -> GateJob:
         tools=tuple(str(t) for t in tools) if isinstance(tools, list) else None,
         files=tuple(str(f) for f in raw.get("files") or ()),
         branch=str(raw.get("branch") or ""),
+        fenced=raw.get("fenced") is True,
     )

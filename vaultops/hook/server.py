@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from vaultops.hook.answer import HookAnswer, OnRecord, answer, refusal
+from vaultops.hook.answer import HookAnswer, Memory, OnRecord, answer, refusal
 from vaultops.hook.job import GateJob
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes: a Write of a big file comes whole; past this the call is denied
@@ -45,6 +45,7 @@ class GateServer:
     def __init__(self, job: GateJob, on_record: OnRecord | None = None) -> None:
         self.job = job
         self.on_record = on_record
+        self.memory = Memory()  # what this job's agent wrote: running it later is running its own code
         self.folder = Path(tempfile.mkdtemp(prefix="vaultops-gate-"))
         self.socket_path = self.folder / "s"
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -98,7 +99,7 @@ class GateServer:
                     result = refusal("", f"the event is larger than {MAX_EVENT} bytes")
                 else:
                     text = raw.decode("utf-8", "surrogateescape")
-                    result = answer(text, self.job, on_record=self.on_record)
+                    result = answer(text, self.job, on_record=self.on_record, memory=self.memory)
                 conn.sendall(encode(result))
             except OSError:
                 return  # the client gave up: it has denied by itself

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from vaultops.policy.bash import SimpleCommand, Word
 from vaultops.policy.judge import Judge
+from vaultops.policy.own_code import own_code_actions
 from vaultops.policy.paths import Scope, branch_name, is_protected
 from vaultops.policy.table import DEFAULTS, RANK, Action, PolicyTable, Verdict
 from vaultops.policy.tags import Problem, Tag, parse_lines
 from vaultops.policy.tools import ToolCall, call_actions
+from vaultops.policy.written import Written
 
 WINDOW = 20  # the worker's messages a request is read with (docs/architecture.md, "Approvals: the policy")
 MAX_REASONS = 3  # reasons quoted in a verdict; the rest are counted
@@ -90,9 +92,34 @@ def decide_actions(actions: Sequence[Action], table: PolicyTable | None = None) 
     return Verdict(first.kind, shown, first.action, notify=any(v.notify for v in winners))
 
 
-def decide_call(call: ToolCall, scope: Scope, table: PolicyTable | None = None) -> Verdict:
-    """The verdict on one Claude Code tool call."""
-    return decide_actions(call_actions(call, scope), table)
+def decide_call(
+    call: ToolCall,
+    scope: Scope,
+    table: PolicyTable | None = None,
+    *,
+    written: Written | None = None,
+    fenced: bool = False,
+) -> Verdict:
+    """The verdict on one Claude Code tool call.
+
+    ``written``: what the job wrote before this call (``vaultops.policy.written``); running it, or what this
+    very call writes, is judged unknown unless the call runs inside the operating system's sandbox.
+    ``fenced``: the job's Bash commands run in that sandbox; a Bash call that asks to leave it
+    (``dangerouslyDisableSandbox``) is then denied outright, whatever the table says."""
+    if fenced and unfenced_request(call):
+        shown = str(call.tool_input.get("command", ""))[:120]
+        why = (
+            f"`{shown}` asks to run outside the operating system's sandbox (dangerouslyDisableSandbox), "
+            "and every command of this job runs inside it"
+        )
+        return Verdict("deny", why, "leave_sandbox")
+    actions = call_actions(call, scope) + own_code_actions(call, scope, written or Written(), fenced)
+    return decide_actions(actions, table)
+
+
+def unfenced_request(call: ToolCall) -> bool:
+    """A Bash call that asks Claude Code to run it outside its sandbox."""
+    return call.tool_name == "Bash" and bool(call.tool_input.get("dangerouslyDisableSandbox"))
 
 
 # --- worker requests ---------------------------------------------------------------------------------------
