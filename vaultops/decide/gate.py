@@ -15,24 +15,29 @@ writes no row: ``vaultops.engine.decide`` gathers the facts first, so every rule
 7. what was said already is not said again;
 8. plan notes whose ``files:`` overlap running work, or whose worker is busy, wait (``apart``), and with a
    remote no more is claimed than can start now (``within``).
+
+A status or lock line vaultops did not write (``ParsedNote.disowned``) changes nothing: every rule reads
+the request as if it were not there.  It is named once, in the first line vaultops writes after it, and
+that line is the request's real state, so that the note reads true again (``owned``, ``restated``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from vaultops.base.visible import described
 from vaultops.classifier.triage import SecondOpinion
 from vaultops.config import Config
-from vaultops.decide.answers import answered, forgery_action
+from vaultops.decide.answers import answered, forgery_action, ruling_of
 from vaultops.decide.budget import Budget
 from vaultops.decide.files import files_overlap, in_repo
 from vaultops.decide.leases import lease_of
-from vaultops.decide.route import Handling, decide, no_ruling
+from vaultops.decide.route import Handling, HandlingKind, decide, no_ruling
 from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
 from vaultops.decide.startable import may_start, retry_asked
+from vaultops.decide.trust import as_written, named, unwritten
 from vaultops.model import Lock, Request, State, Target, targets_of
 from vaultops.scan.note import ParsedNote
 
@@ -214,6 +219,7 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
     """What to do with each request of ``note`` that a pass acts on now (rules 1-8 above).  A request
     the rules fail on gets an error line of its own; the others are decided as usual."""
     items: list[AgendaItem] = takeovers(note, facts, config) if facts.fresh else []
+    items = [told for item in items for told in owned(note, item)]
     settling: list[Settling] = []
     asks: list[Target] = []
     for target, request in candidates(note):
@@ -222,14 +228,68 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
         except Exception as exc:  # one request's fault is that request's, never the note's
             step = failed(note, target, request, exc)
         if isinstance(step, AgendaItem):
-            items.append(step)
+            items += owned(note, step)
         elif isinstance(step, Settling):
             settling.append(step)
         elif isinstance(step, Target):
             asks.append(step)
     if asks:
         return Agenda(settling=tuple(settling), asks=tuple(asks))
+    items += restated(note, facts, config)
     return Agenda(tuple(within(apart(items, facts, config), facts, config)), tuple(settling))
+
+
+# What vaultops writes as a status line's reason: the naming of lines it did not write goes there.
+_SAID_IN_REASON = frozenset({"escalate", "error", "wait", "deny", "cancel", "accept", "takeover"})
+
+
+def owned(note: ParsedNote, item: AgendaItem) -> list[AgendaItem]:
+    """``item`` as the note writer must find its request (its state as the note's lines give it), and the
+    lines under it that vaultops did not write, named once: in its status line's reason, or, when its
+    lines are a claim or a result, on a ``waiting`` line of its own written just before them."""
+    quoted = unwritten(note, item.request)
+    item = replace(item, request=as_written(item.request, note.disowned.get(item.request.start)))
+    if not quoted:
+        return [item]
+    said = named(quoted)
+    handling = item.handling
+    if handling.kind in _SAID_IN_REASON:
+        reason = f"{handling.reason}; {said}" if handling.reason else said
+        return [replace(item, handling=replace(handling, reason=reason))]
+    first = AgendaItem(item.target, item.request, Handling("wait", no_ruling(), said), item.closes)
+    return [first, item]
+
+
+def restated(note: ParsedNote, facts: Facts, config: Config) -> list[AgendaItem]:
+    """Requests that no rule acts on now, under whose real state a line vaultops did not write stands
+    last: the real state is written again after it, with the line named (an escalation is escalated again,
+    and told again).  A request held by a job is left to its result; one whose state has no line of its
+    own to say it again (an error, an interruption, a review) is read as vetted, and its line stays."""
+    out = []
+    for target, request in targets_of(note.requests, lambda r: bool(unwritten(note, r))):
+        if (
+            may_start(request)
+            or "schedule" in request.fields
+            or request.state in HELD
+            or not request.statuses
+        ):
+            continue
+        last = request.statuses[-1]
+        kind = _RESTATED.get(last.state)
+        if kind is None:
+            continue
+        ruling = ruling_of(request, config) if last.state is State.ESCALATED else no_ruling()
+        item = AgendaItem(target, request, Handling(kind, ruling, last.reason), note.lines[last.line])
+        out += owned(note, item)
+    return out
+
+
+_RESTATED: dict[State, HandlingKind] = {
+    State.ESCALATED: "escalate",
+    State.DONE: "accept",
+    State.DENIED: "deny",
+    State.CANCELLED: "cancel",
+}
 
 
 def failed(note: ParsedNote, target: Target, request: Request, exc: Exception) -> AgendaItem | None:

@@ -8,6 +8,10 @@ that same request.  Once vaultops has acted on the answer to a status line, that
 answer after it counts again (lines deleted after it cannot replay the answer).  An approval holds for the
 text its escalation was written for: a request changed since asks for a new approval.  Lines that fail
 are not answers: the request goes on as if they were not there, and is told once why.
+
+A status or lock line vaultops did not write is not one either (``vaultops.engine.provenance`` finds them,
+``ParsedNote.disowned`` holds them): the request is decided as if it were not there, and the line is
+named once, in the first line vaultops writes under the request after it (``unwritten``, ``named``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from vaultops.model import Answer, Request
+from vaultops.scan.note import Disowned, ParsedNote
 
 
 class Origin(StrEnum):
@@ -158,3 +163,48 @@ _NAMES = {
     ("cleanup", "yes"): "cleanup",
     ("cleanup", "force"): "forced cleanup",
 }
+
+
+# --- status and lock lines vaultops did not write ---------------------------------------------------------
+
+
+def unwritten(note: ParsedNote, request: Request) -> tuple[str, ...]:
+    """The lines under ``request`` that imitate vaultops's and that no line of vaultops's follows yet (so
+    the person has not been told of them): quoted, in order.  ``request`` as vetted: its lines are
+    vaultops's."""
+    found = note.disowned.get(request.start)
+    if found is None:
+        return ()
+    ours = [s.line for s in request.statuses[-1:]] + [lk.line for lk in request.locks[-1:]]
+    after = max(ours, default=request.start)
+    return tuple(note.lines[n].strip() for n in found.lines if n > after and 0 <= n < len(note.lines))
+
+
+def named(quoted: Sequence[str]) -> str:
+    """What the person is told of lines that imitate vaultops's."""
+    shown = ", ".join(f"`{_cut(q)}`" for q in quoted)
+    if len(quoted) == 1:
+        return f"{shown} was not written by vaultops; it changes nothing"
+    return f"{shown} were not written by vaultops; they change nothing"
+
+
+def as_written(request: Request, found: Disowned | None) -> Request:
+    """``request`` (as vetted) with the state the note's own lines give it: the note writer checks that a
+    request is still in the state the pass saw before it writes under it, and it reads the lines as they
+    stand.  Only its last status (or lock) is the note's; everything else is the vetted request's."""
+    if found is None:
+        return request
+    written = found.written
+    if written.statuses:
+        last = written.statuses[-1]
+        if request.statuses and request.statuses[-1].line == last.line:
+            return request
+        return replace(request, statuses=(*request.statuses, last))
+    if written.lock is not None and written.lock != request.lock:
+        return replace(request, locks=(*request.locks, written.lock))
+    return request
+
+
+def _cut(text: str) -> str:
+    text = text.replace("`", "'")
+    return text if len(text) <= 80 else text[:79] + "…"

@@ -23,24 +23,44 @@ A status line vaultops acted on (it wrote the approval, the claim, the denial af
 state.db: deleting what vaultops wrote after it does not make the answer under it count again.  Each
 status line is remembered with a hash of the request's text as vaultops decided it, which an approval
 must still match.
+
+A status or lock line vaultops did not write changes nothing (``Vetter.disown``).  The request's last
+status line and its last lock line are the ones its state is read from: each must be this clone's
+(state.db), another machine's vaultops's (git, as above), or it is set aside, and the one before it is
+asked the same.  A line that only imitates one (capitals, a non-breaking or zero-width space: what a
+phone types) is set aside too (``scan.lookalike``).  The request is then read as if those lines were
+not there (they are blanked in a second parse), and the note keeps them in ``ParsedNote.disowned`` for
+the gate, which names them once and writes the request's real state after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from vaultops import lines as fmt
 from vaultops.decide.trust import By, Committer, Origin, Provenance, standing, vet
 from vaultops.engine.ports import Repo
 from vaultops.model import Request
-from vaultops.scan.note import ParsedNote
+from vaultops.scan.lookalike import imitated
+from vaultops.scan.note import Disowned, ParsedNote
+from vaultops.scan.text import encode
 from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 from vaultops.sync.git import AUTHOR_PREFIX, Blamed
 
-_REMEMBERED = frozenset({"status", *fmt.ANSWER_KEYS})
+# lock lines too: a lock this clone wrote is known as its own, not only by its claim
+_REMEMBERED = frozenset({"status", "locked-by", *fmt.ANSWER_KEYS})
 _ANSWERS = frozenset(fmt.ANSWER_KEYS)
+# a request's last status line set aside uncovers the one before it: asked in turn, this many at most
+_MAX_UNCOVER = 8
+
+
+class Parse(Protocol):
+    """A note's bytes as the pass parses them (``store.notes.NoteWriter.parse``)."""
+
+    def __call__(self, rel: str, raw: bytes, *, full: bool = ...) -> ParsedNote: ...
 
 
 def own_lines(inserts: Sequence[Insert]) -> list[tuple[str, str, str]]:
@@ -95,7 +115,7 @@ class Vetter:
         state: StateDB,
         git: Repo,
         authors: tuple[str, ...] | None,
-        parse: Callable[[str, bytes], ParsedNote],
+        parse: Parse,
     ) -> None:
         self.state = state
         self.git = git
@@ -120,6 +140,36 @@ class Vetter:
         self.state.consume(rel, request_id, status)
 
     def note(self, note: ParsedNote) -> tuple[ParsedNote, list[str]]:
+        """The note with only the answers that count, read as if the status and lock lines vaultops did
+        not write were not there, and why some answers wait."""
+        answered, waiting = self._answers(note)
+        disowned = self.disown(note)
+        if not disowned:
+            return answered, waiting
+        again = self._without(note, disowned)
+        requests: list[Request] = []
+        for raw, kept in zip(note.requests, answered.requests, strict=True):
+            lines = disowned.get(raw.start)
+            bare = again.get(raw.start)
+            if lines is None or bare is None:
+                requests.append(kept)
+                continue
+            # its answers judged afresh under its real last status line, less those judged forged already
+            vetted = vet(bare, note.lines, self.provenance(note, bare)) if standing(bare) else None
+            request = vetted.request if vetted is not None else bare
+            if vetted is not None and vetted.waiting:
+                waiting.append(vetted.waiting)
+            if kept.forged:
+                gone = {a.line for a in raw.answers} - {a.line for a in kept.answers}
+                answers = tuple(a for a in request.answers if a.line not in gone)
+                request = replace(request, answers=answers, forged=kept.forged)
+            requests.append(request)
+        found = {
+            raw.start: Disowned(lines, raw) for raw in note.requests if (lines := disowned.get(raw.start, ()))
+        }
+        return replace(answered, requests=requests, disowned=found), waiting
+
+    def _answers(self, note: ParsedNote) -> tuple[ParsedNote, list[str]]:
         """The note with only the answers that count, and why some of them wait."""
         if not any(standing(r) for r in note.requests):
             return note, []
@@ -134,6 +184,65 @@ class Vetter:
             if vetted.waiting:
                 waiting.append(vetted.waiting)
         return replace(note, requests=requests), waiting
+
+    # --- status and lock lines vaultops did not write --------------------------------------------
+
+    def disown(self, note: ParsedNote) -> dict[int, tuple[int, ...]]:
+        """Request start -> the lines under it that look like vaultops's and are not, in order: its last
+        status and lock lines while they are not vaultops's (each one set aside uncovers the one before
+        it), and the lines that only imitate one."""
+        found: dict[int, set[int]] = {}
+        for request in note.requests:
+            if request.text is not None and (fake := _imitations(note, request)):
+                found[request.start] = set(fake)  # an imitation matters only where the text is read
+        requests = note.requests
+        for _ in range(_MAX_UNCOVER):
+            last = [(r, n) for r in requests for n in _last_lines(r) if n not in found.get(r.start, ())]
+            foreign = self._not_ours(note, last)
+            if not foreign:
+                break
+            for request, n in foreign:
+                found.setdefault(request.start, set()).add(n)
+            uncovered = self._without(note, {start: tuple(lines) for start, lines in found.items()})
+            starts = dict.fromkeys(r.start for r, _ in foreign)
+            requests = [uncovered[start] for start in starts if start in uncovered]
+        return {start: tuple(sorted(lines)) for start, lines in found.items()}
+
+    def _not_ours(self, note: ParsedNote, lines: list[tuple[Request, int]]) -> list[tuple[Request, int]]:
+        """Of (request, line) pairs, those whose line neither this clone nor another machine's vaultops
+        wrote under that request."""
+        unknown = []
+        out = []
+        for request, n in lines:
+            text = note.lines[n]
+            block = note.lines[request.start : request.end]
+            if block.index(text) + request.start != n:
+                out.append((request, n))  # vaultops never writes one line twice: the later is a copy
+            elif not self.state.wrote_line(note.rel, request.id, text) and not self._own_claim(text):
+                unknown.append((request, n))
+        blamed = self._blame(note, [n for _, n in unknown])
+        for request, n in unknown:
+            came = blamed.get(n)
+            if came is None or not came.who.startswith(AUTHOR_PREFIX):
+                out.append((request, n))
+                continue
+            version = self._version(note, came)
+            if version is None or held_by(version, request.id, came.line, note.lines[n]) is None:
+                out.append((request, n))  # another vaultops's line, from another request: a copy
+        return out
+
+    def _own_claim(self, text: str) -> bool:
+        """A lock line of a claim this clone made (written before lock lines were remembered)."""
+        item = fmt.item_field(text)
+        lock = fmt.parse_lock(item[2], 0) if item is not None and item[0] == "locked-by" else None
+        return lock is not None and self.state.knows_claim(lock.claim)
+
+    def _without(self, note: ParsedNote, lines: dict[int, tuple[int, ...]]) -> dict[int, Request]:
+        """Request start -> the request as it reads with ``lines`` blanked (a second parse of the note)."""
+        blank = {n for group in lines.values() for n in group}
+        text = [("" if n in blank else line) for n, line in enumerate(note.lines)]
+        again = self.parse(note.rel, encode(note.text.newline.join(text) + note.text.newline), full=True)
+        return {r.start: r for r in again.requests}
 
     def provenance(self, note: ParsedNote, request: Request) -> Provenance:
         status = self._status_origin(note, request)
@@ -201,3 +310,23 @@ class Vetter:
             found = self.git.blame(note.rel, note.raw, missing)
             known.update({n: found.get(n) for n in missing})
         return {n: b for n in lines if (b := known[n]) is not None}
+
+
+def _last_lines(request: Request) -> tuple[int, ...]:
+    """The lines a request's state is read from: its last status line and its last lock line."""
+    out = []
+    if request.statuses:
+        out.append(request.statuses[-1].line)
+    if request.lock is not None:
+        out.append(request.lock.line)
+    return tuple(out)
+
+
+def _imitations(note: ParsedNote, request: Request) -> list[int]:
+    """The lines of ``request`` that imitate a status or lock line and are not read as one (outside code)."""
+    parsed = {s.line for s in request.statuses} | {lk.line for lk in request.locks}
+    return [
+        n
+        for n in range(request.start + 1, request.end)
+        if n not in parsed and imitated(note.lines[n]) and note.outline.open_after(n - 1) is None
+    ]

@@ -172,10 +172,29 @@ def record(ctx: Context, done: list[Done], daily: DailyWriter) -> list[Insert]:
         if d.result.state is not State.RUNNING:  # a worker's note is not finished: nothing to put back
             inserts.append(insert)
     for rel, group in files.items():
+        group = despite_unwritten(ctx, rel, group)
         if not push_first(ctx, rel, group):
             ctx.write(rel, group)
     faults.reach("record.after_write")
     return inserts
+
+
+def despite_unwritten(ctx: Context, rel: str, inserts: list[Insert]) -> list[Insert]:
+    """Results whose request's last status line, typed while the job ran, is not vaultops's: each lands all
+    the same, under its claim (the note writer checks the state the lines give, which that line decides).
+    Nothing else changes: a result still lands only where the lock is its claim."""
+    note = ctx.read(rel) if any(ins.claim for ins in inserts) else None
+    if note is None or not note.disowned:
+        return inserts
+    index = index_by_id(note.requests)
+    out = []
+    for ins in inserts:
+        request = ins.target.find(index)
+        found = note.disowned.get(request.start) if request is not None else None
+        if request is not None and found is not None and request.state in ins.expect:
+            ins = replace(ins, expect=ins.expect | {found.written.state})
+        out.append(ins)
+    return out
 
 
 def push_first(ctx: Context, rel: str, inserts: list[Insert]) -> bool:
@@ -229,13 +248,15 @@ def on_head(ctx: Context, note: ParsedNote, inserts: list[Insert], *, exact: boo
     (a request saved and not committed, an answer typed and not committed) wait (``waiting``); with
     ``exact`` (claims: a job runs the text every machine sees) so do those whose text differs there."""
     head, committed = ctx.publisher.head_version(note.rel)
-    _, on_disk = with_inserts(note, inserts)
+    # placed as the note writer will place them, on the lines as they stand: with a line vaultops did not
+    # write set aside (``ParsedNote.disowned``), the pass's note is not what the writer reads
+    _, on_disk = with_inserts(ctx.writer.parse(note.rel, note.raw) if note.disowned else note, inserts)
     if committed is None:  # a note never committed (a new plan note): nothing of it is vaultops's to push
         return OnHead(b"", Applied(), head, list(on_disk.landed))
     base = ctx.writer.parse(note.rel, committed)
     ready = on_disk.landed
-    if exact:
-        at_head = index_by_id(base.requests)
+    if exact:  # the text as the pass read it: HEAD's version vetted the same way (``ctx.read``)
+        at_head = index_by_id((ctx.vetter.note(base)[0] if note.disowned else base).requests)
         ready = [i for i in ready if not i.seen or _text_hash(i.target.find(at_head)) == i.seen]
     raw, applied = with_inserts(base, ready)
     ctx.vetter.remember(note.rel, applied.written())  # before they can reach the remote

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,19 @@ from vaultops.model import Request
 from vaultops.scan.outline import Outline, scan
 from vaultops.scan.requests import parse_requests
 from vaultops.scan.text import NoteText, has_undecodable
+
+
+@dataclass(frozen=True, slots=True)
+class Disowned:
+    """Lines under one request that look like vaultops's (a status or a lock line) and are not: the request
+    is read as if they were not there (``vaultops.engine.provenance``)."""
+
+    lines: tuple[int, ...]  # their line numbers, in order
+    written: Request  # the request as the note's lines give it, with them: what the note writer finds
+
+    def quoted(self, note_lines: list[str]) -> tuple[str, ...]:
+        """The lines themselves, stripped, as the person typed them."""
+        return tuple(note_lines[n].strip() for n in self.lines if 0 <= n < len(note_lines))
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,8 @@ class ParsedNote:
     outline: Outline = field(default_factory=Outline)
     requests: list[Request] = field(default_factory=list)
     conflict_line: int | None = None  # first line of a git conflict left in the note by another tool
+    # request's start line -> the lines under it that imitate vaultops's (set by the vetting of a read)
+    disowned: Mapping[int, Disowned] = field(default_factory=dict)
 
     @property
     def digest(self) -> str:
