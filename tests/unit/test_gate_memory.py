@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.hook.answer import Memory, answer
+from vaultops.hook.answer import answer
 from vaultops.hook.job import GateJob, gate_spec, job_from_environ, job_from_spec
+from vaultops.hook.memory import Memory, memory_path
 from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope
 from vaultops.policy.table import Verdict
@@ -421,6 +422,19 @@ def test_the_memory_holds_what_was_let_through_and_nothing_that_was_not(tmp_path
     assert memory.written.paths == {str(tmp_path.resolve() / "run.sh")}
     reply = json.loads(answer(_event(tmp_path, command="sh run.sh"), job, env, memory=memory).stdout)
     assert "runs run.sh, which this job wrote" in reply["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_memory_is_kept_per_worktree_and_a_broken_copy_counts_as_everything(tmp_path: Path) -> None:
+    vault, work = tmp_path / "vault", tmp_path / "work"
+    job = GateJob(vault, str(work))
+    Memory.of(job).remember(Written(frozenset({str(work / "run.sh")})))
+    assert Memory.of(job).written.paths == {str(work / "run.sh")}
+    assert not Memory.of(GateJob(vault, str(tmp_path / "elsewhere"))).written
+    assert not Memory.of(GateJob(None, str(work))).written, "no vault: the memory lives with the gate"
+    path = memory_path(job)
+    assert path is not None and path.is_relative_to(vault / ".vaultops/state")
+    path.write_text("{not json")
+    assert Memory.of(job).written.trees == {str(work.resolve())}
 
 
 def test_fenced_travels_with_the_job_and_never_comes_from_the_environment() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from vaultops.base.config_files import UnreadableConfig, policy_tables
 from vaultops.base.errors import ConfigError
 from vaultops.base.redact import redact
 from vaultops.hook.job import GateJob
+from vaultops.hook.memory import Memory
 from vaultops.policy.decide import decide_call
 from vaultops.policy.paths import Scope, is_protected
 from vaultops.policy.table import PolicyTable, Verdict, check_overrides
@@ -171,28 +171,6 @@ def load_table(vault: Path | None) -> PolicyTable:
             raise GateError(f"{path}: {problems[0]}")
         merged.update(overrides)
     return PolicyTable(merged)
-
-
-# --- what the job wrote ----------------------------------------------------------------------------------
-
-
-class Memory:
-    """What one job's agent wrote so far, for its gate (``vaultops.policy.written``): each call the gate
-    lets through adds its writes before the answer goes out, so the next call is judged knowing them.  A
-    call that was denied or escalated wrote nothing.  Calls come on parallel connections: a lock."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._written = Written()
-
-    @property
-    def written(self) -> Written:
-        with self._lock:
-            return self._written
-
-    def remember(self, more: Written) -> None:
-        with self._lock:
-            self._written = self._written | more
 
 
 # --- the answer -------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from vaultops.hook.answer import HookAnswer, Memory, OnRecord, answer, refusal
+from vaultops.hook.answer import HookAnswer, OnRecord, answer, refusal
 from vaultops.hook.job import GateJob
+from vaultops.hook.memory import Memory
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes: a Write of a big file comes whole; past this the call is denied
 READ_TIMEOUT = 5.0  # seconds a client may take to send its event (the client itself gives up after 5 s)
@@ -45,7 +46,7 @@ class GateServer:
     def __init__(self, job: GateJob, on_record: OnRecord | None = None) -> None:
         self.job = job
         self.on_record = on_record
-        self.memory = Memory()  # what this job's agent wrote: running it later is running its own code
+        self.memory = Memory.of(job)  # what this job's agent wrote: running it later is running its own code
         self.folder = Path(tempfile.mkdtemp(prefix="vaultops-gate-"))
         self.socket_path = self.folder / "s"
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
