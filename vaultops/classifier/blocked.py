@@ -98,6 +98,9 @@ _TOK = r"[^\s.!?;,]+(?:\.[^\s.!?;,]+)*"  # a word; a dot inside it (nginx.conf) 
 # a reading verb in the gap takes the object over: "fix the bug and check /etc/hosts" changes nothing there
 _READ = (
     r"check|read|look|see|show|inspect|verify|tell|compare|explain|cat|list|listing|naming|mentioning"
+    r"|describing|documenting|explaining|summari[sz]ing|covering|outlining"
+    # the text's look takes the verb: "clean up the formatting of my journal notes"
+    r"|formatting|wording|typos|spelling|grammar|layout|indentation|whitespace"
     r"|проверь|посмотри|покажи|прочитай"
     r"|глянь|выведи|сравни|объясни|узнай"
 )
@@ -183,6 +186,7 @@ _NAMED = (
     r"|bot|daemon|app|proxy|router|logs?|config|tests?|templates?|ideas?|stats|docs?|counter|limits?"
     r"|costs?|pricing|integration|job|cron|timer|script|lib|sdk|шлюз\w*|сервис\w*|модул\w*)(?!\w)"
 )
+_NOT_A_FILE = r"(?:{})(?!\.\w)"  # "create tiers.md": a file named after the thing is a note, not the thing
 RULES: tuple[Rule, ...] = (
     # permanent deletion
     lit(
@@ -291,8 +295,8 @@ RULES: tuple[Rule, ...] = (
         + r"|database|db|schema)",
         3,
     ),
-    vo((SCHEMA,), "change add create rm", SCHEMA_PARTS, 5),
-    vo((SCHEMA,), "change raise set create make add rm del apply archive", PRICE, 6),
+    vo((SCHEMA,), "change add create rm", _NOT_A_FILE.format(SCHEMA_PARTS), 5),
+    vo((SCHEMA,), "change raise set create make add rm del apply archive", _NOT_A_FILE.format(PRICE), 6),
     _rule(
         (SCHEMA,),
         "change raise create make add rm new archive",  # "create a Team product ... in Stripe"

@@ -116,7 +116,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         MSG,
         r"(?:post|send|share|forward|publish|drop|put)\w*\s+(?:\S+\s+){0,4}?(?:to|in|into|on)\s+(?:the\s+)?"
         r"(?:\w+'s\s+|their\s+|his\s+|her\s+|a\s+)?(?:customer|client|vendor|partner|investor|public|user|"
-        r"community|external|shared|support)\w*(?:'s)?\s+(?:\S+\s+)?(?:slack|channel|chat|discord|forum"
+        r"community|external|shared|support)\w*(?:'s|')?\s+(?:\S+\s+)?(?:slack|channel|chat|discord|forum"
         r"|group|list|thread|workspace|inbox|board|page)s?(?!\w)",
     ),
     # schema: the table of a live system emptied or reshaped
@@ -354,7 +354,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         r"|passphrase|key|token|secret|pin)|(?:swap|put|get|issue|hand\s+out|handing\s+out|mint|make"
         r"|generate)\w*"
         r"\s+(?:in\s+|out\s+)?(?:a\s+)?(?:new|fresh|another|replacement|successor)(?:\s+(?:one|pair|key"
-        r"|token))?",
+        r"|token)(?!\w)|(?=\s*(?:[.,;!?)]|$)))",  # "make a new one", not "make a new file"
     ),
     (
         MERGE,

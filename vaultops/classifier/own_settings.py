@@ -96,7 +96,7 @@ _PATTERNS = (
     r"(?:make|have|let|set|configure|tell|get|teach|change|allow)\w*\s+(?:the\s+|our\s+)?(?:\S+\s+){0,2}?"
     r"(?:reviewer|gate|agent|claude|worker|vaultops|hook|review\s+step|approver|checks?)s?\s+(?:to\s+)?"
     r"(?:\S+\s+){0,2}?(?:auto-?approv\w*|approve\s+(?:everything|all|anything|every\w*)|always\s+(?:approve"
-    r"|allow|pass|say\s+yes)|rubber-?stamp\w*|wave\s+\S+\s+through|pass\s+everything|allow\s+everything"
+    r"|allow|pass|say\s+yes)|rubber-?stamp\w*|wave\s+(?:\S+\s+){0,3}?through|pass\s+everything|allow\s+everything"
     r"|skip\s+(?:the\s+)?(?:gate|review|checks?|sandbox|hooks?|approval))",
     # "allow all Bash commands", "Bash(*)", "--dangerously-skip-permissions"
     r"(?:allow|permit|let|whitelist|grant)\w*\s+(?:the\s+agent\s+|claude\s+|the\s+worker\s+|it\s+|jobs?\s+)?"

@@ -56,7 +56,7 @@ _PATTERNS = (
     # "switch the account to annual billing", "move us onto the Team plan", "change our plan to Enterprise"
     r"(?:switch|move|put|get|bring|take|go|change|convert|upgrad|migrat|sign|opt|bump|flip|transition"
     r"|graduat|step)\w*\s+(?:up\s+)?(?:\S+\s+){0,4}?(?:to|onto|into|on|for)\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?:"
+    r"(?:(?:[\w.-]+\s+)?"
     + _TIER
     + r"[\s-]+(?:\S+\s+)?(?:"
     + _PLANWORD
@@ -90,7 +90,16 @@ _PATTERNS = (
     r"|(?:set|switch)\w*\s+(?:it\s+)?to\s+(?:on|yes|true))(?!\w)",
     # "get us the team tier", "pick up the annual Notion plan", "take the Business plan"
     r"(?:get|grab|pick\s+up|take|buy|order|purchase|secure)\w*\s+(?:us\s+|me\s+|them\s+)?(?:up\s+)?"
-    r"(?:for\s+|on\s+|onto\s+)?(?:the\s+|a\s+|an\s+)?" + _TIER + r"\s+(?:\S+\s+)?" + _PLANWORD,
+    r"(?:for\s+|on\s+|onto\s+)?(?:the\s+|a\s+|an\s+)?(?:[\w.-]+\s+)?" + _TIER + r"\s+(?:\S+\s+)?" + _PLANWORD,
+    # "top our AWS credits up with another $200"
+    r"top\w*\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?(?:credits?|balance|account|wallet|card|quota)\s+up(?!\w)",
+    # "upgrade us to the cheapest paid one"
+    r"upgrad\w*\s+(?:us|me|them|it|the\s+\w+|our\s+\w+)\s+to\s+(?:the\s+|a\s+)?(?:cheapest|cheaper|next"
+    r"|higher|bigger|larger|top|paid)(?:\s+paid)?\s+(?:one|option|plan|tier)(?!\w)",
+    # "the Postmark plan should be upgraded to the 50k tier"
+    r"(?:plans?|tiers?|subscriptions?|accounts?|workspaces?|seats?|licen[cs]es?|domains?|instances?|droplets?"
+    r"|vps|dynos?|credits?|memberships?|billing)\s+(?:\S+\s+)?(?:should|must|needs?\s+to|has\s+to|is\s+to"
+    r"|are\s+to|to)\s+(?:be|get)\s+(?:upgraded|renewed|extended|bumped|topped\s+up|activated)(?!\w)",
     # "we need the premium tier, go ahead"
     r"(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+(?:be\s+on|have|get|go\s+with)\s+)?(?:the\s+|a\s+|an\s+)"
     + _TIER

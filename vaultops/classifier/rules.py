@@ -349,6 +349,14 @@ _CUES: tuple[tuple[str, int, str], ...] = (
         r"|turn\s+(?:\S+\s+){0,2}?(?:on|off)",
     ),
     ("quick", 1, r"(?:book|block|schedule)\s+(?:\S+\s+){0,3}?(?:calendar|slot|time|focus|meeting)"),
+    # "format the table in my note as markdown", "back up the vault to ~/backups": work on the notes
+    (
+        "execute-fix",
+        2,
+        r"(?:re)?format\w*\s+(?:\S+\s+){0,5}?(?:as|to\s+use|into|with)\s+(?:\S+\s+)?"
+        r"(?:markdown|headings?|tables?|bullets?|lists?|json|yaml|csv|callouts?)"
+        r"|back\s+up\s+(?:\S+\s+){0,3}?(?:vault|notes?|folder|files?)",
+    ),
 )
 
 

@@ -32,7 +32,7 @@ _EXTRA = (  # what a later step refers back to, beyond the rules' own objects
     r"migrations?|invoices?|bills?|drafts?|apolog(?:y|ies)|replies|reply|posts?|threads?|announcements?"
     r"|changelogs?|summar(?:y|ies)|reports?|releases?|builds?|fix(?:es)?|patch(?:es)?|changes|domains?"
     r"|subscriptions?|plans?|keys?|tokens?|passwords?|secrets?|payments?|charges?|orders?|pr|prs|#\d+|sk"
-    r"|sk_\w+|pats?|branch(?:es)?"
+    r"|sk_\w+|pats?|branch(?:es)?|sandbox|hooks?|gate|allow\s*list|plans?|tiers?|seats?|instances?|droplets?"
     r"|счет\w*|сч[её]т\w*|письм\w*|ответ\w*|черновик\w*|пост\w*|миграци\w*|ключ\w*|токен\w*|парол\w*"
     r"|платеж\w*|заказ\w*|домен\w*|подписк\w*"
 )
@@ -94,6 +94,12 @@ def _bare_verbs(low: str, objects: list[str]) -> list[str]:
 _VERBS = frozenset(
     {
         "delete",
+        "upgrade",
+        "extend",
+        "bump",
+        "top",
+        "subscribe",
+        "disable",
         "remove",
         "erase",
         "wipe",

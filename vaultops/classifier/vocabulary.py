@@ -328,7 +328,8 @@ SECRET_RU = (
 )
 SCHEMA_PARTS = (
     r"schemas?|columns?|constraints?|indexes|indices|index(?!\.)|foreign\s+keys?|primary\s+keys?|enums?"
-    r"|tables?(?!\s+(?:layout|component|view|styles?|css|headers?|rows?|cells?|width|of\s+contents))"
+    # "put the dates in a table", "as a markdown table": a table in a note, not in a database
+    r"|(?<!in\sa\s)(?<!as\sa\s)(?<!to\sa\s)(?<!markdown\s)tables?(?!\s+(?:layout|component|view|styles?|css|headers?|rows?|cells?|width|of\s+contents))"
     r"|схем(?:а|у|ы|е|ой)|колонк\w*|столб(?:ец|ца|цы|цов)|пол(?:е|я|ей)|индекс\w*|таблиц\w*|ограничени\w*"
     r"|(?:внешн|первичн)\w*\s+ключ\w*"
 )
