@@ -179,7 +179,9 @@ def exposed_addresses(words: list[str]) -> list[str]:
     ``--host=192.168.1.5``, ``-S 0.0.0.0:8000``, ``[::]:80``; a name or a loopback address is not one."""
     found: list[str] = []
     previous = ""
-    for text in words:
+    for i, text in enumerate(words):
+        if text == "--host" and (i + 1 == len(words) or words[i + 1].startswith("-")):
+            found.append(text)  # vite, astro, nuxt: `--host` alone listens on every interface
         option, eq, value = text.partition("=") if text.startswith("-") else ("", "", text)
         bound = bool(eq) and bool(_BIND_OPTION.match(option))
         if not eq:

@@ -23,7 +23,10 @@ _REMOTE = re.compile(
 # npm reads `user/repo` and `user/repo#ref` as a GitHub repository
 _NPM_SHORTHAND = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(?:#\S*)?$")
 # PEP 508's direct reference: `name @ https://…`, `name@git+ssh://…`
-_DIRECT_REFERENCE = re.compile(r"@\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|git\+|file:)", re.IGNORECASE)
+_DIRECT_REFERENCE = re.compile(
+    r"@\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|git\+|git@|git:|file:|github:|gitlab:|bitbucket:|gist:|link:|portal:)",
+    re.IGNORECASE,
+)
 _TARBALL = re.compile(r"\.(?:tgz|tar\.gz|tar|zip|whl|gem|crate)$", re.IGNORECASE)
 # Options, any installer's, that name another registry or index.
 REGISTRY_OPTIONS = names(

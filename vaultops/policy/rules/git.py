@@ -221,6 +221,8 @@ def _git(j: Judge, args: list[Word]) -> None:
             j.add("read", "git clean --dry-run")
         else:
             j.add("delete_tree", "git clean deletes untracked files")
+    elif sub == "read-tree" and has(rest, "-u", "--reset") and not has(rest, "-n", "--dry-run"):
+        j.add("delete_tree", "git read-tree -u/--reset overwrites the worktree's files, discarding changes")
     elif _discards(sub, rest):
         j.add("delete_tree", f"git {sub} discards uncommitted changes")
     elif sub in ("apply", "am") and _applies_outside(j, sub, rest):

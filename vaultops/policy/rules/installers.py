@@ -44,6 +44,9 @@ def _cargo(j: Judge, args: list[Word]) -> None:
         else:
             j.add("system_change", "cargo install puts a program into ~/.cargo/bin, for the user")
         return
+    if sub == "binstall":
+        j.add("unknown", "cargo binstall downloads a prebuilt program and installs it for the user")
+        return
     if sub == "add":
         registry_options(j, args, _CARGO_SOURCES)
         foreign_code(j, pos[1:])

@@ -319,6 +319,10 @@ def _npm(j: Judge, args: list[Word]) -> None:
         return
     if sub in _NPM_INSTALLS:
         foreign_code(j, rest, npm=True)
+    if sub == "pkg" and rest and rest[0].text == "set":
+        for w in rest[1:]:
+            if w.text.startswith(("scripts", "bin", "config", "gypfile")) or w.dynamic:
+                j.add("unknown", f"{name} pkg set {w.text.partition('=')[0]}: a script npm runs later")
     for value in (flag_value(args, "-p", "--package"),):
         if value is not None:
             foreign_code(j, [value], npm=True)
@@ -442,9 +446,13 @@ def _python_tool(j: Judge, args: list[Word]) -> None:
     j.with_cwd(flag_value(args, "--directory", "--project", "-C"))
     if sub != "pip":
         registry_options(j, args, _PY_TOOL_SOURCES)
-        for value in (flag_value(args, "--with", "--from", "--with-editable"),):
-            if value is not None:
-                foreign_code(j, [value])
+    if name in ("conda", "mamba", "micromamba", "pixi"):  # a channel given by URL or path is not a registry
+        channels = [args[i + 1] for i, w in enumerate(args[:-1]) if w.text in ("-c", "--channel")]
+        channels += [Word(w.text.partition("=")[2]) for w in args if w.text.startswith("--channel=")]
+        foreign_code(j, channels)
+    for value in (flag_value(args, "--with", "--from", "--with-editable"),):
+        if value is not None:
+            foreign_code(j, [value])
     if sub == "run":
         idx = args.index(pos[0])
         inner = positionals(
