@@ -123,7 +123,28 @@ CARGO = Loader(
     ),
     ("build.rs", "Cargo.toml"),
 )
-GO_GENERATE = Loader("go generate runs the directives of", (), ("*.go",))
+GO = Loader("go builds and runs", (), ("*.go",))
+# What build and test tools read as code in the folder they run in (or above it): whatever the tool, a
+# written one of these means the tool runs the agent's code.
+BUILD = Loader(
+    "the build reads",
+    (
+        "Makefile", "makefile", "GNUmakefile", "Rakefile", "rakefile", "Gemfile", "*.gemspec",
+        "CMakeLists.txt",
+        "*.cmake", "meson.build", "meson_options.txt", "build.gradle", "build.gradle.kts", "settings.gradle",
+        "settings.gradle.kts", "gradlew", "gradle/wrapper/gradle-wrapper.properties", "pom.xml", ".mvn/*",
+        "mvnw", "build.xml", "build.sbt", "project/*.sbt", "project/*.scala", "BUILD", "BUILD.bazel",
+        "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", "*.bzl", ".bazelrc", "Dockerfile", "Dockerfile.*",
+        "Containerfile", "*.dockerfile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml",
+        "Gruntfile.js", "Gruntfile.coffee", "gulpfile.js", "gulpfile.ts", "gulpfile.mjs", "*.config.js",
+        "*.config.cjs", "*.config.mjs", "*.config.ts", "*.config.mts", "*.config.cts", ".*rc.js", ".*rc.cjs",
+        ".*rc.mjs", ".babelrc", "package.json", "deno.json", "deno.jsonc", "Cargo.toml", "build.rs",
+        ".cargo/config.toml", "go.mod", "go.work", "setup.py", "setup.cfg", "pyproject.toml", "tox.ini",
+        "noxfile.py", "conftest.py", "pytest.ini", "mix.exs", "rebar.config", "dune", "dune-project",
+        "stack.yaml", "*.cabal", "Package.swift", "Podfile", "composer.json", "Vagrantfile",
+    ),
+)  # fmt: skip
+_BUILDS = frozenset({"run_build", "run_tests", "deploy"})
 JUPYTER = Loader("jupyter loads", ("jupyter_*config.py", "ipython_config.py", "jupyter_*config.json"))
 GIT_HOOKS = Loader(
     "git runs the hooks of",
@@ -148,7 +169,7 @@ GIT_HOOKS = Loader(
 def own_code_actions(call: ToolCall, scope: Scope, earlier: Written, fenced: bool) -> list[Action]:
     """What ``call`` does with files the job wrote (``earlier``, and its own writes): running them is
     ``unknown`` unless ``fenced``; writing a CI workflow, or pushing after writing one, always is."""
-    mine = writes_of(call, scope)
+    mine = writes_of(call, scope, ran=False)
     actions = [
         Action(
             "unknown", f"{call.tool_name} writes {_shown(p, scope)}, a CI file a push of the branch would run"
@@ -181,7 +202,7 @@ def is_ci(path: str, scope: Scope) -> bool:
 
 def _runs_own(r: Recorder, known: Written) -> Iterator[str]:
     cmd = r.cmd
-    ran = [places for _, places in r.ran]
+    ran = [places for _, places in r.runs]
     if cmd.words and "/" in cmd.words[0].text and not cmd.words[0].dynamic:
         ran.append(r.places(cmd.words[0]))
     for places in ran:
@@ -327,8 +348,10 @@ def _loaders(r: Recorder) -> Iterator[tuple[Loader, list[str]]]:
         yield PY_PROJECT, dirs
     if name == "cargo" and sub not in ("--version", "-V", "version", "search", "help", "login", "fmt", ""):
         yield CARGO, dirs
-    if name == "go" and sub == "generate":
-        yield GO_GENERATE, dirs
+    if name == "go" and sub in ("run", "test", "generate", "build", "install", "vet"):
+        yield GO, dirs + _go_packages(r)
+    if any(a.name in _BUILDS for a in r.verdicts):
+        yield BUILD, dirs
     if name in ("jupyter", "ipython", "papermill", "voila") or module in (
         "jupyter",
         "nbconvert",
@@ -337,6 +360,18 @@ def _loaders(r: Recorder) -> Iterator[tuple[Loader, list[str]]]:
         yield JUPYTER, dirs
     if (name == "git" and sub in _GIT_HOOKED) or name in ("pre-commit", "lefthook", "husky", "overcommit"):
         yield GIT_HOOKS, dirs
+
+
+def _go_packages(r: Recorder) -> list[str]:
+    """``go run .``, ``go test ./...``, ``go run x.go``: the folders of the packages named."""
+    out: list[str] = []
+    for w in positionals(list(r.cmd.words[2:])):
+        text = w.text.removesuffix("/...")
+        if text.endswith(".go"):
+            text = posixpath.dirname(text) or "."
+        if text.startswith((".", "/")):
+            out.extend(p.path for p in r.places(Word(text, w.dynamic)) if p.path)
+    return out
 
 
 def _run_dirs(r: Recorder) -> list[str]:

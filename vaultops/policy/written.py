@@ -38,6 +38,7 @@ _CODE_WRITES = re.compile(
     r"importlib|ctypes"
 )
 _COMPRESSED = (".gz", ".tgz", ".bz2", ".xz", ".zst", ".lz4", ".Z", ".lzma", ".zip")
+_COMPILERS = frozenset({"gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "rustc", "javac"})
 _PATCH_TARGET = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?([^\t\n]+)|^(?:rename|copy) to (.+)$", re.M)
 
 
@@ -81,13 +82,16 @@ _RECURSIVE = re.compile(r"^(-[A-Za-z]*[rRa][A-Za-z]*|--recursive|--archive)$")
 
 class Recorder(Judge):
     """A judge that also notes every path the command writes (``wrote``, ``trees``) and every file it runs
-    (``ran``: the word and where it points)."""
+    (``runs``: the word and where it points).  ``ran``: the command was let through, so one the policy
+    does not know (the person approved it) may have written anything."""
 
-    def __init__(self, cmd: SimpleCommand, scope: Scope, base_cwd: str) -> None:
+    def __init__(self, cmd: SimpleCommand, scope: Scope, base_cwd: str, ran: bool = False) -> None:
         super().__init__(cmd, scope, base_cwd)
+        self.ran = ran
         self.wrote: set[str] = set()
         self.trees: set[str] = set()
-        self.ran: list[tuple[Word, list[Place]]] = []
+        self.runs: list[tuple[Word, list[Place]]] = []
+        self.verdicts: list[Action] = []
 
     @property
     def written(self) -> Written:
@@ -135,7 +139,7 @@ class Recorder(Judge):
 
     def run_file(self, word: Word) -> None:
         super().run_file(word)
-        self.ran.append((word, self.places(word)))
+        self.runs.append((word, self.places(word)))
 
     def _download(self, folder: Word) -> None:
         """``curl -O URL``, ``wget URL``: a file named after the URL's path; the whole folder when the name
@@ -168,7 +172,26 @@ class Recorder(Judge):
             self._git(args)
         elif self.cmd.name == "patch":
             self._patch(args)
+        elif self.cmd.name in _COMPILERS:
+            self._compiled(args)
+        if self.ran and any(a.name == "unknown" for a in actions):  # let through by the person: it may
+            self._touched()  # have written anything
+        self.verdicts = actions
         return actions
+
+    def _compiled(self, args: list[Word]) -> None:
+        """A compiler with no ``-o`` names its program itself: ``a.out``, or after the source."""
+        if any(w.text == "-o" or (w.text.startswith("-o") and len(w.text) > 2) for w in args):
+            return
+        sources = [w for w in positionals(args) if "." in w.text.rsplit("/", 1)[-1]]
+        if self.cmd.name in ("rustc", "javac"):
+            for w in sources:
+                stem = w.text.rsplit(".", 1)[0]
+                self._note(
+                    self.places(Word(stem + (".class" if self.cmd.name == "javac" else ""), w.dynamic))
+                )
+        elif sources:
+            self._note(self.places(Word("a.out")))
 
     def _patch_body(self, base: Word | None) -> None:
         """The files a patch given in a here-document names; when the patch comes from a file, all of them."""
@@ -218,15 +241,16 @@ def _url_name(url: str, program: str) -> str:
     return name
 
 
-def record(cmd: SimpleCommand, scope: Scope, cwd: str) -> Recorder:
+def record(cmd: SimpleCommand, scope: Scope, cwd: str, ran: bool = False) -> Recorder:
     """One simple command, run from ``cwd``, judged with its writes and runs noted."""
-    recorder = Recorder(cmd, scope, cwd)
+    recorder = Recorder(cmd, scope, cwd, ran)
     recorder.judge()
     return recorder
 
 
-def writes_of(call: ToolCall, scope: Scope) -> Written:
-    """Every path ``call`` would create or change, as real paths."""
+def writes_of(call: ToolCall, scope: Scope, ran: bool = True) -> Written:
+    """Every path ``call`` creates or changes, as real paths.  ``ran``: it was let through (the gate
+    remembers what it wrote); False: what it would write, judged before it runs."""
     name = call.tool_name
     if name in WRITE_TOOLS:
         value = call.tool_input.get(WRITE_TOOLS[name])
@@ -244,5 +268,5 @@ def writes_of(call: ToolCall, scope: Scope) -> Written:
         Written(trees=frozenset({scope.real_workdir, scope.real(call.cwd)})) if split.problems else Written()
     )
     for cmd in split.commands:
-        out |= record(cmd, scope, call.cwd).written
+        out |= record(cmd, scope, call.cwd, ran).written
     return out
