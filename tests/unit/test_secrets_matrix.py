@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.secret_formats import GENERATED, WRAPPINGS
+from tests.support.secret_formats import FORMATS, GENERATED, WRAPPINGS
+from vaultops.base.obsidian import request_heading
 from vaultops.base.redact import MARKER, redact
+from vaultops.model import PassOutcome, Request, State, StatusLine
+from vaultops.notify.message import escalation_notice
+from vaultops.render.dashboard import Fleet, render_dashboard
+from vaultops.render.results import DailyEntry, commit_message, daily_lines, heading_link
+from vaultops.render.shown import heading_shown, title_shown
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -62,3 +70,77 @@ def test_a_user_and_password_in_an_authorization_header_are_redacted_whole(
     quote = after if after in ('"', "'") else ""
     out = redact(f"curl -H {quote}{header}{user}:{password}{after}")
     assert f":{password}" not in _visible(out) and redact(out) == out
+
+
+# --- title-borne secrets: every place a title is shown outward ---------------------------------------------
+
+_LINK_CHARS = re.compile(r"[\[\]|#^:\\%]")  # what a link's anchor drops (vaultops.base.obsidian)
+_RUN = re.compile(r"[A-Za-z0-9]{10,}")
+
+
+def _fragments(core: str) -> set[str]:
+    """The pieces of ``core`` a reader could copy: its long runs of letters and digits, whatever escapes,
+    anchors or link characters did to what surrounds them."""
+    return set(_RUN.findall(core)) | set(_RUN.findall(_LINK_CHARS.sub(" ", core)))
+
+
+def leaked(core: str, text: str) -> list[str]:
+    """The fragments of ``core`` that ``text`` shows, markers aside, with Markdown's backslashes taken out."""
+    shown = _visible(text)
+    plain = shown.replace("\\", "")
+    return sorted(f for f in _fragments(core) if f in shown or f in plain)
+
+
+def _titled(title: str) -> Request:
+    status = StatusLine(State.ESCALATED, "2026-03-02T09:00:00+00:00", "blocked: key or token rotation", 2)
+    fields: dict[str, str] = {}
+    return Request(
+        "REQ-t", title, "_System/COO-Inbox.md", 0, 3, 2, fields, "look at the title", (), (status,)
+    )
+
+
+def outward(title: str) -> dict[str, str]:
+    """Everything vaultops writes outward about a request titled ``title``, by where it goes."""
+    request = _titled(title)
+    now = datetime(2026, 3, 2, 9, 5, tzinfo=UTC)
+    fleet = Fleet(
+        now, "_System/COO-Inbox.md", "_System/vaultops", notes=(("_System/COO-Inbox.md", [request]),)
+    )
+    entry = DailyEntry(now, title, request.file, request_heading(request.id, title), request.id, "escalated")
+    notice = escalation_notice(
+        vault_name="v", rel=request.file, request_id=request.id, state="escalated", asked=request.title,
+        safety_class="blocked", reasons=(), proposed="approve it", heading=heading_shown(request.id, title),
+    ).redacted()  # fmt: skip
+    return {
+        "dashboard": render_dashboard(fleet),
+        "daily note": "\n".join(daily_lines([entry], "agent0")),
+        "commit": commit_message([PassOutcome(request.id, "escalated", f"{title}: blocked")]),
+        "notice": f"{notice.title}\n{notice.body}",
+        "link": heading_link(request.file, request_heading(request.id, title), request.id),
+        "title": title_shown(title),
+    }
+
+
+_ONE_LINE = sorted(name for name, (text, _) in FORMATS.items() if "\n" not in text)
+
+
+@pytest.mark.parametrize("name", _ONE_LINE)
+def test_a_secret_in_a_requests_title_reaches_no_heading_dashboard_notice_or_commit(name: str) -> None:
+    """Issue 27: a Vault token in a request's title reached the daily note's heading, the dashboard and a
+    commit raw (Markdown's escapes and a link's anchor hid it from the redactor)."""
+    text, core = FORMATS[name]
+    for where, shown in outward(f"Rotate {text} now").items():
+        assert leaked(core, shown) == [], (where, shown)
+
+
+@given(GENERATED, st.sampled_from(["Rotate {} now", "{}", "check [{}] | #{}", "{}: x"]))
+def test_a_generated_secret_in_a_title_is_never_shown_outward(secret: tuple[str, str], form: str) -> None:
+    text, core = secret
+    for where, shown in outward(form.format(text, text)).items():
+        assert leaked(core, shown) == [], (where, shown)
+
+
+def test_a_title_without_a_secret_keeps_its_link_and_its_words() -> None:
+    shown = outward("Is git installed?")
+    assert "[[_System/COO-Inbox#REQ-t Is git installed?|REQ-t]]" in shown["dashboard"]
+    assert shown["daily note"].startswith("## 09:05 — agent0 — Is git installed?")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from vaultops.base.obsidian import request_heading
 from vaultops.engine import ports
 from vaultops.engine.heard import PressHeard
 from vaultops.engine.ports import Sides
@@ -34,6 +33,7 @@ from vaultops.notify.send import deliver
 from vaultops.notify.telegram import Batch, Refused, Telegram, TelegramError
 from vaultops.notify.zulip import Zulip, ZulipError
 from vaultops.render import results
+from vaultops.render.shown import heading_shown
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -117,7 +117,7 @@ class Teller:
                 occasion=escalated_at or results.iso(at),
                 bound=bound,
                 reminder=reminder,
-                heading=request_heading(request.id, request.title),
+                heading=heading_shown(request.id, request.title),
             )
         )
         if state is State.ESCALATED and reason.startswith("auth:"):

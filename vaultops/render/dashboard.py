@@ -26,6 +26,7 @@ from vaultops.lines import DOT, line_time
 from vaultops.model import Request, State
 from vaultops.render.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
 from vaultops.render.results import heading_link
+from vaultops.render.shown import title_shown
 
 DASHBOARD_KIND = "vaultops dashboard"
 SHOWN = 50  # lines a section lists before it says how many more there are
@@ -229,7 +230,7 @@ def _request(r: Request) -> str:
 def _link(file: str, request_id: str, title: str) -> str:
     """``[[note#heading|id]]`` and the title; a plan note is its whole note."""
     link = heading_link(file, request_heading(request_id, title), request_id)
-    shown = escape(title) if title and title != request_id else ""
+    shown = escape(title_shown(title)) if title and title != request_id else ""  # redacted, then escaped
     return f"{link} {shown}".rstrip()
 
 

@@ -12,6 +12,7 @@ from vaultops.base.obsidian import heading_anchor
 from vaultops.base.redact import redact, redact_lines
 from vaultops.base.visible import visible
 from vaultops.model import PassOutcome, State
+from vaultops.render.shown import linkable, title_shown
 
 MAX_LINE = 1000
 
@@ -141,7 +142,7 @@ def status_only(state: State, at: datetime, reason: str) -> list[str]:
 def heading_link(file: str, heading: str, label: str) -> str:
     """An Obsidian link to a heading (``heading_anchor``), or to the whole note when ``heading`` is ""."""
     note = file[:-3] if file.endswith(".md") else file
-    anchor = heading_anchor(heading)
+    anchor = heading_anchor(linkable(heading))  # a heading with a secret in it: the whole note
     return f"[[{note}#{anchor}|{label}]]" if anchor else f"[[{note}|{label}]]"
 
 
@@ -165,7 +166,7 @@ def _daily_lines(entries: Sequence[DailyEntry], agent: str) -> list[str]:
     for e in entries:
         if out:
             out.append("")
-        title = " ".join(e.title.split()) or e.request_id
+        title = title_shown(e.title) or e.request_id
         out.append(f"## {e.at.strftime('%H:%M')}{fmt.SEP}{agent}{fmt.SEP}{title}")
         out.append(f"- {heading_link(e.file, e.heading, e.request_id)}{fmt.DOT}{e.summary}")
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultops.base import faults
+from vaultops.base.redact import redact
 from vaultops.base.visible import visible
 
 LOCK_RETRIES = 6
@@ -392,7 +393,9 @@ class Git:
         """Stage exactly ``paths`` and commit only them, authored by ``vaultops (<agent>)``."""
         if not paths:
             return CommitResult(None, message)
-        message = visible(message)  # a NUL (an agent's command quoted in a reason) cannot be an argument
+        # a secret never reaches git (a request's title quoted in a reason, say); a NUL (an agent's command
+        # quoted in a reason) cannot be an argument
+        message = visible(redact(message))
         name, email = identity(agent)
         env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
         if not self.has_identity():
@@ -400,8 +403,10 @@ class Git:
         self.run("add", "--", *paths)
         # nothing of these paths changed: no commit, whatever else the tree holds (git's own words for it
         # vary with the tree: "nothing added to commit but untracked files present" is one of them)
-        if self.rev("HEAD") is not None and self.run("diff", "--cached", "--quiet", "HEAD", "--", *paths,
-                                                     check=False).returncode == 0:
+        if (
+            self.rev("HEAD") is not None
+            and self.run("diff", "--cached", "--quiet", "HEAD", "--", *paths, check=False).returncode == 0
+        ):
             return CommitResult(None, message)
         proc = self.run("commit", "--no-status", "-m", message, "--only", "--", *paths, env=env, check=False)
         if proc.returncode != 0:
