@@ -1,4 +1,6 @@
 import os
+import re
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -7,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.claude_cli import CLI_MISSING
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.worker_helpers import make  # noqa: F401  (the fixture: a vault whose workers die with the test)
 
@@ -33,11 +36,32 @@ def temp_on_a_ram_disk() -> None:
     usable = os.access(RAM_DISK, os.W_OK | os.X_OK)
     if not sticky or not usable or room.f_bavail * room.f_frsize < RAM_DISK_ROOM:
         return
+    os.environ["VAULTOPS_TEST_DISK_TMP"] = tempfile.gettempdir()  # for the real CLI's tests (see tmp_path)
     os.environ["TMPDIR"] = RAM_DISK  # the xdist workers, started after this, inherit it
     tempfile.tempdir = None  # asked again on the next use
 
 
 temp_on_a_ram_disk()
+DISK_TMP = os.environ.get("VAULTOPS_TEST_DISK_TMP") or tempfile.gettempdir()  # the real CLI's tests' folders
+
+
+def _runs_the_real_cli(node: pytest.Item) -> bool:
+    return any(m.kwargs.get("reason") == CLI_MISSING for m in node.iter_markers("skipif"))
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """pytest's own, but on a real disk for a test that runs the real Claude Code CLI: its sandbox mounts a
+    fresh /dev, so a job's folder under /dev/shm is not there for its commands (vaultops refuses such a
+    folder, saying so: tests/unit/test_fence.py)."""
+    name = re.sub(r"\W", "_", request.node.name)[:30]
+    if not _runs_the_real_cli(request.node) or DISK_TMP.startswith("/dev/"):
+        yield tmp_path_factory.mktemp(name, numbered=True)
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"{name[:20]}-", dir=DISK_TMP))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
 
 settings.register_profile(
     "default", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]

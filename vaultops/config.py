@@ -123,6 +123,19 @@ class ProfileConfig(_Section):
     # a code job's review before done: its checks (argv lists, never a shell) run in its worktree
     review: bool = False
     checks: tuple[tuple[str, ...], ...] = ()
+    # the operating system's sandbox around every command its agent runs (and its checks): the hosts they
+    # may reach (none by default; WebFetch and WebSearch follow the same list), and folders they may write
+    # beyond the job's own (a package cache, say)
+    domains: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+
+    @field_validator("domains")
+    @classmethod
+    def _hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for host in value:
+            if not re.fullmatch(r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*", host):
+                raise ValueError(f'domains are host names such as "pypi.org" or "*.npmjs.org", not {host!r}')
+        return value
 
     @field_validator("checks")
     @classmethod
@@ -139,8 +152,7 @@ class ProfileConfig(_Section):
         """Why vaultops cannot count this profile's spend as it runs, or "" (it can, or need not)."""
         if self.output != "claude-json":
             return (
-                'only a Claude Code profile (output = "claude-json") can be held to max_cost_usd or '
-                "max_turns"
+                'only a Claude Code profile (output = "claude-json") can be held to max_cost_usd or max_turns'
             )
         if not is_claude(self.command) and "stream-json" not in self.command:
             return (
@@ -359,10 +371,10 @@ class DashboardConfig(_Section):
     @classmethod
     def _note_path(cls, value: str | bool) -> str | bool:
         if value is True:
-            raise ValueError("[dashboard] path is a note's path (\"_System/vaultops.md\") or false")
+            raise ValueError('[dashboard] path is a note\'s path ("_System/vaultops.md") or false')
         if isinstance(value, str) and (not value.endswith(".md") or value.startswith("/") or ".." in value):
             raise ValueError(
-                f"[dashboard] path {value!r} must be a .md note inside the vault (\"_System/vaultops.md\")"
+                f'[dashboard] path {value!r} must be a .md note inside the vault ("_System/vaultops.md")'
             )
         return value
 
@@ -473,8 +485,19 @@ class Config(_Section):
 
 _SECTIONS = frozenset(
     {
-        "agent", "inbox", "queue", "limits", "notify", "git", "record", "health", "retry", "daemon",
-        "workers", "classify", "dashboard",
+        "agent",
+        "inbox",
+        "queue",
+        "limits",
+        "notify",
+        "git",
+        "record",
+        "health",
+        "retry",
+        "daemon",
+        "workers",
+        "classify",
+        "dashboard",
     }
 )
 

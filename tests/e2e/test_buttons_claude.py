@@ -43,9 +43,9 @@ def test_a_button_press_resumes_the_session_and_the_approved_call_runs_once(
 ) -> None:
     request = "## REQ-build Summarise what the last build produced\n- type: code\n- ready: yes\nSummarise.\n"
     vault = make_vault(tmp_path / "v", f"# Inbox\n\n{request}", fake_profiles=False)
-    calls = tmp_path / "calls.log"
+    calls = tmp_path / "logs" / "calls.log"
     tools = fake_tools(tmp_path / "bin", calls)
-    profile = template_profile(api.start(), tmp_path / "cc")
+    profile = template_profile(api.start(), tmp_path / "cc", calls.parent)
     assert "PATH = " not in profile
     path = f"{tools}{os.pathsep}{os.environ['PATH']}"  # the fake gh first: it logs each call
     profile = profile.replace("env = { ", f"env = {{ PATH = {json.dumps(path)}, ", 1)
@@ -98,9 +98,9 @@ def test_approve_for_this_request_lets_the_same_call_through_until_the_job_ends(
 
     request = "## REQ-build Summarise what the last build produced\n- type: code\n- ready: yes\nSummarise.\n"
     vault = make_vault(tmp_path / "v", f"# Inbox\n\n{request}", fake_profiles=False)
-    calls = tmp_path / "calls.log"
+    calls = tmp_path / "logs" / "calls.log"
     tools = fake_tools(tmp_path / "bin", calls)
-    profile = template_profile(api.start(), tmp_path / "cc")
+    profile = template_profile(api.start(), tmp_path / "cc", calls.parent)
     path = f"{tools}{os.pathsep}{os.environ['PATH']}"
     profile = profile.replace("env = { ", f"env = {{ PATH = {json.dumps(path)}, ", 1)
     (vault / "work").mkdir()

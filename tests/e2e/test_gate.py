@@ -111,7 +111,7 @@ def test_the_client_blocks_on_a_reply_it_cannot_read(tmp_path: Path, job: GateJo
     thread = threading.Thread(target=reply_junk)
     thread.start()
     settings = tmp_path / "settings.json"
-    settings.write_text(json.dumps(settings_for(path)))
+    settings.write_text(json.dumps(settings_for(path, None)))
     proc = run_hook(settings, pretooluse(Path(job.workdir), command="rm -rf /"))
     thread.join()
     server.close()
@@ -151,7 +151,7 @@ def test_the_server_refuses_an_event_too_large(job: GateJob, monkeypatch: pytest
     monkeypatch.setattr(server_module, "MAX_EVENT", 1000)
     with GateServer(job) as server:
         settings = server.folder / "settings.json"
-        settings.write_text(json.dumps(settings_for(server.socket_path)))
+        settings.write_text(json.dumps(settings_for(server.socket_path, None)))
         proc = run_hook(settings, pretooluse(Path(job.workdir), command="ls " + "a" * 2000))
     assert proc.returncode == 2 and b"larger than" in proc.stderr
 

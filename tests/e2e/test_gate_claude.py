@@ -45,7 +45,7 @@ HOSTILE = {  # a project's own settings: every hook off, and a hook that allows 
 }
 
 
-def template_profile(base_url: str, config_dir: Path) -> str:
+def template_profile(base_url: str, config_dir: Path, writable: Path | None = None) -> str:
     """``[profiles.worker-code]`` as the template writes it, with the real CLI's path and the offline
     environment; Write added to its tools, so that the policy, not the tool list, is what stops it."""
     text = TEMPLATE.read_text()
@@ -61,6 +61,8 @@ def template_profile(base_url: str, config_dir: Path) -> str:
     changed = {k: v for k, v in env.items() if os.environ.get(k) != v}
     table = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(changed.items()))
     block = block.replace('env = { CLAUDE_CODE_MAX_RETRIES = "2" }', f"env = {{ {table} }}")
+    if writable is not None:  # a fake tool's log, outside the job's folder: the sandbox must let it write
+        block += f"writable = [{json.dumps(str(writable))}]\n"
     return block + 'workdir = "work"\n\n[routing]\ndefault = ["worker-code"]\ncode = ["worker-code"]\n'
 
 
@@ -124,7 +126,9 @@ def test_a_job_in_an_unwired_folder_asks_for_the_dangerous_calls_and_runs_only_w
     )
     tick(Vault.open(vault), wait_settle=False)
     assert not (work / "victim").exists(), "the approved rm ran"
-    assert "refs/heads/main" in remote_heads(remote), "the approved push ran"
+    # approved, the push ran, and the sandbox held it: a job's commands write no other repository and reach
+    # no host; vaultops pushes the job's own branch itself
+    assert remote_heads(remote) == "", "the approved push could not leave the job's fence"
     assert not outside.exists(), "a denied call is never approved"
     said = statuses(vault)
     assert [line.split()[2] for line in said] == ["running", "escalated", "approved", "running", "done"], said

@@ -26,7 +26,7 @@ def setup_vault(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Path]:
     vault = make_vault(tmp_path / "v", f"# Inbox\n\n{REQUEST}", fake_profiles=False)
     work = vault / "work"
     work.mkdir()
-    log = tmp_path / "calls.log"
+    log = tmp_path / "logs" / "calls.log"
     bin_dir = fake_tools(tmp_path / "bin", log)
     env = claude_env(api.start(), tmp_path / "cc", max_retries=0)
     env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -37,6 +37,7 @@ def setup_vault(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Path]:
         f'command = [{json.dumps(claude_bin())}, "-p", "{{prompt}}", "--output-format", "json", '
         '"--allowedTools", "{tools}"]\n'
         'output = "claude-json"\ntools = ["Bash", "Read"]\ntimeout = 90\nhealth = []\nworkdir = "work"\n'
+        f"writable = [{json.dumps(str(log.parent))}]\n"
         f'env = {{ {table} }}\n\n[routing]\ndefault = ["worker-code"]\ncode = ["worker-code"]\n'
     )
     wire_hook(vault, work)

@@ -12,8 +12,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import pytest
-
+from tests.support.claude_cli import requires_claude
 from tests.support.helpers import git, with_plans
 from tests.support.waiting import wait_for
 from tests.support.worker_helpers import FAKE_WORKER, cli, in_log, listed, reported
@@ -302,16 +301,15 @@ def test_a_telegram_reply_answers_a_workers_question(make: Callable[..., Path]) 
         assert wait_for(lambda: in_log(vault, "coder", "echo: [ANSWER:scope_expansion] approve — the person"))
 
 
+@requires_claude
 def test_a_plan_worker_running_the_real_claude_cli_completes_the_note(
     make: Callable[..., Path], tmp_path: Path
 ) -> None:
     """Claude Code with ``-p {prompt} --output-format json`` prints one result at the end; its tags are
     read from the result's text (with stdin a pipe that never ends, it must not wait for more input)."""
-    from tests.support.claude_cli import claude_bin, profile, requires_claude
+    from tests.support.claude_cli import profile
     from tests.support.fake_anthropic import FakeAnthropic, Text
 
-    if claude_bin() is None:
-        pytest.skip(str(requires_claude.kwargs["reason"]))
     with FakeAnthropic() as api:
         api.script(Text("[STATUS:reading] the vault\n[DONE:summary_ready] three open threads"))
         vault = worker_vault(make, {"sum.md": plan("worker: summariser\n")})
@@ -328,6 +326,7 @@ def test_a_plan_worker_running_the_real_claude_cli_completes_the_note(
     assert "[DONE:summary_ready] three open threads" in text and "[STATUS:reading] the vault" in text
 
 
+@requires_claude
 def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
     make: Callable[..., Path], tmp_path: Path
 ) -> None:
@@ -335,11 +334,9 @@ def test_a_plan_worker_in_a_real_claude_code_session_is_answered_and_completes(
     policy's answer and the person's answer reach it as stream-json user messages, each starting a turn."""
     import json
 
-    from tests.support.claude_cli import claude_bin, profile, requires_claude
+    from tests.support.claude_cli import claude_bin, profile
     from tests.support.fake_anthropic import FakeAnthropic, Text
 
-    if claude_bin() is None:
-        pytest.skip(str(requires_claude.kwargs["reason"]))
     session = [
         claude_bin(), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
         "--allowedTools", "{tools}",

@@ -56,10 +56,8 @@ def claude_bin() -> str | None:
     )
 
 
-requires_claude = pytest.mark.skipif(
-    claude_bin() is None,
-    reason="the Claude Code CLI is not installed (npm missing?): run scripts/install-claude",
-)
+CLI_MISSING = "the Claude Code CLI is not installed (npm missing?): run scripts/install-claude"
+requires_claude = pytest.mark.skipif(claude_bin() is None, reason=CLI_MISSING)
 
 
 def claude_env(base_url: str, config_dir: Path, max_retries: int = 0) -> dict[str, str]:
@@ -151,6 +149,7 @@ FAKE_TOOL = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\necho "fake $(base
 def fake_tools(folder: Path, log: Path, names: tuple[str, ...] = ("gh", "pytest")) -> Path:
     """Executables named ``names`` in ``folder`` that log each call ("gh pr merge 12") to ``log``."""
     folder.mkdir(parents=True, exist_ok=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
     for name in names:
         tool = folder / name
         tool.write_text(FAKE_TOOL.format(log=log))

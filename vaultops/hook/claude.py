@@ -14,6 +14,9 @@ Found by experiment with the real CLI (``tests/e2e/test_gate_claude.py`` keeps e
   ``--setting-sources`` (``vaultops.config`` refuses them, naming the profile);
 - an ``http`` hook whose server is down lets the call run (a non-blocking error), so the gate is a command
   hook whose client exits 2 on any failure.
+
+The same settings put every Bash command of the job in the operating system's sandbox
+(``vaultops.hook.sandbox``), fenced to the job's folder; a machine that cannot sandbox starts no job.
 """
 
 from __future__ import annotations
@@ -24,13 +27,16 @@ import json
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vaultops.base import faults
 from vaultops.base.claude_code import gate_problem, gated_argv
 from vaultops.hook.answer import OnRecord
+from vaultops.hook.fence import fence_for, sandbox_problem
 from vaultops.hook.job import GateJob
+from vaultops.hook.sandbox import Fence, claude_settings
 from vaultops.hook.server import GateServer
 
 MATCHER = "*"  # every tool: Bash, the file tools, the web tools, MCP tools, and whatever comes next
@@ -49,8 +55,39 @@ def client_command(socket_path: Path) -> str:
     return shlex.join([sys.executable, "-I", "-S", str(CLIENT), str(socket_path)]) + " || exit 2"
 
 
-def settings_for(socket_path: Path) -> dict[str, Any]:
-    return {"disableAllHooks": False, "hooks": {"PreToolUse": [hook_entry(client_command(socket_path))]}}
+def settings_for(socket_path: Path, fence: Fence | None) -> dict[str, Any]:
+    """The job's settings: the gate's hook on every tool call, and ``fence`` around every Bash command
+    (None only where a test switches the sandbox off, to show what it holds)."""
+    settings: dict[str, Any] = {
+        "disableAllHooks": False,
+        "hooks": {"PreToolUse": [hook_entry(client_command(socket_path))]},
+    }
+    if fence is not None:
+        settings["sandbox"] = claude_settings(fence)
+    return settings
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What a profile lets its agent's commands reach beyond the fence: hosts, and folders to write."""
+
+    domains: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+
+
+def job_fence(job: GateJob, reach: Reach) -> Fence | None:
+    """The fence for ``job``'s commands; raises GateSetupError when this machine cannot put one up."""
+    if problem := sandbox_problem():
+        raise GateSetupError(f"the sandbox for its commands cannot start: {problem}")
+    if faults.enabled("sandbox.off"):  # a test's switch: shows that the sandbox, not the gate, held
+        return None
+    workdir = Path(job.workdir) if job.workdir else Path.cwd()
+    if workdir.resolve().parts[1:2] == ("dev",):  # Claude Code's sandbox mounts a /dev of its own
+        raise GateSetupError(
+            f"the sandbox for its commands cannot hold a folder under /dev ({workdir}); move it"
+        )
+    vault = job.vault or workdir
+    return fence_for(workdir, vault, branch=job.branch, domains=reach.domains, writable=reach.writable)
 
 
 class GateSetupError(Exception):
@@ -58,11 +95,14 @@ class GateSetupError(Exception):
 
 
 @contextlib.contextmanager
-def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -> Iterator[Path]:
+def gate(
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, reach: Reach = Reach()
+) -> Iterator[Path]:
     """A gate for one job, answering until the block ends; yields the settings file to give Claude Code
     with ``argv`` (the command as filled: a request's text must not smuggle in ``--bare``)."""
     if problem := gate_problem(argv):
         raise GateSetupError(f"cannot be gated: {problem}")
+    fence = job_fence(job, reach)
     try:
         if faults.enabled("gate.setup"):
             raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
@@ -71,7 +111,7 @@ def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -
         raise GateSetupError(f"the policy gate could not be set up ({exc.strerror or exc})") from None
     with server:
         settings = server.folder / "settings.json"
-        text = json.dumps(settings_for(server.socket_path), indent=2) + "\n"
+        text = json.dumps(settings_for(server.socket_path, fence), indent=2) + "\n"
         try:
             settings.write_text(text, encoding="utf-8")
         except OSError as exc:
@@ -81,8 +121,9 @@ def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -
 
 @contextlib.contextmanager
 def gated_command(
-    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, reach: Reach = Reach()
 ) -> Iterator[list[str]]:
-    """``argv`` as it runs behind the job's gate, which answers until the block ends (see ``gate``)."""
-    with gate(job, argv, on_record) as settings:
+    """``argv`` as it runs behind the job's gate and in its fence, which answer until the block ends (see
+    ``gate``)."""
+    with gate(job, argv, on_record, reach) as settings:
         yield gated_argv(argv, settings)

@@ -20,7 +20,7 @@ from vaultops.classifier import targets
 from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
-from vaultops.hook.claude import GateSetupError, gated_command
+from vaultops.hook.claude import GateSetupError, Reach, gated_command
 from vaultops.hook.job import GateJob
 from vaultops.model import Limits, State
 from vaultops.render.results import RunResult
@@ -249,7 +249,8 @@ def run_attempt(
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:
-                argv = stack.enter_context(gated_command(guarded, argv))
+                reach = Reach(profile.domains, profile.writable)
+                argv = stack.enter_context(gated_command(guarded, argv, reach=reach))
             except GateSetupError as exc:
                 detail = f"[profiles.{name}] {exc}; the job did not start"
                 return Attempt(name, Failure.OTHER, "", detail, 0.0), ""
