@@ -27,7 +27,7 @@ import json
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +106,7 @@ def gate(
     try:
         if faults.enabled("gate.setup"):
             raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
-        server = GateServer(job, on_record)
+        server = GateServer(replace(job, fenced=fence is not None), on_record)
     except OSError as exc:
         raise GateSetupError(f"the policy gate could not be set up ({exc.strerror or exc})") from None
     with server:
