@@ -84,6 +84,10 @@ _CI = (
     "buildspec.yml",
     ".semaphore/*",
 )
+_CI_HINT = re.compile(
+    r"\.github|\.gitlab|circleci|travis|azure-pipelines|Jenkinsfile|buildkite|bitbucket|drone|woodpecker|"
+    r"\.gitea|\.forgejo|appveyor|cirrus|cloudbuild|buildspec|semaphore"
+)
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,8 @@ def own_code_actions(call: ToolCall, scope: Scope, earlier: Written, fenced: boo
 
 
 def is_ci(path: str, scope: Scope) -> bool:
+    if not _CI_HINT.search(path):  # most paths: no pattern to try
+        return False
     rel = _rel(path, scope)
     return any(_matches(rel, pattern) for pattern in _CI)
 
@@ -284,7 +290,10 @@ def _shown(path: str, scope: Scope) -> str:
 
 
 def _matches(rel: str, pattern: str) -> bool:
-    """A relative path against a pattern, at the top or in any folder below (``*`` crosses ``/``)."""
+    """A relative path against a pattern: a name in any folder, or a path (``.github/workflows/*``) from the
+    top or from any folder below (``*`` crosses ``/``)."""
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(posixpath.basename(rel), pattern)
     return fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, "*/" + pattern)
 
 
@@ -404,21 +413,20 @@ def _loads(loader: Loader, dirs: Sequence[str], known: Written, scope: Scope) ->
     work = scope.real_workdir
     for folder in dirs:
         for above in _ancestors(folder):
+            entry = known.holding(above)
+            if entry is not None:
+                yield f"{loader.what} files in {_shown(entry, scope)}, which this job wrote whole"
+                continue
             for name in loader.here:
-                target = posixpath.join(above, name)
-                for q in sorted(known.every):
-                    if q == target or ("*" in name and fnmatch.fnmatchcase(q, target)):
+                inner, _, base = name.rpartition("/")
+                for q in known.in_folder(posixpath.join(above, inner) if inner else above):
+                    if fnmatch.fnmatchcase(posixpath.basename(q), base):
                         yield f"{loader.what} {_shown(q, scope)}, which this job wrote"
-                entry = known.holding(target)
-                if entry is not None and entry != target:
-                    yield f"{loader.what} files in {_shown(entry, scope)}, which this job wrote whole"
         if not loader.below:
             continue
         root = work if folder == work or folder.startswith(work.rstrip("/") + "/") else folder
-        entry = known.holding(root)
-        if entry is not None:
-            yield f"{loader.what} files in {_shown(entry, scope)}, which this job wrote whole"
-            continue
+        if known.holding(root) is not None:
+            continue  # said above
         for q in known.below(root):
             rel = posixpath.relpath(q, root)
             if any(_matches(rel, n) for n in loader.below):

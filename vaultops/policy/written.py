@@ -15,10 +15,12 @@ where they exist), so ``./a/../run.sh``, a link to it and ``$PWD/run.sh`` are on
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from vaultops.policy.bash import SimpleCommand, Word, split_command
 from vaultops.policy.commands import RULES
@@ -57,18 +59,45 @@ class Written:
     def __bool__(self) -> bool:
         return bool(self.paths or self.trees)
 
-    @property
+    @cached_property
     def every(self) -> frozenset[str]:
         return self.paths | self.trees
 
+    @cached_property
+    def _sorted(self) -> tuple[str, ...]:
+        return tuple(sorted(self.every))
+
+    @cached_property
+    def _by_folder(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for p in self._sorted:
+            out.setdefault(posixpath.dirname(p), []).append(p)
+        return out
+
     def holding(self, path: str) -> str | None:
         """The remembered path that ``path`` is or lies below, if any (the nearest one)."""
-        found = [p for p in self.every if _under(path, p)]
-        return max(found, key=len) if found else None
+        while True:
+            if path in self.every:
+                return path
+            parent = posixpath.dirname(path)
+            if parent == path:
+                return None
+            path = parent
 
     def below(self, folder: str) -> list[str]:
         """The remembered paths below ``folder`` (the folder itself included), in order."""
-        return sorted(p for p in self.every if _under(p, folder))
+        start = bisect.bisect_left(self._sorted, folder)
+        out = []
+        for p in self._sorted[start:]:
+            if not p.startswith(folder):
+                break
+            if _under(p, folder):
+                out.append(p)
+        return out
+
+    def in_folder(self, folder: str) -> list[str]:
+        """The remembered paths right in ``folder``, in order."""
+        return self._by_folder.get(folder, [])
 
 
 def _under(path: str, root: str) -> bool:
