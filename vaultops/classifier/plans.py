@@ -15,6 +15,7 @@ import re
 
 from vaultops.classifier.blocked import SPEND
 from vaultops.classifier.outcomes import reports
+from vaultops.classifier.regex_union import union
 
 # a paid tier or a billing period: what "switch to", "move us onto", "get us" spend money on
 _TIER = (
@@ -130,7 +131,8 @@ _PATTERNS = (
 
 @functools.cache
 def _compiled() -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(r"(?<![\w-])(?:" + p + ")") for p in _PATTERNS)
+    # each verb group spread into literal-first alternatives (regex_union): half the time of the plain regex
+    return tuple(re.compile(r"(?<![\w-])(?:" + union([p]) + ")") for p in _PATTERNS)
 
 
 def find(low: str) -> list[tuple[str, str]]:
