@@ -125,6 +125,9 @@ def test_a_command_that_only_reads_writes_nothing(name: str, reader: str) -> Non
         ("gunzip tool.sh.gz", ["tool.sh", "tool.sh.gz"], []),
         ("cp -r /tmp/pkg ./pkg", [], ["pkg"]),
         ("echo x > $F", [], ["."]),
+        ("npm install left-pad", [], ["node_modules"]),
+        ("python3 -m zipfile -e payload.zip tools", [], ["tools"]),
+        ("python3 -m tarfile -e payload.tar", [], ["."]),
     ],
 )
 def test_writes_no_text_names_count_whole(command: str, paths: list[str], trees: list[str]) -> None:
@@ -387,6 +390,12 @@ ATTACKS: list[list[Step]] = [
     [write(".pre-commit-config.yaml"), "pre-commit run --all-files"],
     [write("lib.sh"), "bash -c 'source lib.sh; main'"],
     [write("ipython_config.py"), "ipython -c 1"],
+    ["npm install evil-helper", "npm test"],
+    ["python3 -m zipfile -e payload.zip tools", "sh tools/x.sh"],
+    [("NotebookEdit", {"notebook_path": "nb.ipynb", "new_source": "x"}), "jupyter execute nb.ipynb"],
+    ["cp -a /tmp/kit/. .", "make"],
+    ["xxd -r -p > run.sh <<'EOF'\n6769\nEOF", "sh run.sh"],
+    ["git am < fix.mbox", "make"],
     [write("tests/test_x.py"), "pytest"],
     [write("deep/er/conftest.py"), "pytest deep"],
     [write("run.sh"), "xargs -a /dev/null sh run.sh"],

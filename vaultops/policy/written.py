@@ -203,10 +203,29 @@ class Recorder(Judge):
             self._patch(args)
         elif self.cmd.name in _COMPILERS:
             self._compiled(args)
+        elif self.cmd.name in ("npm", "yarn", "pnpm", "bun"):
+            self._packages(args)
+        elif re.fullmatch(r"(python|pypy)[\d.]*", self.cmd.name):
+            self._unpacks(args)
         if self.ran and any(a.name == "unknown" for a in actions):  # let through by the person: it may
             self._touched()  # have written anything
         self.verdicts = actions
         return actions
+
+    def _packages(self, args: list[Word]) -> None:
+        """``npm install left-pad``: a package the agent chose, downloaded into node_modules, is its own code
+        (installing what the project's manifest lists is not)."""
+        pos = positionals(args, ("--prefix", "-C", "--dir", "--cwd", "--filter", "-w", "--workspace"))
+        if len(pos) >= 2 and pos[0].text in ("install", "i", "add", "in", "isntall", "update", "up"):
+            self._note(self.places(Word("node_modules")), whole=True)
+
+    def _unpacks(self, args: list[Word]) -> None:
+        """``python -m zipfile -e x.zip out``, ``python -m tarfile -e x.tar out``: an archive extracted."""
+        texts = [w.text for w in args]
+        for module in ("zipfile", "tarfile"):
+            if ["-m", module] == texts[:2] and ("-e" in texts or "--extract" in texts):
+                rest = positionals(args[2:])
+                self._note(self.places(rest[1] if len(rest) > 1 else Word(".")), whole=True)
 
     def _compiled(self, args: list[Word]) -> None:
         """A compiler with no ``-o`` names its program itself: ``a.out``, or after the source."""
