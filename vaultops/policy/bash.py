@@ -494,7 +494,7 @@ class _Builder:
                 inner = words[j + 1 : end]
                 if inner:
                     for root in roots:
-                        argv = tuple(root if w.text == "{}" else w for w in inner)
+                        argv = tuple(_found(w, root) for w in inner)
                         self.emit(replace(cmd, words=argv, via=(*cmd.via, "find " + words[j].text)))
                 j = end + 1
                 continue
@@ -546,7 +546,18 @@ _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "a": "", "r": 
 
 
 def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
+    """echo -e's and printf's escapes: ``\\n``, ``\\t``, ``\\xHH``, ``\\0NNN``/``\\NNN``."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group("hex"):
+            return chr(int(m.group("hex"), 16))
+        if m.group("oct"):
+            return chr(int(m.group("oct"), 8) % 256)
+        return _ESCAPES.get(m.group("c"), "\\" + m.group("c"))
+
+    return re.sub(
+        r"\\(?:x(?P<hex>[0-9A-Fa-f]{1,2})|0?(?P<oct>[0-7]{1,3})|(?P<c>.))", one, text, flags=re.DOTALL
+    )
 
 
 def fed_text(feeder: SimpleCommand) -> str | None:
@@ -578,6 +589,18 @@ def make_recipes(text: str) -> str:
         elif "$(shell" in line or "$(eval" in line or "!=" in line:
             lines.append(line.partition("=")[2] if "!=" in line else line)
     return "\n".join(lines)
+
+
+FOUND = "{}"  # a word's origin when find put the files it finds there
+
+
+def _found(word: Word, root: Word) -> Word:
+    """``{}`` in a ``find -exec`` argument (alone, or within: ``of={}``) stands for each file found under
+    ``root``: judged as the root, and marked so rules know it is every found file."""
+    if FOUND not in word.text:
+        return word
+    text = word.text.replace(FOUND, root.text)
+    return Word(text, word.dynamic or root.dynamic, word.glob or root.glob, origin=(FOUND,))
 
 
 def _cd_target(words: Sequence[Word]) -> str:

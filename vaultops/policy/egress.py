@@ -20,6 +20,7 @@ from typing import Any
 from vaultops.base.redact import MARKER, looks_secret, redact
 from vaultops.policy.bash import SimpleCommand
 from vaultops.policy.judge import names
+from vaultops.policy.paths import is_secret
 from vaultops.policy.table import Action
 
 # Programs that talk to other machines whatever their arguments.
@@ -170,6 +171,20 @@ def reaches_network(cmd: SimpleCommand) -> bool:
     return any(_NETWORK_TEXT.search(t) for t in texts)
 
 
+_FILE_VALUE = re.compile(r"^(?:[\w.-]*=)?[@<]?")  # `@.env`, `f=@.env`, `<.env`: the file a value names
+
+
+def _secret_file(commands: Sequence[SimpleCommand]) -> str | None:
+    """A file that holds credentials, named by any command of the call (``gh gist create .env``,
+    ``openssl enc -in .env | curl -d @- …``): a call that reaches the network may send it."""
+    for cmd in commands:
+        for w in cmd.words[1:]:
+            path = _FILE_VALUE.sub("", w.text, count=1).split(";", 1)[0]
+            if path and not w.dynamic and is_secret(path):
+                return f"{path}, a file that holds credentials"
+    return None
+
+
 def bash_leak(command: str, commands: Sequence[SimpleCommand], actions: Sequence[Action]) -> Action | None:
     """``send_secret`` when a Bash call reaches the network and carries or reads a secret, else None."""
     if not any(reaches_network(cmd) for cmd in commands) and not any(
@@ -177,7 +192,7 @@ def bash_leak(command: str, commands: Sequence[SimpleCommand], actions: Sequence
     ):
         return None
     texts = [command] + [t for cmd in commands for t in _texts(cmd)]
-    what = secret_in(texts)
+    what = secret_in(texts) or _secret_file(commands)
     if what is None and any(a.name == "read_secrets" for a in actions):
         what = "what it reads from a file or the environment that holds credentials"
     if what is None:

@@ -4,10 +4,11 @@ argument and redirection, and the registry of per-program rules (``vaultops.poli
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from vaultops.policy.bash import SimpleCommand, Word
+from vaultops.policy.bash import FOUND, SimpleCommand, Word
 from vaultops.policy.environ import risky_assignment
 from vaultops.policy.hosts import exposed_addresses, metadata_targets
 from vaultops.policy.paths import (
@@ -57,6 +58,12 @@ _SERVES = re.compile(
     r"Deno\.serve|Bun\.serve|\bapp\.run\s*\(|\bbind\s*\(\s*\(?\s*['\"](?:0\.0\.0\.0)?['\"]"
 )
 
+# `import('https://…')`, `require("https://…")`, `from 'https://…'`: code fetched when it runs
+_REMOTE_IMPORT = re.compile(
+    r"""(?:\bimport\b|\brequire\b|\bload\b|\bfrom\b|\bsource\b|include|dofile)\s*\(?\s*["'`](?:https?|data|jsr|npm):""",
+    re.IGNORECASE,
+)
+
 _PATH_LITERAL = re.compile(r"""["'](~?/[^"'\s]*)["']""")
 
 # Variables that hold credentials: printing them puts the secret into the transcript.
@@ -65,6 +72,21 @@ _SECRET_VARIABLE = re.compile(
     r"(DATABASE|DB|REDIS|MONGO\w*|POSTGRES\w*|PG|MYSQL|AMQP|RABBITMQ|BROKER)_URL)\w*",
     re.I,
 )
+
+# Package managers' settings files: a registry, a mirror, a proxy, a script shell, every later install
+# or script comes from or runs through what they name.
+REGISTRY_SETTINGS = names(
+    ".npmrc .yarnrc .yarnrc.yml .pnpmfile.cjs bunfig.toml .bunfig.toml pip.conf pip.ini uv.toml .condarc "
+    ".gemrc nuget.config NuGet.Config NuGet.config poetry.toml init.gradle"
+)
+_REGISTRY_SETTINGS_PATHS = (".cargo/config.toml", ".cargo/config", ".mvn/maven.config", ".mvn/jvm.config",
+                            ".m2/settings.xml", ".bundle/config")  # fmt: skip
+
+
+def registry_settings(path: str) -> bool:
+    """Whether ``path`` is a package manager's settings file (a registry, a mirror, a script shell)."""
+    return posixpath.basename(path) in REGISTRY_SETTINGS or path.endswith(_REGISTRY_SETTINGS_PATHS)
+
 
 # What makes a program's work land in the folder it runs in: run there, outside the worktree, it leaves scope.
 _RUNS_HERE = frozenset({"run_build", "run_tests", "run_local", "git_local", "create_worktree", "delete_tree"})
@@ -171,6 +193,10 @@ class Judge:
             elif is_policy(p.path):
                 self.add("modify_policy", f"{verb} {p.path}, which guards the agent")
             elif p.where == "inside":
+                if registry_settings(p.path):
+                    self.add(
+                        "unknown", f"{verb} {p.rel}, which says where packages come from and what runs them"
+                    )
                 if not in_files(p.rel, self.scope):
                     self.add("scope_expansion", f"{verb} {p.rel}, which is not among the job's files")
                 else:
@@ -225,6 +251,8 @@ class Judge:
             self.add("unknown", f"runs {word.text}, a program outside the worktree the policy does not know")
 
     def inline_code(self, code: str, language: str) -> None:
+        if _REMOTE_IMPORT.search(code):
+            self.add("unknown", f"inline {language} code that loads code from a URL")
         if _SERVES.search(code):
             self.add(
                 "network_write", f"inline {language} code that serves on a port other machines may reach"
@@ -278,7 +306,11 @@ class Judge:
             handler(self, args)
         if cmd.name not in _HOST_TAKERS:
             self.listens(args)
-        if cmd.name in _DESTROYS and any(v.startswith("find ") for v in cmd.via):
+        if (
+            cmd.name in _DESTROYS
+            and any(v.startswith("find ") for v in cmd.via)
+            and self.destroys_found(args)
+        ):
             # `{}` is every file find finds, not the one root it was judged with: all of them are gone
             self.add("delete_tree", f"deletes or overwrites every file `find {cmd.via[-1][5:]}` finds")
         if cmd.stdin_args and cmd.name in _PATH_TAKERS:
@@ -292,6 +324,17 @@ class Judge:
                 self.add("unknown", f"runs in {where}, outside the worktree")
                 break
         return self.actions or [Action("read", f"`{self.text}`")]
+
+    def destroys_found(self, args: list[Word]) -> bool:
+        """Whether ``find -exec`` hands the found files (``{}``) to be deleted, moved away or overwritten:
+        any place for rm, shred, mv…; the target (the last path) for cp, install, ln; ``of=`` for dd."""
+        found = [w for w in args if FOUND in w.origin]
+        if self.cmd.name in ("cp", "install", "ln"):
+            paths = [w for w in args if not w.text.startswith("-")]
+            return bool(paths) and FOUND in paths[-1].origin
+        if self.cmd.name == "dd":
+            return any(w.text.startswith("of=") for w in found)
+        return bool(found)
 
     def listens(self, args: list[Word]) -> None:
         """A server bound beyond this machine (``--bind 0.0.0.0``, ``HOST=0.0.0.0``) serves to the network."""
@@ -351,7 +394,7 @@ def action(name: str, why: str) -> Handler:
 
 
 # Programs that destroy the files they are given: run on what find finds, they delete a tree.
-_DESTROYS = names("rm shred unlink truncate wipe srm dd rmdir mv cp install ln tee chmod chown chgrp")
+_DESTROYS = names("rm shred unlink truncate wipe srm dd rmdir mv cp install ln tee")
 
 _PATH_TAKERS = names(
     "rm mv cp chmod chown chgrp touch mkdir rmdir shred unlink truncate ln tee install sed perl"

@@ -121,8 +121,19 @@ def _runs(cmd: SimpleCommand) -> list[tuple[Word, str | None]]:
     return out
 
 
+# interpreter options that take a value (so the value is not the script)
+_VALUE_OPTIONS = {
+    "python": frozenset({"-X", "-W", "--check-hash-based-pycs"}),
+    "JavaScript": frozenset({"-r", "--require", "--import", "--loader", "-C", "--conditions", "--title",
+                             "--env-file", "--inspect-port", "--input-type"}),
+    "Ruby": frozenset({"-I", "-r", "-C", "-E", "-F"}),
+    "Perl": frozenset({"-I", "-M", "-m", "-C"}),
+}  # fmt: skip
+
+
 def _interpreter_runs(name: str, args: list[Word]) -> list[tuple[Word, str | None]]:
     language = _LANGUAGES[name]
+    takes = _VALUE_OPTIONS.get(language, frozenset())
     if name in ("deno", "bun") and args and args[0].text in ("run", "test", "task"):
         args = args[1:]
     i = 0
@@ -135,7 +146,7 @@ def _interpreter_runs(name: str, args: list[Word]) -> list[tuple[Word, str | Non
             return [(Word(module + ".py"), language), (Word(module + "/__main__.py"), language)]
         if not t.startswith("-") or t == "-":
             return [(args[i], language)] if t != "-" else []
-        i += 1
+        i += 2 if t in takes else 1
     return []
 
 

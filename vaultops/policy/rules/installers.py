@@ -12,9 +12,16 @@ import re
 
 from vaultops.policy.bash import Word
 from vaultops.policy.judge import Judge, flag_value, has, names, positionals, register
-from vaultops.policy.rules.programs import _subcommand_tool
+from vaultops.policy.rules.programs import _build_tool, _bundle, _subcommand_tool
 from vaultops.policy.sources import foreign_code, registry_options
 
+# cargo's own subcommands and the common plugins; any other `cargo X` runs the program cargo-X from PATH
+_CARGO_SUBS = names(
+    "build b check c clean doc d new init add remove rm run r test t bench update search publish install "
+    "uninstall fmt clippy tree vendor fetch fix generate-lockfile locate-project metadata pkgid "
+    "verify-project version yank owner login logout package help report rustc rustdoc config info nextest "
+    "llvm-cov audit deny machete udeps outdated expand watch binstall --version -V --help -h --list"
+)
 _cargo_rest = _subcommand_tool(("test", "nextest", "bench"), ("publish", "yank", "owner", "login"), ("run",))
 _go_rest = _subcommand_tool(("test",), (), ("run",), ("version", "env", "list", "doc"))
 _CARGO_SOURCES = ("--git", "--registry", "--index", "--branch", "--tag", "--rev")
@@ -43,6 +50,9 @@ def _cargo(j: Judge, args: list[Word]) -> None:
             j.write(root, "installs into")
         else:
             j.add("system_change", "cargo install puts a program into ~/.cargo/bin, for the user")
+        return
+    if sub and sub not in _CARGO_SUBS:
+        j.add("unknown", f"`cargo {sub}` runs the program cargo-{sub}, which the policy does not know")
         return
     if sub == "binstall":
         j.add("unknown", "cargo binstall downloads a prebuilt program and installs it for the user")
@@ -120,7 +130,68 @@ def _composer(j: Judge, args: list[Word]) -> None:
         j.add("run_build", f"composer {sub}".strip())
 
 
+def _dotnet(j: Judge, args: list[Word]) -> None:
+    """dotnet: a package source given on the command line, a tool installed for the user."""
+    pos = positionals(
+        args, names("-s --source --add-source -c --configuration -f --framework -o --output -v")
+    )
+    words = [w.text for w in pos]
+    registry_options(j, args, ("-s", "--source", "--add-source", "--configfile"))
+    if words[:2] == ["tool", "install"] or words[:2] == ["tool", "update"]:
+        j.add(
+            "system_change" if has(args, "-g", "--global", "--tool-path") else "run_build",
+            f"dotnet {' '.join(words[:2])}",
+        )
+        if has(args, "-g", "--global", "--tool-path"):
+            return
+    if words[:3] == ["nuget", "add", "source"] or words[:2] == ["new", "install"]:
+        j.add("unknown", f"dotnet {' '.join(words[:3])} adds where packages or templates come from")
+        return
+    _dotnet_rest(j, args)
+
+
+_dotnet_rest = _subcommand_tool(("test",), ("nuget",), ("run",))
+_JVM_CODE = names(
+    "-I --init-script -s --settings -gs --global-settings -c --build-file --settings-file -t --toolchains"
+)
+
+
+def _jvm_build(j: Judge, args: list[Word]) -> None:
+    """gradle/mvn: an init script or settings file names code and repositories; one from outside the
+    worktree (or a URL) is unknown."""
+    for i, w in enumerate(args):
+        option, eq, value = w.text.partition("=")
+        if option in _JVM_CODE:
+            target = Word(value, w.dynamic) if eq else (args[i + 1] if i + 1 < len(args) else None)
+            if target is not None and (
+                "://" in target.text or any(p.where != "inside" for p in j.places(target))
+            ):
+                j.add(
+                    "unknown", f"{j.cmd.name} {option} {target.text}: build code or repositories from outside"
+                )
+        elif option.startswith(("-Dmaven.repo", "-DaltDeploymentRepository", "-Dgradle.user.home")):
+            j.add("unknown", f"{j.cmd.name} {option}: a repository the person did not choose")
+    _build_tool(j, args)
+
+
+def _bundler(j: Judge, args: list[Word]) -> None:
+    """bundle config set (a mirror, a source), bundle add --git/--source: where gems come from."""
+    pos = positionals(args)
+    sub = pos[0].text if pos else ""
+    if sub == "config" and len(pos) > 1 and pos[1].text in ("set", "unset"):
+        if has(args, "--global"):
+            j.add("modify_outside_worktree", "bundle config --global writes the user's ~/.bundle/config")
+        j.add("unknown", "bundle config set changes where gems come from or how they build")
+        return
+    if sub in ("add", "install", "update"):
+        registry_options(j, args, ("--git", "--github", "--source", "--path"))
+    _bundle(j, args)
+
+
 register("cargo", _cargo)
+register("dotnet", _dotnet)
+register("mvn mvnw gradle gradlew", _jvm_build)
+register("bundle", _bundler)
 register("go", _go)
 register("gem", _gem)
 register("composer", _composer)

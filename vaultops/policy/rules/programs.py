@@ -96,6 +96,11 @@ def _interpreter(j: Judge, args: list[Word]) -> None:
             module = t[2:] if len(t) > 2 else (args[i + 1].text if i + 1 < len(args) else "")
             _python_module(j, module, args[i + (1 if len(t) > 2 else 2) :])
             return
+        value = t.partition("=")[2] if "=" in t else (args[i + 1].text if i + 1 < len(args) else "")
+        if t.split("=", 1)[0] in _INTERPRETER_VALUES and re.match(r"^(?:https?|data|jsr|npm):", value):
+            j.add(
+                "unknown", f"{name} {t.split('=', 1)[0]} {value[:60]}: loads code from outside the worktree"
+            )
         i += 2 if t in _INTERPRETER_VALUES else 1
     script = args[i] if i < len(args) else None
     if script is None or script.text == "-":
