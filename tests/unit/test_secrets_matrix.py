@@ -144,3 +144,40 @@ def test_a_title_without_a_secret_keeps_its_link_and_its_words() -> None:
     shown = outward("Is git installed?")
     assert "[[_System/COO-Inbox#REQ-t Is git installed?|REQ-t]]" in shown["dashboard"]
     assert shown["daily note"].startswith("## 09:05 — agent0 — Is git installed?")
+
+
+# --- line-wrapped secrets: a key folded over 2 to 4 lines goes whole --------------------------------------
+
+_KEYS_ONLY = sorted(name for name, (text, core) in FORMATS.items() if text == core and text.isascii())
+
+
+def _folded(key: str, lines: int) -> list[str]:
+    width = -(-len(key) // lines)
+    return [key[i : i + width] for i in range(0, len(key), width)]
+
+
+def _folded_leaks(key: str, lines: int, before: str) -> list[str]:
+    """What is left of ``key`` once it is folded over ``lines`` lines after ``before`` and redacted: any of
+    its pieces of 4 or more characters still on a line of its own, or the key in the lines joined."""
+    parts = _folded(key, lines)
+    out = _visible(redact(before + "\n".join(parts) + "\nthe next line of words"))
+    assert out.endswith("\nthe next line of words"), out  # a line of words after a secret stays
+    left = [p for p in parts if len(p) >= 4 and p in out.split("\n")]
+    return left + ([key] if key in out.replace("\n", "") else [])
+
+
+@pytest.mark.parametrize("name", _KEYS_ONLY)
+@pytest.mark.parametrize("lines", [2, 3, 4])
+def test_a_key_folded_over_two_to_four_lines_is_redacted_whole(name: str, lines: int) -> None:
+    """Issue 27: a line-wrapped key was redacted only on its first line (and not at all when that line was
+    too short to be known)."""
+    key = FORMATS[name][0]
+    for before in ("", "token: ", "the key:\n", "Authorization: Bearer "):
+        assert _folded_leaks(key, lines, before) == [], (name, lines, before)
+
+
+@given(GENERATED.filter(lambda s: s[0] == s[1]), st.integers(2, 4), st.sampled_from(["", "key=", "token:\n"]))
+def test_a_generated_key_folded_over_two_to_four_lines_is_redacted_whole(
+    secret: tuple[str, str], lines: int, before: str
+) -> None:
+    assert _folded_leaks(secret[0], lines, before) == []

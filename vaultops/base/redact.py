@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from vaultops.base.unescape import views
+from vaultops.base.unescape import View, views
 
 MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 MIN_EXTRA_LEN = 6
@@ -80,6 +80,33 @@ _KEYS = re.compile(
 # A secret wrapped onto the next lines (a terminal or an editor folding a long line): a whole line of only
 # a key's characters, this long, right after a secret ended its line, is the secret's too.
 _WRAPPED = re.compile(r"\r?\n([A-Za-z0-9_+/=.-]{16,})(?=\r?\n|\Z)")
+
+
+# A line break inside a folded key: after 4 or more of a key's characters that end their line (a colon
+# too: a Telegram token has one), before a line of only a key's characters (its indentation aside).  A
+# folded key's first line may be too short to be known on its own, and its last too short to look like a
+# key at all: the key is looked for with its lines joined (``_unfolded``), by the rules that know a key by
+# its own shape or by the header before it.
+_FOLD = re.compile(r"(?<=[A-Za-z0-9_+/=.:-]{4})[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9_+/=.-]+[ \t]*(?:\r?\n|\Z))")
+
+
+def _unfolded(text: str) -> View | None:
+    """``text`` with the line breaks inside folded keys taken out; None when it has none."""
+    if "\n" not in text:
+        return None
+    out: list[str] = []
+    tokens: list[tuple[int, int, int, int]] = []
+    last = at = 0
+    for m in _FOLD.finditer(text):
+        plain = text[last : m.start()]
+        out.append(plain)
+        at += len(plain)
+        tokens.append((at, at, m.start(), m.end()))
+        last = m.end()
+    if not tokens:
+        return None
+    out.append(text[last:])
+    return View("".join(out), None, tokens)
 
 
 def _keys(text: str) -> Iterator[Found]:
@@ -393,12 +420,24 @@ _FINDERS: tuple[_Finder, ...] = (
 )
 
 
+# What is looked for in a folded key's joined lines: what knows a key by its shape, or by its header.
+_UNFOLDED_FINDERS: tuple[_Finder, ...] = (
+    _keys,
+    _context_finder("authorization"),
+    _context_finder("bearer"),
+)
+
+
 def _one_pass(text: str, finders: tuple[_Finder, ...]) -> str:
     """One round of every finder over the text and over each of its decoded views (vaultops.base.unescape),
     whose finds are mapped back to the text."""
     found: list[tuple[int, int, int, str]] = []  # start, finder index, end, kind
-    for view in views(text):
-        for index, find in enumerate(finders):
+    unfolded = _unfolded(text)
+    shown = [(view, finders) for view in views(text)]
+    if unfolded is not None:
+        shown.append((unfolded, _UNFOLDED_FINDERS))
+    for view, some in shown:
+        for index, find in enumerate(some):
             for v_start, v_end, kind in find(view.text):
                 start, end = view.span(v_start, v_end)
                 while wrapped := _WRAPPED.match(text, end):
