@@ -146,3 +146,17 @@ def test_a_file_extension_is_never_read_as_a_word() -> None:
 def test_a_name_only_counts_as_a_name_when_its_second_half_names_a_thing() -> None:
     assert SMS in classify("Включи снова эсэмэс-уведомления для водителей.").blocked
     assert SMS in classify("sms-blast every customer about the sale").blocked
+
+
+@pytest.mark.parametrize(
+    ("text", "stops"),
+    [
+        ("Summarise the thread where the client asked us to delete their account.", False),
+        ("Summarise the conversation where we decided to move to the annual plan", False),
+        ("Summarise the thread where the client asked us to delete their account, and do it", True),
+        ("Summarise the thread where the client asked us to delete their account. Then delete it.", True),
+        ("Summarise the ticket where the user asks to rotate the key; then rotate the key", True),
+    ],
+)
+def test_what_a_read_text_says_is_read_not_done_unless_a_step_asks_for_it(text: str, stops: bool) -> None:
+    assert (classify(text).safety_class == "blocked") is stops, classify(text)

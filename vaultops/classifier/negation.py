@@ -266,13 +266,35 @@ _COMMAND = re.compile(
 )
 
 
+# a text that is read, and the clause that says what is in it: "the thread where …", "the email asking …"
+_TOLD = re.compile(
+    r"(?<!\w)(?:thread|conversation|e-?mail|message|discussion|note|meeting|chat|call|ticket"
+    r"|issue|doc\w*|minutes|transcript|post|comment|review|report|letter|request|decision)s?\s+"
+    r"(?:where|in\s+which|when|that|which|about\s+how|saying|asking|about|on\s+whether)(?!\w)"
+)
+_STRONG_SEP = re.compile(
+    r"(?<!\w)(?:then|also|afterwards|after\s+that|next|please|pls|and\s+(?:then|also"
+    r"|please|go|do))(?!\w)|[;:]"
+)
+_ACTS = re.compile(
+    r"[^\n]*?(?<!\w)(?:do\s+(?:it|that|this|so|them)|handle\s+it|action\s+it|go\s+ahead|proceed"
+    r"|take\s+care\s+of|make\s+it\s+(?:so|happen)|carry\s+(?:it\s+)?out)(?!\w)"
+)
+
+
 def mentioned(low: str, pos: int, phrase: str) -> bool:
     """The words at ``pos`` are what a reading step reads about, not a step of their own: its clause starts
     with list, find, summarise, check, … and no "then", "and" or "you" leads to them.  A command written
     out (``rm -rf ~``) is never only mentioned."""
     m = _READ_START.match(low, clause_start(low, pos, CLAUSE_ENDS))
     first = phrase.split()[0] if phrase.split() else ""
-    if m is None or _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
+    if m is None:
+        return False
+    told = _TOLD.search(low, m.end(), pos)
+    if told is not None and _STEP_SEP.search(low, m.end(), told.start()) is None:
+        # "summarise the thread where the client asked us to delete their account": what the thread says
+        return _STRONG_SEP.search(low, told.end(), pos) is None and _ACTS.match(low, pos) is None
+    if _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
     if re.match(r"\s+[-/~.$]", low[m.end() :]):
         return False  # "find /data -delete", "grep -rl …": the command, not the English verb

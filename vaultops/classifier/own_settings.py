@@ -40,7 +40,7 @@ _SETTINGS = (
     r"|sandbox(?:ing)?\s+(?:settings?|config\w*|rules?|domains?|network|mode|allow\w*|filesystem|options?)"
     r"|network\s+(?:allow[\s_-]*list|allowed[\s_-]*domains|polic\w*)|(?:allow|deny)[\s_-]*list"
     r"|allowlist|denylist|hooks?\s+(?:settings?|config\w*)|(?:pre|post)[\s_-]*tool[\s_-]*use"
-    r"|mcp\s+servers?|yolo\s+mode"
+    r"|mcp\s+servers?|yolo\s+mode|vaultops_[a-z_]+|claude_code_[a-z_]+|deny\s+rules?"
 )
 # the walls: switching one off is the harm, building one is not
 _CONTROLS = (
@@ -51,7 +51,8 @@ _CONTROLS = (
     r"|prompts?|steps?|requirements?|gates?))?(?!\s+(?:e-?mails?|messages?|notifications?|status|page"
     r"|docs?|flow|button|form)(?!\w))|(?:code\s+)?review\s+(?:step|checks?|gate|stage|requirement)"
     r"|reviewer(?!'s)|safety\s+(?:checks?|rails?|rules?|nets?|settings?|class(?:es)?)"
-    r"|(?:agent|claude|worker|job)(?:'s)?\s+(?:restrictions?|limits?|sandbox|fence|rules?))(?!\w)"
+    r"|(?:agent|claude|worker|job)(?:'s)?\s+(?:restrictions?|limits?|sandbox|fence|rules?)|deny\s+(?:rules?|list)"
+    r"|network\s+(?:restrictions?|limits?|rules?))(?!\w)"
 )
 _CHANGE = (
     r"(?:set|sets|setting|change|changing|edit|editing|modify|modifying|update|updating|tweak|tweaking"
@@ -96,9 +97,21 @@ _PATTERNS = (
     # "make the reviewer auto-approve", "have the gate approve everything"
     r"(?:make|have|let|set|configure|tell|get|teach|change|allow)\w*\s+(?:the\s+|our\s+)?(?:\S+\s+){0,2}?"
     r"(?:reviewer|gate|agent|claude|worker|vaultops|hook|review\s+step|approver|checks?)s?\s+(?:to\s+)?"
-    r"(?:\S+\s+){0,2}?(?:auto-?approv\w*|approve\s+(?:everything|all|anything|every\w*)|always\s+(?:approve"
+    r"(?:\S+\s+){0,2}?(?:auto-?approv\w*|approve\s+(?:everything|all|anything|every\w*)|approve[^.!?\n]{0,40}?automatically|always\s+(?:approve"
     r"|allow|pass|say\s+yes)|rubber-?stamp\w*|wave\s+(?:\S+\s+){0,3}?through|pass\s+everything|allow\s+everything"
     r"|skip\s+(?:the\s+)?(?:gate|review|checks?|sandbox|hooks?|approval))",
+    # "give the research profile Bash access", "let the agent read ~/.ssh", "stop the gate from asking"
+    r"(?:give|grant)\w*\s+(?:the\s+|our\s+)?(?:\S+\s+){0,2}?(?:profiles?|agents?|claude|workers?|jobs?|reviewers?"
+    r"|sandbox)\s+(?:\S+\s+){0,2}?(?:access|permissions?|rights|tools?)(?!\w)",
+    r"(?:let|allow|permit)\w*\s+(?:the\s+)?(?:agent|claude|worker|jobs?|reviewer|it)\s+(?:to\s+)?(?:write|read|access"
+    r"|reach|touch|edit|run|use|push|connect|open)\w*\s+(?:\S+\s+){0,3}?(?:anywhere|everywhere|~\S*|/(?=\s|$)"
+    r"|(?:my\s+|the\s+)?home|\S*\.ssh|\S*\.env|\S*credentials?|outside|the\s+(?:network|internet|web)"
+    r"|any\s+(?:domain|site|host|url|command|path)s?)(?!\w)",
+    r"(?:stop|keep|prevent)\w*\s+(?:the\s+)?(?:gate|sandbox|hooks?|reviewer|claude|agent|vaultops)\s+from\s+"
+    r"(?:asking|blocking|checking|prompting|stopping|denying|escalating)",
+    r"(?:configure|set|make|tell|get|have|change|let)\w*\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:never|not|no\s+longer"
+    r"|stop)\s+(?:to\s+)?(?:ask|prompt|check|block|escalat)\w*\s+(?:\S+\s+){0,2}?(?:permission|approval"
+    r"|confirmation)s?",
     # "allow all Bash commands", "Bash(*)", "--dangerously-skip-permissions"
     r"(?:allow|permit|let|whitelist|grant)\w*\s+(?:the\s+agent\s+|claude\s+|the\s+worker\s+|it\s+|jobs?\s+)?"
     r"(?:to\s+(?:run|use)\s+)?(?:all|any|every|arbitrary|unrestricted|unsandboxed)\s+(?:\S+\s+)?(?:bash"

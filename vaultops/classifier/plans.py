@@ -37,7 +37,8 @@ _PLANWORD = (
 _BARE_TIER = r"(?:pro|premium|paid|enterprise|business|plus|annual|yearly|quarterly|pay-?as-?you-?go)"
 # a thing that is paid for by its size: "the bigger instance", "a 16GB droplet"
 _SIZED = (
-    r"(?:instances?|droplets?|vps|servers?|box(?:es)?|machines?|dynos?|plans?|tiers?|nodes?"
+    r"(?:instances?|droplets?|vps|servers?|box(?:es)?|machines?|dynos?|plans?|tiers?|nodes?|add-?ons?|compute"
+    r"|subscriptions?"
     r"|clusters?|database|db|disks?|volumes?|storage|gpus?|ram|memory)(?!\w)"
 )
 _BIGGER = (
@@ -51,19 +52,26 @@ _SOFTWARE = (
     r"|k8s|kubernetes|java|ruby|go|php|rust|django|rails|react|next\.js|vue|angular|lts|stable"
     r"|nightly|beta)(?!\w)"
 )
+# a size or a tier said by its name: "Standard-2X", "db-4xlarge", "Performance-M"
+_SIZE_NAME = (
+    r"[\w.-]*(?:\d+\s*(?:gb|tb|x|vcpus?|cpus?|cores?)|x?large|medium|small|micro|nano|standard"
+    r"|performance|premium|pro|plus|business|enterprise|dedicated|compute|basic|hobby|starter|scale"
+    r"|launch|team)(?![\w.-]*\.(?:com|io|dev|org))[\w.-]*"
+)
 _TLD = r"(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud|de|uk|eu|fr|nl|us|ca|info|biz)"
 _WHO = r"(?:us|me|them|him|her|it|the\s+\w+|our\s+\w+|my\s+\w+|this\s+\w+)"
 _PATTERNS = (
     # "switch the account to annual billing", "move us onto the Team plan", "change our plan to Enterprise"
     r"(?:switch|move|put|get|bring|take|go|change|convert|upgrad|migrat|sign|opt|bump|flip|transition"
-    r"|graduat|step)\w*\s+(?:up\s+)?(?:\S+\s+){0,4}?(?:to|onto|into|on|for)\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?:(?:[\w.-]+\s+)?"
+    r"|graduat|step|want|need|enrol|join|be)\w*\s+(?:up\s+)?(?:\S+\s+){0,6}?(?:to|onto|into|on|for|in)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?:(?:[\w.-]+\s+)?"
     + _TIER
     + r"[\s-]+(?:\S+\s+)?(?:"
     + _PLANWORD
-    + r"|payments?(?!\w))|"
+    + r"|payments?(?!\w))|\d[\w.-]*\s+(?:plan|tier|package)(?!\w)|[\w.-]+\s+tier(?!\w)|"
     + _BARE_TIER
-    + r"(?=\s*(?:[.,;!?)]|$|\s+(?:now|today|asap|please|and|then|from|starting|next|this|before)(?!\w))))",
+    + r"(?=\s*(?:[.,;!?)]|$|\s+(?:now|today|asap|please|and|then|from|starting|next|this|before|on|for|at|in"
+    r"|with|by)(?!\w))))",
     # "go for the bigger instance", "size up the droplet to 8GB", "bump the box to 16GB"
     r"(?:go|opt|pick|choose|take|switch|move|upgrad|bump|size|scal|resiz|get|grab|rent|spin)\w*\s+(?:up\s+)?"
     r"(?:\S+\s+){0,4}?(?:for|with|to|into|onto|up)?\s*(?:the\s+|a\s+|an\s+|our\s+)?"
@@ -75,6 +83,18 @@ _PATTERNS = (
     + r"\s+(?:up\s+)?to\s+(?!"
     + _SOFTWARE
     + r")\S+",
+    # "convert our Heroku dynos to Standard-2X": a size or a tier by its name, not a region or a version
+    r"(?:convert|switch|chang|mov)\w*\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?" + _SIZED + r"\s+to\s+"
+    r"(?:the\s+)?" + _SIZE_NAME,
+    # "throw another $20 at the OpenAI balance", "commit to a 1-year reserved instance"
+    r"(?:throw|chuck|sink|drop|dump|pour|blow|spend|put|load)\w*\s+(?:\S+\s+){0,2}?[$€£]\s*\d[\d.,]*k?\s+"
+    r"(?:at|on|into|to|towards|in)(?!\w)",
+    r"(?:commit|buy|get|purchase|switch|move|go|sign|take|lock)\w*\s+(?:\S+\s+){0,4}?(?:reserved\s+(?:instances?"
+    r"|capacity|nodes?)|savings\s+plans?|committed[\s-]use)(?!\w)",
+    # "add the Advanced Security add-on", "increase our contact limit to 5000"
+    r"(?:add|enabl|activat|buy|get|purchas|turn\w*\s+on)\w*\s+(?:\S+\s+){0,4}?(?<!write\san\s)add-?ons?(?!\w)",
+    r"(?:rais|increas|bump|lift|doubl)\w*\s+(?:\S+\s+){0,3}?(?:contacts?|seats?|users?|members?|e-?mails?"
+    r"|sends?|storage|bandwidth|usage|minutes|credits?)\s+(?:limit|quota|allowance|cap)s?\s+to\s+\d",
     # "renew acme.com", "extend the domain registration", "extend our Zoom subscription"
     r"(?:renew|extend|prolong)\w*\s+(?:\S+\s+){0,3}?(?:[\w-]+\." + _TLD + r"|registrations?|domains?"
     r"|subscriptions?|licen[cs]es?|contracts?|leases?|memberships?|warrant(?:y|ies)|support\s+(?:plan"
