@@ -128,6 +128,49 @@ def _note_rows(
         return [], [exc.message]
     if raw is None:
         return [], [f"{rel}: no inbox yet; run `vaultops init`"] if rel == vault.inbox_rel else []
+    rows, warnings = _kept_rows(vault, rel, raw, writer, state)
+    return _as_vetted(vault, rel, raw, rows, writer, state), warnings
+
+
+def _as_vetted(
+    vault: Vault,
+    rel: str,
+    raw: bytes,
+    rows: list[dict[str, Any]],
+    writer: list[NoteWriter],
+    state: StateDB | None,
+) -> list[dict[str, Any]]:
+    """``rows`` with each request's real state: a status or lock line vaultops did not write changes
+    nothing (``engine.provenance``), here as in a pass.  Without a state.db nothing here was written by
+    vaultops on this machine, and status creates none: the rows stay as the lines read."""
+    if state is None:
+        return rows
+    from vaultops.engine.provenance import Vetter
+    from vaultops.sync.git import Git
+
+    if not writer:
+        from vaultops.store.notes import NoteWriter
+
+        writer.append(NoteWriter(vault))
+    parse = writer[0].parse
+    note = parse(rel, raw, full=True)
+    try:
+        vetted, _ = Vetter(state, Git(vault.root), vault.config.answers.authors, parse).note(note)
+    except StateError:
+        return rows
+    if not vetted.disowned or len(vetted.requests) != len(rows):
+        return rows
+    out = list(rows)
+    for n, request in enumerate(vetted.requests):
+        if request.start in vetted.disowned and out[n]["id"] == request.id:
+            out[n] = _as_row(rel, _row(request, vault))
+    return out
+
+
+def _kept_rows(
+    vault: Vault, rel: str, raw: bytes, writer: list[NoteWriter], state: StateDB | None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A note's rows as its lines read, kept between runs."""
     if not vault.is_plan_note(rel):
         return _piece_rows(vault, rel, raw)
     key = f"status-rows:{__version__}:{rel}"
