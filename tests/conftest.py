@@ -45,17 +45,19 @@ temp_on_a_ram_disk()
 DISK_TMP = os.environ.get("VAULTOPS_TEST_DISK_TMP") or tempfile.gettempdir()  # the real CLI's tests' folders
 
 
-def _runs_the_real_cli(node: pytest.Item) -> bool:
-    return any(m.kwargs.get("reason") == CLI_MISSING for m in node.iter_markers("skipif"))
+def _needs_a_real_disk(node: pytest.Item) -> bool:
+    """It runs the real CLI, or sets up a job's gate (and so its fence)."""
+    cli = any(m.kwargs.get("reason") == CLI_MISSING for m in node.iter_markers("skipif"))
+    return cli or node.get_closest_marker("real_disk") is not None
 
 
 @pytest.fixture
 def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """pytest's own, but on a real disk for a test that runs the real Claude Code CLI: its sandbox mounts a
-    fresh /dev, so a job's folder under /dev/shm is not there for its commands (vaultops refuses such a
-    folder, saying so: tests/unit/test_fence.py)."""
+    """pytest's own, but on a real disk for a test that runs the real Claude Code CLI or is marked
+    ``real_disk``: a job's sandbox mounts a fresh /dev, so a job's folder under /dev/shm is not there for
+    its commands (vaultops refuses such a folder, saying so: tests/unit/test_fence.py)."""
     name = re.sub(r"\W", "_", request.node.name)[:30]
-    if not _runs_the_real_cli(request.node) or DISK_TMP.startswith("/dev/"):
+    if not _needs_a_real_disk(request.node) or DISK_TMP.startswith("/dev/"):
         yield tmp_path_factory.mktemp(name, numbered=True)
         return
     folder = Path(tempfile.mkdtemp(prefix=f"{name[:20]}-", dir=DISK_TMP))

@@ -25,6 +25,8 @@ from vaultops.hook.claude import MATCHER, gate, settings_for
 from vaultops.hook.job import GateJob
 from vaultops.hook.server import GateServer
 
+pytestmark = pytest.mark.real_disk  # its jobs' gates put up a fence (see tests/conftest.py)
+
 
 def run_hook(settings: Path, payload: dict[str, Any] | bytes) -> subprocess.CompletedProcess[bytes]:
     """The hook command from the settings file, run the way Claude Code runs it."""

@@ -284,8 +284,10 @@ def _killed_mid_check(vault: Path, tree: Path, *, also_the_reaper: bool) -> int:
         assert wait_for(lambda: _sleeping_in(tree)), "the check never started"
         (check,) = _sleeping_in(tree)
         state = StateDB(Vault.open(vault).state_dir / "state.db")
-        assert wait_for(lambda: any(r["job_pid"] == check for r in state.runs())), "its pid is recorded"
-        reaper = _parent_of(check)
+        leaders = lambda: [r["job_pid"] for r in state.runs() if r["job_pid"] and r["ended"] is None]  # noqa: E731
+        assert wait_for(leaders), "its pid is recorded"
+        (leader,) = leaders()  # the check's sandbox, which runs it
+        reaper = _parent_of(leader)
         if (
             also_the_reaper
         ):  # held still, so that it neither stops the check when the pass dies nor dies first

@@ -17,6 +17,8 @@ from vaultops.config import load_config
 from vaultops.hook.claude import GateSetupError, gate
 from vaultops.hook.job import GateJob, gate_spec, job_from_spec
 
+pytestmark = pytest.mark.real_disk  # its jobs' gates put up a fence (see tests/conftest.py)
+
 
 @pytest.fixture
 def job(tmp_path: Path) -> GateJob:
@@ -60,7 +62,6 @@ def test_the_job_round_trips_through_its_spec(job: GateJob) -> None:
 # --- the config ---------------------------------------------------------------------------------------------
 
 
-
 def config_with(tmp_path: Path, profile: str) -> Path:
     vault = make_vault(tmp_path / "v", repo=False)
     (vault / ".vaultops" / "local.toml").write_text(profile)
@@ -97,7 +98,6 @@ def test_a_gate_typo_names_the_setting(tmp_path: Path) -> None:
 
 
 # --- approvals ----------------------------------------------------------------------------------------------
-
 
 
 def test_an_approval_is_the_requests_own_and_used_once(job: GateJob) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from vaultops.base.words import counted
 from vaultops.config import check_environ
 from vaultops.engine.context import Context
 from vaultops.hook.answer import GateError, load_table, scope_for
+from vaultops.hook.fence import fence_for, fenced_argv, sandbox_problem
 from vaultops.hook.job import GateJob
 from vaultops.model import State
 from vaultops.policy.decide import decide_call
@@ -122,6 +124,12 @@ def run_one(
     if added and (other := [a for a in call_actions(call, scope) if a.name not in _TEST_ACTIONS]):
         why = f"a check a request adds may only run tests, and {other[0].detail} ({other[0].name})"
         return Check(argv, None, why=f"not run: {why}")
+    # the agent wrote the code a check runs (its tests, a conftest, a Makefile): in the job's fence, as its
+    # own commands were, with no way to commit, and the check is not run where there can be no fence
+    if problem := sandbox_problem():
+        return Check(argv, None, why=f"not run: the sandbox for checks cannot start: {problem}")
+    writable = profile.writable if profile is not None else ()
+    fence = fence_for(tree.path, ctx.vault.root, branch=job.branch, writable=writable, commits=False)
     secrets = secret_values(os.environ)
     env = check_environ(os.environ)
     guard_db = lock or threading.Lock()
@@ -134,9 +142,17 @@ def run_one(
         with guard_db:
             ctx.state.job_started(run_id, pid, process_start_time(pid))
 
-    proc = run_process(
-        argv, cwd=tree.path, env=env, timeout=timeout, extra_secrets=secrets, cancel=cancel, on_start=started
-    )
+    with tempfile.TemporaryDirectory(prefix="vaultops-check-") as tmp:
+        fenced = fenced_argv(fence, argv, Path(tmp))
+        proc = run_process(
+            fenced,
+            cwd=tree.path,
+            env=env,
+            timeout=timeout,
+            extra_secrets=secrets,
+            cancel=cancel,
+            on_start=started,
+        )
     with guard_db:
         outcome = "done" if proc.exit_code == 0 else "error"
         ctx.state.run_ended(run_id, outcome, proc.exit_code, proc.duration)

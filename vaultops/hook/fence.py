@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from vaultops.base import faults
-from vaultops.hook.sandbox import Fence
+from vaultops.hook.sandbox import Fence, bwrap_argv
 
 # Credentials in a home folder: keys, cloud and forge CLIs' logins, package registries' tokens.
 CREDENTIALS = (
@@ -45,9 +45,11 @@ def fence_for(
     home: Path | None = None,
     domains: Sequence[str] = (),
     writable: Sequence[str] = (),
+    commits: bool = True,
 ) -> Fence:
     """The fence of a job that runs in ``workdir`` for ``vault``, on its own ``branch`` when it has one.
-    ``writable``: more folders its commands may write (the profile's, e.g. a package cache)."""
+    ``writable``: more folders its commands may write (the profile's, e.g. a package cache); ``commits``:
+    they may commit on that branch (an agent may; vaultops's checks only test)."""
     work = workdir.resolve()
     home = (home or Path.home()).resolve()
     vault = vault.resolve()
@@ -63,7 +65,9 @@ def fence_for(
     extra = [str(Path(os.path.expanduser(p)).resolve()) for p in writable]
     return Fence(
         workdir=str(work),
-        writable=tuple(_unique([*git_writable, *(p for p in extra if os.path.isdir(p))])),
+        writable=tuple(
+            _unique([*(git_writable if commits else ()), *(p for p in extra if os.path.isdir(p))])
+        ),
         read_only=tuple(_unique(read_only)),
         unreadable=tuple(_unique(unreadable)),
         domains=tuple(domains),
@@ -178,3 +182,13 @@ def _inside(folder: Path, path: Path) -> bool:
 
 def _unique(paths: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(paths))
+
+
+def fenced_argv(fence: Fence, argv: Sequence[str], tmp: Path) -> list[str]:
+    """``argv`` to run in ``fence`` with bubblewrap (vaultops's own checks), ``tmp`` its private temp folder.
+    The caller asked ``sandbox_problem`` first."""
+    if faults.enabled("sandbox.off"):  # a test's switch: shows that the sandbox, not the gate, held
+        return list(argv)
+    bwrap = shutil.which("bwrap") or "bwrap"
+    hidden_files = [p for p in fence.unreadable if not os.path.isdir(p)]
+    return bwrap_argv(bwrap, fence, str(tmp.resolve()), argv, hidden_files)
