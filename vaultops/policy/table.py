@@ -41,6 +41,7 @@ DEFAULTS: dict[str, tuple[Kind, str]] = {
     "git_local": ("approve", "local git work: add, commit, branch, checkout, stash, fetch, pull"),
     "temp_write": ("approve", "write under /tmp or to /dev/null"),
     "network_read": ("approve", "download: GET requests, git clone, web fetch"),
+    "network_unlisted": ("escalate", "a web tool reaching a host the profile's domains do not list"),
     "read_outside_worktree": ("escalate", "read files outside the worktree"),
     "read_secrets": ("escalate", "read keys, tokens and credentials (~/.ssh, ~/.aws, .env, …)"),
     "push_other_branch": ("escalate", "push to a branch that is not the worker's own"),
