@@ -98,8 +98,14 @@ def _decoded(text: str) -> Iterable[str]:
                 break
 
 
+# `rsync -a host:/srv/x/`: the redactor reads `-a USER:PASSWORD` (an auth option) there; a remote path
+# after the colon is not a password.
+_REMOTE_PATH_AFTER_A = re.compile(r"(?<![\w-])-a(?=[ \t]+[^\s:\"'/]*:/)")
+
+
 def literal_secret(text: str) -> str | None:
     """The kind of secret the redactor finds in ``text`` (``github``, ``stripe``, …), else None."""
+    text = _REMOTE_PATH_AFTER_A.sub("-r", text)
     for candidate in (text, *_decoded(text)):
         found = MARKER.search(redact(candidate))
         if found is not None:

@@ -260,6 +260,18 @@ def _record(judge: Judge, files: _Files) -> None:
     elif name in _DOWNLOADERS:
         for w in _downloads(name, args):
             put(w, None)
+        if _fills_folder(name, args):  # scp host:… ., wget -i list: files no word names
+            folder = flag_value(args, "-P", "--directory-prefix") or (
+                args[-1] if name in ("scp", "sftp") else None
+            )
+            files.wild.extend(p.path for p in judge.places(folder or Word(".")))
+    elif name == "rsync" and any(_REMOTE_SOURCE.match(w.text) for w in positionals(args)[:-1]):
+        files.wild.extend(p.path for p in judge.places(positionals(args)[-1]))
+    elif name in ("git", "patch") and (
+        (name == "patch" or any(w.text in ("apply", "am") for w in args[:3]))
+        and _patch_from_outside(judge, files)
+    ):
+        files.wild.extend(c for c in judge.cwds if c is not None)  # a downloaded patch changes any file
     elif name in _COPIERS:
         targets = positionals(
             args, ("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "-g")
@@ -293,6 +305,28 @@ def _record(judge: Judge, files: _Files) -> None:
                 put(Word(w.text[3:], w.dynamic), None)
 
 
+_REMOTE_SOURCE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s:=]+:(?!//))")
+
+
+def _fills_folder(name: str, args: list[Word]) -> bool:
+    if name in ("scp", "sftp"):
+        return bool(args) and not posixpath.splitext(args[-1].text.rstrip("/"))[1]
+    if name in ("wget", "wget2", "aria2c"):
+        return any(w.text in ("-i", "--input-file", "-r", "--recursive", "-m", "--mirror") for w in args)
+    return False
+
+
+def _patch_from_outside(judge: Judge, files: _Files) -> bool:
+    """A patch read from a pipe whose text the policy cannot see, or from a file this call downloaded."""
+    cmd = judge.cmd
+    if cmd.piped_in and (cmd.feeder is None or fed_text(cmd.feeder) is None):
+        return True
+    named = [red.target for red in cmd.redirects if red.op == "<"] + [
+        w for w in cmd.words[1:] if "." in w.text
+    ]
+    return any(files.find(p.path) == (True, None) for w in named for p in judge.places(w))
+
+
 def _copied(judge: Judge, files: _Files, sources: Sequence[Word]) -> str | None:
     """The text of a copy: its one source's, when the call wrote that source and the policy read it."""
     for s in sources[:1]:
@@ -302,9 +336,13 @@ def _copied(judge: Judge, files: _Files, sources: Sequence[Word]) -> str | None:
 
 
 def _downloads(name: str, args: list[Word]) -> list[Word]:
-    """Where a download lands: ``-o``/``-O FILE``/``--output``, else the URL's last part (``curl -O``,
-    ``wget``), under ``--output-dir``/``-P``."""
+    """Where a download lands: ``-o``/``-O FILE``/``--output`` (``-sSLo FILE`` too), else the URL's last
+    part (``curl -O``, ``wget``), under ``--output-dir``/``-P``."""
     out = [w for w in (flag_value(args, "-o", "--output", "--output-document", "--out", "--download"),) if w]
+    letters = "oO" if name.startswith("wget") else "o"
+    for i, w in enumerate(args[:-1]):  # bundled short options ending in the one that takes the file
+        if re.fullmatch(rf"-[A-Za-z]+[{letters}]", w.text) and len(w.text) > 2 and args[i + 1].text != "-":
+            out.append(args[i + 1])
     if name in ("wget", "wget2"):
         out += [w for w in (flag_value(args, "-O"),) if w and w.text != "-"]
     folder = flag_value(args, "--output-dir", "-P", "--directory-prefix", "-d", "--dir")
