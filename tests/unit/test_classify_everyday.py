@@ -130,6 +130,10 @@ def test_a_dangerous_title_over_a_harmless_body_is_blocked(title: str, body: str
         "Upgrade the database to Postgres 16 on staging",
         "Move the meeting notes to the team folder",
         "Switch the logs to monthly rotation",
+        "Write the SMS templates list to sms_templates.txt",
+        "Create notes/todo.txt with: buy milk, call mom",
+        "Write a blog post draft about why we moved to annual billing, save it in Drafts/",
+        "Estimate our monthly spend if we add 5 seats to Linear",
     ],
 )
 def test_research_status_questions_and_file_names_run(text: str) -> None:

@@ -429,7 +429,8 @@ RULES: tuple[Rule, ...] = (
     lit(
         (SMS,),
         "sms send",
-        rf"(?<![\w./-])(?:sms\w*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)(?![_./]\w|-{_NAMED})"
+        # atomic: "sms_templates.txt" may not be read as "sms_template" followed by "s.txt"
+        rf"(?<![\w./-])(?>sms[^\W_]*|смс\w*|эсэмэс\w*|twilio|твилио|imessage)(?![_./]\w|-{_NAMED})"
         + SMS_THING
         + r"|text(?:\s+|-)messag\w*|текстов\w*\s+сообщени\w*"
         r"|(?:send|shoot|fire\s+off|drop)(?:ing)?\s+(?:me\s+|us\s+|him\s+|her\s+"

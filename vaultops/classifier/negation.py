@@ -202,6 +202,9 @@ _ABOUT = re.compile(
     r"(?:(?<!\w)how\s+(?:to|do|does|did|would|could|should|can|other|others|people|teams"
     r"|companies|they|we|you|i|one)(?:\s+[^\s.:;!?]+){0,3}|(?:cost|costs|price|cheaper"
     r"|expensive)\s+(?:us\s+|me\s+)?to|(?<!\w)whether\s+(?:or\s+not\s+)?(?:to|we\s+should|i\s+should)"
+    # "estimate our spend if we add 5 seats": a hypothesis priced, not a step
+    r"|(?:estimate|calculate|cost|costs|spend|price|bill|budget|much|would|happens?)[^.!?\n]{0,60}?(?<!\w)if\s+"
+    r"(?:we|i|you|they)(?:\s+(?:were\s+to|ever|just|also))?"
     # the words to be written: "append a line to todo.txt saying buy milk"
     r"|(?<!\w)(?:saying|that\s+says|which\s+says|that\s+reads|reading|with\s+the\s+(?:text|words?|line"
     r"|content)|containing|that\s+contains)"
@@ -237,7 +240,16 @@ def talked_about(low: str, start: int) -> bool:
     """Is the verb at ``start`` the subject of talk ("research how teams rotate keys"), not a request?
     Not when the request goes on to ask for it ("find out how to purge them, then do it")."""
     clause = clause_start(low, start, CLAUSE_ENDS)
+    if _CONTENT_COLON.search(low, max(0, clause - 40), clause) is not None:
+        return _DO_IT.match(low, start) is None  # "create todo.txt with: buy milk, call mom": the words
     return _ABOUT.search(low, max(clause, start - 60), start) is not None and _DO_IT.match(low, start) is None
+
+
+# a colon after which come the words to be written
+_CONTENT_COLON = re.compile(
+    r"(?<!\w)(?:with|containing|saying|says|reads|reading|text|content|contents|lines?)"
+    r"\s*:\s*$"
+)
 
 
 # a clause that reads, finds or reports ("list the SMS templates", "find the note titled 'Delete me'")

@@ -66,7 +66,7 @@ _CHANGE = (
 )
 _WEAKEN = (
     r"(?:disable|disabling|deactivate|deactivating|turn(?:ing)?\s+(?:\S+\s+){0,3}?off|switch(?:ing)?"
-    r"\s+(?:\S+\s+){0,3}?off|shut(?:ting)?\s+(?:\S+\s+){0,3}?off|remove|removing|delete|deleting|drop"
+    r"\s+(?:\S+\s+){0,3}?off|turn\s+of|shut(?:ting)?\s+(?:\S+\s+){0,3}?off|remove|removing|delete|deleting|drop"
     r"|dropping|skip|skipping|bypass|bypassing|circumvent\w*|override|overriding|ignore|ignoring"
     r"|pause|pausing|suspend\w*|(?:stop|stopping)\s+(?:using|running|requiring|enforcing|applying"
     r"|honou?ring|checking)|rip(?:ping)?\s+out|strip|stripping|loosen"
@@ -78,6 +78,15 @@ _WEAKEN = (
 _TOPIC = (
     r"(?:of|about|on|for|regarding|explaining|describing|documenting|summari\w*|docs?|documentation"
     r"|readme|tests?|notes?|section|page|guide|article|post)(?!\w)"
+)
+_RU_CHANGE = (
+    r"(?:отключ|выключ|убер|убра|удал|сним|ослаб|обойд|пропуст|поменя|измен|смен|постав|установ|выстав"
+    r"|добав|пропиш|разреш|отредактир|поправ|подним|увелич|расшир)\w*"
+)
+_RU_OBJECT = (
+    r"(?:песочниц\w*|гейт\w*|gate|хук\w*|hooks?|sandbox|(?:[\w./~-]*/)?local\.toml|\.claude\S*"
+    r"|settings\.json|allow[\s_-]*list|бел\w*\s+спис\w*|разрешени\w*|бюджет\w*|лимит\w*|ревью\w*"
+    r"|ревьюер\w*|одобрени\w*|политик\w*|профил\w*|проверк\w*\s+(?:безопасност|одобрени)\w*)(?!\w)"
 )
 _WORD = r"[^\s.!?;]+(?:\.[^\s.!?;]+)*"  # a dot inside a word (example.com) does not end the sentence
 _GAP = r"[\s,]+(?:(?!" + _TOPIC + ")" + _WORD + r"[\s,]+){0,5}?"
@@ -112,6 +121,9 @@ _PATTERNS = (
     r"(?:configure|set|make|tell|get|have|change|let)\w*\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:never|not|no\s+longer"
     r"|stop)\s+(?:to\s+)?(?:ask|prompt|check|block|escalat)\w*\s+(?:\S+\s+){0,2}?(?:permission|approval"
     r"|confirmation)s?",
+    # Russian: "отключи песочницу", "поменяй gate на none в local.toml"
+    _RU_CHANGE + r"\s+(?:\S+\s+){0,4}?" + _RU_OBJECT,
+    _RU_OBJECT + r"\s+(?:\S+\s+){0,3}?" + _RU_CHANGE,
     # "allow all Bash commands", "Bash(*)", "--dangerously-skip-permissions"
     r"(?:allow|permit|let|whitelist|grant)\w*\s+(?:the\s+agent\s+|claude\s+|the\s+worker\s+|it\s+|jobs?\s+)?"
     r"(?:to\s+(?:run|use)\s+)?(?:all|any|every|arbitrary|unrestricted|unsandboxed)\s+(?:\S+\s+)?(?:bash"

@@ -60,10 +60,11 @@ _SIZE_NAME = (
 )
 _TLD = r"(?:com|net|org|io|dev|ai|app|co|xyz|me|ru|sh|so|gg|tech|site|cloud|de|uk|eu|fr|nl|us|ca|info|biz)"
 _WHO = r"(?:us|me|them|him|her|it|the\s+\w+|our\s+\w+|my\s+\w+|this\s+\w+)"
+# A verb in the past tense reports ("why we moved to annual billing"): the verbs below end in (?<![^e]ed).
 _PATTERNS = (
     # "switch the account to annual billing", "move us onto the Team plan", "change our plan to Enterprise"
     r"(?:switch|move|put|get|bring|take|go|change|convert|upgrad|migrat|sign|opt|bump|flip|transition"
-    r"|graduat|step|want|need|enrol|join|be)\w*\s+(?:up\s+)?(?:\S+\s+){0,6}?(?:to|onto|into|on|for|in)\s+"
+    r"|graduat|step|want|need|enrol|join|be)\w*(?<![^e]ed)\s+(?:up\s+)?(?:\S+\s+){0,6}?(?:to|onto|into|on|for|in)\s+"
     r"(?:the\s+|a\s+|an\s+)?(?:(?:[\w.-]+\s+)?"
     + _TIER
     + r"[\s-]+(?:\S+\s+)?(?:"
@@ -73,18 +74,20 @@ _PATTERNS = (
     + r"(?=\s*(?:[.,;!?)]|$|\s+(?:now|today|asap|please|and|then|from|starting|next|this|before|on|for|at|in"
     r"|with|by)(?!\w))))",
     # "go for the bigger instance", "size up the droplet to 8GB", "bump the box to 16GB"
-    r"(?:go|opt|pick|choose|take|switch|move|upgrad|bump|size|scal|resiz|get|grab|rent|spin)\w*\s+(?:up\s+)?"
+    r"(?:go|opt|pick|choose|take|switch|move|upgrad|bump|size|scal|resiz|get|grab|rent|spin)\w*(?<![^e]ed)\s+(?:up\s+)?"
     r"(?:\S+\s+){0,4}?(?:for|with|to|into|onto|up)?\s*(?:the\s+|a\s+|an\s+|our\s+)?"
     + _BIGGER
     + r"\s+(?:\S+\s+)?"
     + _SIZED,
-    r"(?:upgrad|downgrad|bump|resiz|scal|siz)\w*\s+(?:up\s+)?(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?"
+    r"(?:upgrad|downgrad|bump|resiz|scal|siz)\w*(?<![^e]ed)\s+(?:up\s+)?(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?"
     + _SIZED
     + r"\s+(?:up\s+)?to\s+(?!"
     + _SOFTWARE
     + r")\S+",
     # "convert our Heroku dynos to Standard-2X": a size or a tier by its name, not a region or a version
-    r"(?:convert|switch|chang|mov)\w*\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?" + _SIZED + r"\s+to\s+"
+    r"(?:convert|switch|chang|mov)\w*(?<![^e]ed)\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?"
+    + _SIZED
+    + r"\s+to\s+"
     r"(?:the\s+)?" + _SIZE_NAME,
     # "throw another $20 at the OpenAI balance", "commit to a 1-year reserved instance"
     r"(?:throw|chuck|sink|drop|dump|pour|blow|spend|put|load)\w*\s+(?:\S+\s+){0,2}?[$€£]\s*\d[\d.,]*k?\s+"
@@ -96,7 +99,9 @@ _PATTERNS = (
     r"(?:rais|increas|bump|lift|doubl)\w*\s+(?:\S+\s+){0,3}?(?:contacts?|seats?|users?|members?|e-?mails?"
     r"|sends?|storage|bandwidth|usage|minutes|credits?)\s+(?:limit|quota|allowance|cap)s?\s+to\s+\d",
     # "renew acme.com", "extend the domain registration", "extend our Zoom subscription"
-    r"(?:renew|extend|prolong)\w*\s+(?:\S+\s+){0,3}?(?:[\w-]+\." + _TLD + r"|registrations?|domains?"
+    r"(?:renew|extend|prolong)\w*(?<![^e]ed)\s+(?:\S+\s+){0,3}?(?:[\w-]+\."
+    + _TLD
+    + r"|registrations?|domains?"
     r"|subscriptions?|licen[cs]es?|contracts?|leases?|memberships?|warrant(?:y|ies)|support\s+(?:plan"
     r"|contract)|plans?|seats?|hosting|trials?)(?!\w|\.\w)",
     # "turn on overage billing", "enable pay-as-you-go", "activate the paid plan"
@@ -128,6 +133,9 @@ _PATTERNS = (
     + _PLANWORD
     + r"[^.?!\n]{0,40}?(?:go\s+ahead|do\s+it|make\s+it\s+happen"
     r"|sort\s+it|please|asap|now|today)(?!\w)",
+    # loan words: "auf den Pro-Plan upgraden", "das Jahresabo buchen"
+    r"(?:pro|premium|business|team|enterprise|bezahl|jahres|monats)[\w-]*[\s-]*(?:plan|tarif|abo|tier|version)\w*"
+    r"\s+(?:\S+\s+)?(?:upgraden|buchen|kaufen|abonnieren|wechseln|umstellen|bestellen|verlängern|aktivieren)",
     # "book the flights to Berlin", "reserve a hotel room", "pre-order 3 Yubikeys"
     r"(?:book|reserve)\w*\s+(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:\S+\s+){0,3}?(?:flights?|hotels?"
     r"|rooms?|tickets?|cars?|taxis?|cabs?|ubers?|trains?|accommodation|airbnbs?|venues?|coworking"
