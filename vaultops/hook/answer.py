@@ -227,7 +227,9 @@ def _decide(
         return _answer(name, False, f"{PREFIX}: denied: {tool} is not among this job's tools")
     scope = scope_for(job, call.cwd, environ)
     written = memory.written if memory is not None else Written()
-    verdict = decide_call(call, scope, load_table(job.vault), written=written, fenced=job.fenced)
+    verdict = decide_call(
+        call, scope, load_table(job.vault), written=written, fenced=job.fenced, domains=job.domains
+    )
     if verdict.kind == "approve":
         _remember(memory, call, scope)
         return _answer(name, True, f"{PREFIX}: approved: {verdict.reason}")

@@ -27,7 +27,7 @@ import json
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from vaultops.hook.fence import fence_for, sandbox_problem
 from vaultops.hook.job import GateJob
 from vaultops.hook.sandbox import Fence, claude_settings
 from vaultops.hook.server import GateServer
+from vaultops.policy.web import ANY
 
 MATCHER = "*"  # every tool: Bash, the file tools, the web tools, MCP tools, and whatever comes next
 HOOK_TIMEOUT = 30  # seconds Claude Code waits for a hook; the hook denies by itself long before
@@ -67,15 +68,7 @@ def settings_for(socket_path: Path, fence: Fence | None) -> dict[str, Any]:
     return settings
 
 
-@dataclass(frozen=True, slots=True)
-class Reach:
-    """What a profile lets its agent's commands reach beyond the fence: hosts, and folders to write."""
-
-    domains: tuple[str, ...] = ()
-    writable: tuple[str, ...] = ()
-
-
-def job_fence(job: GateJob, reach: Reach) -> Fence | None:
+def job_fence(job: GateJob) -> Fence | None:
     """The fence for ``job``'s commands; raises GateSetupError when this machine cannot put one up."""
     if problem := sandbox_problem():
         raise GateSetupError(f"the sandbox for its commands cannot start: {problem}")
@@ -87,7 +80,8 @@ def job_fence(job: GateJob, reach: Reach) -> Fence | None:
             f"the sandbox for its commands cannot hold a folder under /dev ({workdir}); move it"
         )
     vault = job.vault or workdir
-    return fence_for(workdir, vault, branch=job.branch, domains=reach.domains, writable=reach.writable)
+    domains = [d for d in job.domains or () if d != ANY]  # "*" is for the web tools, never for commands
+    return fence_for(workdir, vault, branch=job.branch, domains=domains, writable=job.writable)
 
 
 class GateSetupError(Exception):
@@ -95,14 +89,12 @@ class GateSetupError(Exception):
 
 
 @contextlib.contextmanager
-def gate(
-    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, reach: Reach = Reach()
-) -> Iterator[Path]:
+def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -> Iterator[Path]:
     """A gate for one job, answering until the block ends; yields the settings file to give Claude Code
     with ``argv`` (the command as filled: a request's text must not smuggle in ``--bare``)."""
     if problem := gate_problem(argv):
         raise GateSetupError(f"cannot be gated: {problem}")
-    fence = job_fence(job, reach)
+    fence = job_fence(job)
     try:
         if faults.enabled("gate.setup"):
             raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
@@ -121,9 +113,9 @@ def gate(
 
 @contextlib.contextmanager
 def gated_command(
-    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, reach: Reach = Reach()
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None
 ) -> Iterator[list[str]]:
     """``argv`` as it runs behind the job's gate and in its fence, which answer until the block ends (see
     ``gate``)."""
-    with gate(job, argv, on_record, reach) as settings:
+    with gate(job, argv, on_record) as settings:
         yield gated_argv(argv, settings)

@@ -55,7 +55,7 @@ def fence_for(
     vault = vault.resolve()
     git_writable, git_read_only = _git(work, branch)
     read_only = [*git_read_only, *_vault_closed(work, vault)]
-    if _inside(home, work):  # the job runs in a folder above the home folder: its dot files stay closed
+    if _inside(work, home):  # the job runs in a folder above the home folder: its dot files stay closed
         read_only += [str(p) for p in _entries(home) if p.name.startswith(".")]
     unreadable = [
         *(str(home / name) for name in CREDENTIALS if (home / name).exists()),
@@ -63,6 +63,9 @@ def fence_for(
         *_env_files_outside(work),
     ]
     extra = [str(Path(os.path.expanduser(p)).resolve()) for p in writable]
+    # nothing closed may hold the job's own folder: closing it would close the folder itself
+    read_only = [p for p in read_only if not _inside(Path(p), work)]
+    unreadable = [p for p in unreadable if not _inside(Path(p), work)]
     return Fence(
         workdir=str(work),
         writable=tuple(
@@ -155,7 +158,7 @@ def _env_files_outside(work: Path) -> list[str]:
     """``.env`` files in the folders above ``work`` (a repository's main checkout, a project's root)."""
     found = []
     for folder in work.parents:
-        found += [str(p) for p in _entries(folder) if p.name == ".env" or p.name.startswith(".env.")]
+        found += [str(p) for p in _entries(folder) if p.name.split(".")[:2] == ["", "env"] and p.is_file()]
     return found
 
 

@@ -26,6 +26,10 @@ class GateJob:
     # the sandbox's to hold, and a call asking to leave it is denied (never read from the environment: an
     # agent's variables must not loosen the gate)
     fenced: bool = False
+    # the hosts its commands and web tools may reach (the profile's ``domains``; "*": any host for the web
+    # tools); None: no list is known (a session wired by hand), and the web tools are judged as ever
+    domains: tuple[str, ...] | None = None
+    writable: tuple[str, ...] = ()  # folders its commands may write beyond its own (the profile's)
 
     def allows_tool(self, name: str) -> bool:
         """Whether the job was given this tool: an "allow" must never run a tool ``--allowedTools`` left
@@ -74,6 +78,8 @@ def gate_spec(job: GateJob) -> str:
         "files": list(job.files),
         "branch": job.branch,
         "fenced": job.fenced,
+        "domains": list(job.domains) if job.domains is not None else None,
+        "writable": list(job.writable),
     }
     return json.dumps(fields, ensure_ascii=False)
 
@@ -93,4 +99,6 @@ def job_from_spec(text: str) -> GateJob:
         files=tuple(str(f) for f in raw.get("files") or ()),
         branch=str(raw.get("branch") or ""),
         fenced=raw.get("fenced") is True,
+        domains=tuple(str(d) for d in domains) if isinstance(domains := raw.get("domains"), list) else None,
+        writable=tuple(str(w) for w in raw.get("writable") or ()),
     )

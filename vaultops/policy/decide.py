@@ -18,6 +18,7 @@ from vaultops.policy.paths import Scope, branch_name, is_protected
 from vaultops.policy.table import DEFAULTS, RANK, Action, PolicyTable, Verdict
 from vaultops.policy.tags import Problem, Tag, parse_lines
 from vaultops.policy.tools import ToolCall, call_actions
+from vaultops.policy.web import unlisted_web
 from vaultops.policy.written import Written
 
 WINDOW = 20  # the worker's messages a request is read with (docs/architecture.md, "Approvals: the policy")
@@ -99,13 +100,15 @@ def decide_call(
     *,
     written: Written | None = None,
     fenced: bool = False,
+    domains: tuple[str, ...] | None = None,
 ) -> Verdict:
     """The verdict on one Claude Code tool call.
 
     ``written``: what the job wrote before this call (``vaultops.policy.written``); running it, or what this
     very call writes, is judged unknown unless the call runs inside the operating system's sandbox.
     ``fenced``: the job's Bash commands run in that sandbox; a Bash call that asks to leave it
-    (``dangerouslyDisableSandbox``) is then denied outright, whatever the table says."""
+    (``dangerouslyDisableSandbox``) is then denied outright, whatever the table says.  ``domains``: the
+    hosts the job's web tools may reach (``vaultops.policy.hosts.unlisted_web``); None: no list."""
     if fenced and unfenced_request(call):
         shown = str(call.tool_input.get("command", ""))[:120]
         why = (
@@ -114,6 +117,8 @@ def decide_call(
         )
         return Verdict("deny", why, "leave_sandbox")
     actions = call_actions(call, scope) + own_code_actions(call, scope, written or Written(), fenced)
+    if domains is not None and (unlisted := unlisted_web(call.tool_name, call.tool_input, domains)):
+        actions.append(Action("network_unlisted", unlisted))
     return decide_actions(actions, table)
 
 

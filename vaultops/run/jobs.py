@@ -20,7 +20,7 @@ from vaultops.classifier import targets
 from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
-from vaultops.hook.claude import GateSetupError, Reach, gated_command
+from vaultops.hook.claude import GateSetupError, gated_command
 from vaultops.hook.job import GateJob
 from vaultops.model import Limits, State
 from vaultops.render.results import RunResult
@@ -246,11 +246,11 @@ def run_attempt(
     if job.branch:  # the gate lets it push there, and nowhere else
         env["VAULTOPS_BRANCH"] = job.branch
     guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files, job.branch)
+    guarded = dataclasses.replace(guarded, domains=profile.domains, writable=profile.writable)
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:
-                reach = Reach(profile.domains, profile.writable)
-                argv = stack.enter_context(gated_command(guarded, argv, reach=reach))
+                argv = stack.enter_context(gated_command(guarded, argv))
             except GateSetupError as exc:
                 detail = f"[profiles.{name}] {exc}; the job did not start"
                 return Attempt(name, Failure.OTHER, "", detail, 0.0), ""

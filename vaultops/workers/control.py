@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -192,8 +193,11 @@ def spawn(
         vault.agent,
     ]
     if gated:
-        tools = vault.config.profiles[profile].allowed_tools() if profile is not None else None
+        given = vault.config.profiles[profile] if profile is not None else None
+        tools = given.allowed_tools() if given is not None else None
         job = GateJob(vault.root, str(workdir), request or name, claim or "", tools, tuple(files), branch)
+        if given is not None:  # what its sandbox and web tools may reach
+            job = replace(job, domains=given.domains, writable=given.writable)
         argv += ["--gate", gate_spec(job)]
     _reap()
     state = state_db(vault)
