@@ -86,6 +86,9 @@ def test_a_tool_sending_a_secret_is_denied_and_its_reason_is_redacted(
         "git push origin fix/tab-preview",
         "git config --get-regexp remote",
         "rsync -a src/ build/",
+        "sed -i 's|http://localhost|https://api.example.com|' .env",
+        "git commit -m 'docs: see https://example.com, set $GITHUB_TOKEN in CI'",
+        "rsync -a host.example:/srv/data/ ./data/",
     ],
 )
 def test_network_without_a_secret_is_not_sent_secret(sandbox: Sandbox, command: str) -> None:

@@ -38,7 +38,7 @@ _NETWORK_TEXT = re.compile(
     r"\b(?:requests|urllib\d?|httpx|aiohttp|http\.client|socket|smtplib|ftplib|telnetlib|xmlrpc|"
     r"XMLHttpRequest|WebSocket|Net::HTTP|LWP|IO::Socket|open-uri|axios|node-fetch|undici|"
     r"Invoke-WebRequest|Invoke-RestMethod|net\.Dial|http\.(?:Get|Post)|TCPSocket|fsockopen|curl_exec|"
-    r"file_get_contents|dns\.resolver)\b|\bfetch\s*\(",
+    r"file_get_contents|dns\.resolver)\b|\bfetch\s*\(|/inet6?/(?:tcp|udp)/",
     re.IGNORECASE,
 )
 # $NAME, ${NAME}, ${NAME:-…}, ${#NAME}, ${!NAME} (indirect: the variable is named at run time)
@@ -173,6 +173,11 @@ def _first_word(cmd: SimpleCommand, value_options: frozenset[str]) -> str:
     return words[i].text if i < len(words) else ""
 
 
+_SOCKET_FILE = re.compile(r"^/dev/(?:tcp|udp)/")
+_CODE_RUNNER = re.compile(
+    r"^(?:(?:python|pypy)[\d.]*|node(?:js)?|deno|bun|ruby|perl|php|lua|Rscript|julia|tclsh|osascript|pwsh|"
+    r"powershell|jshell|g?awk|mawk|nawk|groovy|kotlin|scala|swift|elixir|erl|ghci|runghc|dotnet-script)$"
+)
 _GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 _COPIERS = frozenset({"rsync", "scp", "sftp"})
 _REMOTE_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s:=]+:(?!//))")
@@ -192,7 +197,10 @@ def reaches_network(cmd: SimpleCommand) -> bool:
         return True
     if name == "git" and _first_word(cmd, _GIT_VALUES) in _GIT_TRANSFERS:
         return True
-    return any(_NETWORK_TEXT.search(t) for t in texts)
+    if any(_SOCKET_FILE.match(red.target.text) for red in cmd.redirects):
+        return True
+    # a URL in sed's or echo's arguments is data; in an interpreter's code it may be a connection
+    return _CODE_RUNNER.match(name) is not None and any(_NETWORK_TEXT.search(t) for t in texts)
 
 
 _FILE_VALUE = re.compile(r"^(?:[\w.-]*=)?[@<]?")  # `@.env`, `f=@.env`, `<.env`: the file a value names
