@@ -14,6 +14,7 @@ from tests.support.policy_sandbox import Sandbox
 from vaultops.policy.decide import decide_call
 from vaultops.policy.egress import literal_secret, secret_in, secret_variable
 from vaultops.policy.paths import Scope
+from vaultops.policy.table import check_overrides
 from vaultops.policy.tools import ToolCall
 
 STRIPE = "sk_live_" + "51HxQbZk2eZvKYlo2C0123456789abcdefgh"  # clearly fake, the redactor's Stripe shape
@@ -173,3 +174,9 @@ def test_any_dressing_of_a_secret_sent_out_is_denied_and_the_reason_redacted(
     verdict = decide_call(ToolCall("Bash", {"command": command}, "/w/job"), _SCOPE)
     assert verdict.kind == "deny", (command, verdict)
     assert STRIPE not in verdict.reason and GITHUB not in verdict.reason
+
+
+def test_no_policy_override_lets_a_secret_out() -> None:
+    overrides, problems = check_overrides({"send_secret": "escalate", "network_write": "approve"})
+    assert "send_secret" not in overrides and overrides == {"network_write": "approve"}
+    assert problems == ["[policy] send_secret cannot be escalate: it is at least deny, always"]
