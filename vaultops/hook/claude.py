@@ -68,12 +68,10 @@ def settings_for(socket_path: Path, fence: Fence | None) -> dict[str, Any]:
     return settings
 
 
-def job_fence(job: GateJob) -> Fence | None:
+def job_fence(job: GateJob) -> Fence:
     """The fence for ``job``'s commands; raises GateSetupError when this machine cannot put one up."""
     if problem := sandbox_problem():
         raise GateSetupError(f"the sandbox for its commands cannot start: {problem}")
-    if faults.enabled("sandbox.off"):  # a test's switch: shows that the sandbox, not the gate, held
-        return None
     workdir = Path(job.workdir) if job.workdir else Path.cwd()
     if workdir.resolve().parts[1:2] == ("dev",):  # Claude Code's sandbox mounts a /dev of its own
         raise GateSetupError(
@@ -98,12 +96,14 @@ def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -
     try:
         if faults.enabled("gate.setup"):
             raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
-        server = GateServer(replace(job, fenced=fence is not None), on_record)
+        server = GateServer(replace(job, fenced=True), on_record)
     except OSError as exc:
         raise GateSetupError(f"the policy gate could not be set up ({exc.strerror or exc})") from None
     with server:
         settings = server.folder / "settings.json"
-        text = json.dumps(settings_for(server.socket_path, fence), indent=2) + "\n"
+        # a test's switch: the sandbox silently off while the gate still counts on it, to show what it holds
+        shown = None if faults.enabled("sandbox.off") else fence
+        text = json.dumps(settings_for(server.socket_path, shown), indent=2) + "\n"
         try:
             settings.write_text(text, encoding="utf-8")
         except OSError as exc:
