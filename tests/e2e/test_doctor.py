@@ -219,3 +219,30 @@ def test_a_telegram_bot_is_asked_who_it_is(tmp_path: Path) -> None:
         assert code == 1 and len(problems) == 1
         assert problems[0].startswith(f"[notify.telegram] {api.base} did not accept the bot (getMe: HTTP 401")
         assert wrong.split(":")[1] not in problems[0]
+
+
+GATED = HEALTHY_PROFILES.replace('gate = "none"\n', 'gate = "claude"\n', 1)
+
+
+def test_the_sandbox_is_said_to_run_where_it_can(tmp_path: Path) -> None:
+    code, problems, fine = _doctor(_vault(tmp_path, GATED), tmp_path)
+    assert "sandbox: agent commands and review checks run fenced (bubblewrap)" in fine, problems
+
+
+def test_a_machine_that_cannot_sandbox_is_one_problem_that_says_what_to_install(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, GATED)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "VAULTOPS_FAULT": "sandbox.missing", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    proc = vaultops("--vault", str(vault), "doctor", env=env)
+    said = [line for line in proc.stdout.splitlines() if "sandbox" in line]
+    assert said == [
+        "problem: sandbox: bubblewrap (bwrap) and socat not installed; install them (scripts/install-sandbox, "
+        "or apt install bubblewrap socat); until then no job of worker-code starts"
+    ], proc.stdout
+    assert proc.returncode == 1
+
+
+def test_no_gated_profile_no_sandbox_line(tmp_path: Path) -> None:
+    code, problems, fine = _doctor(_vault(tmp_path), tmp_path)
+    assert not [line for line in problems + fine if line.startswith("sandbox:")]

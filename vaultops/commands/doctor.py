@@ -26,6 +26,7 @@ from vaultops.commands.output import Output
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
 from vaultops.engine.publish import remote_problem
+from vaultops.hook.fence import sandbox_problem
 from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
 from vaultops.render import daily
 from vaultops.run import health
@@ -59,7 +60,18 @@ def check(root: Path) -> tuple[list[str], list[str]]:
     except VaultopsError as exc:
         return [exc.message], []
     vault = Vault(root.resolve(), config)
-    checks = (_inbox, _state_dir, _state_db, _git, _profiles, _notify, _daily, _service, _obsidian_git)
+    checks = (
+        _inbox,
+        _state_dir,
+        _state_db,
+        _git,
+        _profiles,
+        _sandbox,
+        _notify,
+        _daily,
+        _service,
+        _obsidian_git,
+    )
     findings = [_ok(f"config: {vault.agent} on {vault.host}")]
     for each in checks:
         findings += _findings(each, vault)
@@ -225,6 +237,19 @@ def _profiles(vault: Vault) -> Iterator[Finding]:
             state = StateDB(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "state.db")
         stack.callback(state.close)
         yield from _profile_findings(vault, state)
+
+
+def _sandbox(vault: Vault) -> Iterator[Finding]:
+    """Every command an agent runs, and every review check, runs in the operating system's sandbox; a
+    machine that cannot put it up starts no gated job, so say so before a job finds out."""
+    fenced = [name for name, p in vault.config.profiles.items() if p.gated or p.review]
+    if not fenced:
+        return
+    problem = sandbox_problem()
+    if problem:
+        yield _bad(f"sandbox: {problem}; until then no job of {', '.join(fenced)} starts")
+    else:
+        yield _ok("sandbox: agent commands and review checks run fenced (bubblewrap)")
 
 
 def _profile_findings(vault: Vault, state: StateDB) -> Iterator[Finding]:
