@@ -225,7 +225,7 @@ GATED = HEALTHY_PROFILES.replace('gate = "none"\n', 'gate = "claude"\n', 1)
 
 
 def test_the_sandbox_is_said_to_run_where_it_can(tmp_path: Path) -> None:
-    code, problems, fine = _doctor(_vault(tmp_path, GATED), tmp_path)
+    _, problems, fine = _doctor(_vault(tmp_path, GATED), tmp_path)
     assert "sandbox: agent commands and review checks run fenced (bubblewrap)" in fine, problems
 
 
@@ -237,12 +237,12 @@ def test_a_machine_that_cannot_sandbox_is_one_problem_that_says_what_to_install(
     proc = vaultops("--vault", str(vault), "doctor", env=env)
     said = [line for line in proc.stdout.splitlines() if "sandbox" in line]
     assert said == [
-        "problem: sandbox: bubblewrap (bwrap) and socat not installed; install them (scripts/install-sandbox, "
-        "or apt install bubblewrap socat); until then no job of worker-code starts"
+        "problem: sandbox: bubblewrap (bwrap) and socat not installed; install them "
+        "(scripts/install-sandbox, or apt install bubblewrap socat); until then no job of worker-code starts"
     ], proc.stdout
     assert proc.returncode == 1
 
 
 def test_no_gated_profile_no_sandbox_line(tmp_path: Path) -> None:
-    code, problems, fine = _doctor(_vault(tmp_path), tmp_path)
+    _, problems, fine = _doctor(_vault(tmp_path), tmp_path)
     assert not [line for line in problems + fine if line.startswith("sandbox:")]
