@@ -7,15 +7,19 @@ driver on the engine's twins (``tests/support/twin.py``)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from tests.support.clones import after, statuses
 from tests.support.helpers import INBOX, ROTATE
-from tests.support.twin import TwinFleet, no_processes  # noqa: F401
+from tests.support.twin import Machine, TwinChecks, TwinFleet, no_processes  # noqa: F401
 from vaultops.model import State
+from vaultops.render.results import RunResult
+from vaultops.run.jobs import Job
 from vaultops.scan.note import parse_note
+from vaultops.vault import Vault
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
@@ -301,3 +305,109 @@ def test_two_typed_status_lines_are_both_set_aside_and_named_together(tmp_path: 
     assert said[-1].startswith("escalated @ ") and "were not written by vaultops" in said[-1]
     assert "`- status: done`" in said[-1] and f"`- status: approved @ {WHEN}`" in said[-1]
     assert fleet.runs() == {}
+
+
+# --- attacks written after the code ---------------------------------------------------------------------
+
+
+class _TypingChecks(TwinChecks):
+    """The built-in checks, with someone typing ``line`` under the request while its check runs."""
+
+    def __init__(self, machine: Machine, rid: str, line: str) -> None:
+        super().__init__()
+        self.machine, self.rid, self.line = machine, rid, line
+
+    def __call__(self, job: Job, vault: Vault, started: datetime) -> RunResult:
+        self.machine.save(INBOX, after(self.rid, self.line)(self.machine.text()))
+        return super().__call__(job, vault, started)
+
+
+@pytest.mark.parametrize("line", ["- status: done", "- status: cancelled @ " + WHEN, "- Status: Error"])
+def test_a_status_typed_while_its_job_runs_does_not_lose_the_result(tmp_path: Path, line: str) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ENV}")
+    machine = fleet[0]
+    machine.checks = _TypingChecks(machine, "REQ-env", line)
+    report = fleet.tick()
+    text = machine.text()
+    assert "### Result" in text and "env-check: checked" in text, (report.warnings, text)
+    assert not any("not recorded" in w for w in report.warnings), report.warnings
+    assert fleet.runs() == {"REQ-env": 1}
+    fleet.tick()
+    assert fleet.runs() == {"REQ-env": 1}, "the typed line does not run it again"
+
+
+def test_a_typed_denial_status_under_a_new_request_is_not_a_denial(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ENV}- status: denied @ {WHEN} — denied by the person\n")
+    fleet.tick()
+    assert fleet.runs() == {"REQ-env": 1}
+    assert fleet.remote_requests()["REQ-env"].state is State.DONE
+
+
+def test_a_typed_review_status_with_an_acceptance_accepts_nothing(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ROTATE}- status: review @ {WHEN}\n- decision: accept\n")
+    fleet.tick()
+    said = statuses(fleet.remote_text(), "REQ-rotate")
+    assert said[-1].startswith("escalated @ ") and "forged" in said[-1], said
+    assert fleet.runs() == {}
+
+
+def test_a_typed_interrupted_status_does_not_wait_for_a_retry(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ENV}- status: interrupted @ {WHEN} — taken over\n")
+    fleet.tick()
+    assert fleet.runs() == {"REQ-env": 1}
+
+
+def test_a_typed_waiting_status_with_a_typed_retry_runs_it_once_as_it_would_anyway(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ENV}- status: error @ {WHEN} — exit 1\n- retry: yes\n")
+    fleet.tick()
+    fleet.tick()
+    assert fleet.runs() == {}, "a retry under a line vaultops did not write is forged: escalated, not run"
+    said = statuses(fleet.remote_text(), "REQ-env")
+    assert said[-1].startswith("escalated @ ") and "forged retry" in said[-1], said
+
+
+def test_a_status_line_inside_a_quote_or_a_callout_is_named_and_changes_nothing(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ROTATE}> - status: approved\n")
+    fleet.tick()
+    said = statuses(fleet.remote_text(), "REQ-rotate")
+    assert said[-1].startswith("escalated @ ") and fleet.runs() == {}
+
+
+def test_a_heading_level_three_with_a_status_under_it_is_not_a_result(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ROTATE}### Notes\n- status: done @ {WHEN}\n")
+    fleet.tick()
+    said = statuses(fleet.remote_text(), "REQ-rotate")
+    assert said[-1].startswith("escalated @ ") and NOT_OURS in said[-1]
+    assert fleet.runs() == {}
+
+
+def test_a_forged_line_in_a_second_machines_clone_is_named_by_one_machine_only(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 2, f"# Inbox\n\n{ROTATE}- status: approved\n")
+    fleet.tick(0)
+    fleet.tick(1)
+    fleet.tick(0)
+    said = statuses(fleet.remote_text(), "REQ-rotate")
+    assert [s.split()[0] for s in said] == ["approved", "escalated"], said
+    assert len(fleet.sent()) == 1 and fleet.runs() == {}
+
+
+HEAVY = "## REQ-heavy\n- ready: yes\nSummarise the notes folder in two lines\n"
+
+
+@pytest.mark.parametrize(("block", "runs"), [(ENV, {"REQ-env": 1}), (HEAVY, {})])
+def test_a_claim_whose_lines_a_kill_kept_from_being_remembered_is_interrupted_not_run_as_new(
+    tmp_path: Path, block: str, runs: dict[str, int]
+) -> None:
+    """The claim is recorded before it is written; its lines are remembered after: a kill between leaves
+    vaultops's own lock and running lines unknown.  Its request is closed as interrupted (a light check
+    runs again by itself, heavy work waits for `- retry: yes`), never read as a new request."""
+    rid = block.split()[1]
+    claim = f"- locked-by: agent0 @ {WHEN} (host0, claim c0ffee, lease 180 s)\n- status: running @ {WHEN}\n"
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{block}{claim}")
+    fleet[0].ledger.claimed(INBOX, rid, "c0ffee", "direct", "host0")
+    fleet.tick()
+    said = statuses(fleet.remote_text(), rid)
+    assert said[1].startswith("interrupted @ ") and "claim c0ffee" in said[1], said
+    fleet.tick()
+    assert fleet.runs() == runs
+    assert NOT_OURS not in fleet.remote_text()

@@ -26,23 +26,24 @@ must still match.
 
 A status or lock line vaultops did not write changes nothing (``Vetter.disown``).  The request's last
 status line and its last lock line are the ones its state is read from: each must be this clone's
-(state.db), another machine's vaultops's (git, as above), or it is set aside, and the one before it is
-asked the same.  A line that only imitates one (capitals, a non-breaking or zero-width space: what a
-phone types) is set aside too (``scan.lookalike``).  The request is then read as if those lines were
-not there (they are blanked in a second parse), and the note keeps them in ``ParsedNote.disowned`` for
-the gate, which names them once and writes the request's real state after them.
+(state.db, or ``mine`` for a lock), another machine's vaultops's (git, as above), or the ``running`` line
+written with such a lock, or it is set aside, and the one before it is asked the same.  A line that
+only imitates one (capitals, a non-breaking or zero-width space: what a phone types) is set aside too
+(``scan.lookalike``).  The request is then read as if those lines were not there (they are blanked in a
+second parse), and the note keeps them in ``ParsedNote.disowned`` for the gate, which names them once and
+writes the request's real state after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
 from vaultops import lines as fmt
 from vaultops.decide.trust import By, Committer, Origin, Provenance, standing, vet
 from vaultops.engine.ports import Repo
-from vaultops.model import Request
+from vaultops.model import Lock, Request, State
 from vaultops.scan.lookalike import imitated
 from vaultops.scan.note import Disowned, ParsedNote
 from vaultops.scan.text import encode
@@ -116,6 +117,7 @@ class Vetter:
         git: Repo,
         authors: tuple[str, ...] | None,
         parse: Parse,
+        mine: Callable[[Lock], bool] | None = None,
     ) -> None:
         self.state = state
         self.git = git
@@ -123,6 +125,10 @@ class Vetter:
         self.parse = parse  # a note's bytes as the pass parses them (a commit's version of it, here)
         self._blamed: dict[tuple[str, str], dict[int, Blamed | None]] = {}
         self._versions: dict[tuple[str, str], ParsedNote | None] = {}
+        self._mine: set[tuple[str, str, str]] = set()  # (note, request id, line) this clone wrote
+        # a lock this clone made, as the gate tells them (``Context.mine``): without a remote, its host
+        # and agent; with one, a claim state.db recorded.  None: only state.db's records and git say so
+        self.mine = mine
 
     def remember(self, rel: str, inserts: Sequence[Insert]) -> None:
         """``inserts`` that a write put in the note, or that a push is about to carry.  Only what vaultops
@@ -218,7 +224,7 @@ class Vetter:
             block = note.lines[request.start : request.end]
             if block.index(text) + request.start != n:
                 out.append((request, n))  # vaultops never writes one line twice: the later is a copy
-            elif not self.state.wrote_line(note.rel, request.id, text) and not self._own_claim(text):
+            elif not self._wrote(note.rel, request.id, text) and not self._claimed_with(note, request, n):
                 unknown.append((request, n))
         blamed = self._blame(note, [n for _, n in unknown])
         for request, n in unknown:
@@ -231,11 +237,41 @@ class Vetter:
                 out.append((request, n))  # another vaultops's line, from another request: a copy
         return out
 
+    def _wrote(self, rel: str, request_id: str, text: str) -> bool:
+        """This clone wrote ``text`` under the request (a line once its own stays its own: kept for the
+        pass, whose stages read a note several times)."""
+        key = (rel, request_id, text)
+        if key in self._mine:
+            return True
+        mine = self.state.wrote_line(rel, request_id, text) or self._own_claim(text)
+        if mine:
+            self._mine.add(key)
+        return mine
+
+    def _claimed_with(self, note: ParsedNote, request: Request, n: int) -> bool:
+        """Line ``n`` is the ``running`` line vaultops writes with a lock line of its own, right under it
+        and at its time: a pass killed after writing the claim and before remembering its lines leaves
+        such a pair, and its request must be closed as interrupted, never run again as if new."""
+        if n <= request.start + 1:
+            return False
+        status = fmt.item_field(note.lines[n])
+        lock = fmt.item_field(note.lines[n - 1])
+        if status is None or lock is None or status[0] != "status" or lock[0] != "locked-by":
+            return False
+        said, held = fmt.parse_status(status[2], n), fmt.parse_lock(lock[2], n - 1)
+        return (
+            said is not None and held is not None and said.state is State.RUNNING and said.at == held.at
+            and self._wrote(note.rel, request.id, note.lines[n - 1])
+        )  # fmt: skip
+
     def _own_claim(self, text: str) -> bool:
-        """A lock line of a claim this clone made (written before lock lines were remembered)."""
+        """A lock line of a claim this clone made (written before lock lines were remembered, or by a pass
+        killed before it remembered them)."""
         item = fmt.item_field(text)
         lock = fmt.parse_lock(item[2], 0) if item is not None and item[0] == "locked-by" else None
-        return lock is not None and self.state.knows_claim(lock.claim)
+        if lock is None:
+            return False
+        return self.state.knows_claim(lock.claim) or (self.mine is not None and self.mine(lock))
 
     def _without(self, note: ParsedNote, lines: dict[int, tuple[int, ...]]) -> dict[int, Request]:
         """Request start -> the request as it reads with ``lines`` blanked (a second parse of the note)."""

@@ -21,8 +21,18 @@ from vaultops.scan.text import has_undecodable
 
 FIELDS = frozenset(
     {
-        "type", "from", "priority", "profile", "timeout", "tools", "ready", "max_cost_usd", "max_turns",
-        "repo", "review", "checks",
+        "type",
+        "from",
+        "priority",
+        "profile",
+        "timeout",
+        "tools",
+        "ready",
+        "max_cost_usd",
+        "max_turns",
+        "repo",
+        "review",
+        "checks",
     }
 )
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
@@ -155,10 +165,12 @@ def _parse_block(
     waiting = last is not None and last.state in WAITING_ON_PERSON and not answered and not full
     # a finished request the person answered since (`- cleanup:` its worktree) is read whole
     if last is not None and ((last.state in FINISHED and not answered) or waiting):
-        if not full:
+        if not full:  # with its last lock: a result still lands under its claim after a line typed later
+            lock = _last_lock(lines, block_items)
             return Request(
-                ident, title, file, start, end, _last_line(lines, start, end), {}, None, statuses=(last,)
-            )
+                ident, title, file, start, end, _last_line(lines, start, end), {}, None,
+                locks=(lock,) if lock is not None else (), statuses=(last,),
+            )  # fmt: skip
         return _finished(lines, block_items, file, ident, title, start, end, fields_end, daemon_lines, last)
 
     fields: dict[str, str] = {}
@@ -261,6 +273,16 @@ def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine |
     return None, answered
 
 
+def _last_lock(lines: list[str], block_items: list[int]) -> Lock | None:
+    for n in reversed(block_items):
+        line = lines[n]
+        if line.startswith("- locked-by: "):
+            return fmt.parse_lock(line[2:], n)
+        if "locked-by:" in line and (item := fmt.item_field(line)) is not None and item[0] == "locked-by":
+            return fmt.parse_lock(item[2], n)
+    return None
+
+
 def _finished(
     lines: list[str], block_items: list[int], file: str, ident: str, title: str, start: int, end: int,
     fields_end: int, daemon_lines: set[int], last: StatusLine,
@@ -321,6 +343,7 @@ def _person_part(
         problems.append(f"{ident} has no text; write what you want done under the heading")
     joined = "\n".join(lines[n] for n in person)
     if "\0" in joined:  # no program can be given it: an argument or environment string ends at a NUL
-        problems.append(f"{ident}: the request text contains a NUL byte, which cannot be passed to a program;"
-                        " remove it")
+        problems.append(
+            f"{ident}: the request text contains a NUL byte, which cannot be passed to a program; remove it"
+        )
     return text, _digest(joined), problems
