@@ -164,3 +164,31 @@ def test_a_name_only_counts_as_a_name_when_its_second_half_names_a_thing() -> No
 )
 def test_what_a_read_text_says_is_read_not_done_unless_a_step_asks_for_it(text: str, stops: bool) -> None:
     assert (classify(text).safety_class == "blocked") is stops, classify(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "safety"),
+    [
+        ("Sort the tasks in Inbox.md by due date", "high"),
+        ("Sort the tasks in Ops/todo.md and then do them", "unknown"),
+        ("List the items in Ops/todo.md and carry them out", "unknown"),
+        ("Sort the steps in Ops/runbook.md, then run step 3", "unknown"),
+    ],
+)
+def test_sorting_another_texts_items_is_not_doing_them(text: str, safety: str) -> None:
+    """Work on the items another text lists is judged as written; doing them stays unknown (unread)."""
+    assert classify(text).safety_class == safety, classify(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Make an empty file called .keep in the logs folder",
+        "Walk me through rotating an SSH key",
+        "Add logging to the sync function",
+        "Turn my meeting notes from Monday into action items",
+        "Generate a .gitignore for a Python project",
+    ],
+)
+def test_plain_benign_requests_have_a_type_and_run(text: str) -> None:
+    assert classify(text).safety_class in ("routine", "high"), classify(text)

@@ -214,7 +214,7 @@ _ABOUT = re.compile(
     r"|(?<!\w)(?:hypothetically|suppose|imagine|if\s+(?:we|i|you|they)\s+(?:had|were|was"
     r"|ever)\s+to"
     r"|гипотетически|если\s+бы|допустим)(?:[\s,]+[^\s.:;!?]+){0,4}"
-    r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to"
+    r"|(?<!\w)remind\s+me\s+(?:\S+\s+){0,3}?to|(?<!\w)(?:walk|talk|take)\s+(?:me|us)\s+through"
     r"|(?<!\w)difference\s+between(?:\s+\S+){0,4}|(?<!\w)(?:about|regarding|concerning)"
     r"|(?<!\w)(?:write|draft|create|prepare"
     r"|generate)\s+"

@@ -33,7 +33,12 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         r"|go\s+away"
         r"|go(?=\s*(?:[.,;!)]|$|\s+(?:now|today|too|as\s+well|entirely|forever|for\s+good))))",
     ),
-    (DEL, r"(?:make|get|leave|have)\s+(?:\S+\s+){0,4}?(?:disappear|vanish|go\s+away|gone|empty|blank)(?!\w)"),
+    # "make the table empty", not "make an empty file"
+    (
+        DEL,
+        r"(?:make|get|leave|have)\s+(?:\S+\s+){0,4}?(?:disappear|vanish|go\s+away|gone|(?<!\san\s)(?<!\sa\s)empty"
+        r"|(?<!\san\s)(?<!\sa\s)blank)(?!\w)",
+    ),
     (
         DEL,
         r"end(?:s|ing)?\s+up\s+(?:with\s+)?(?:zero|no|0|nothing|none)(?:\s+(?:" + _DATAWORD + r"))?"

@@ -341,6 +341,21 @@ _CUES: tuple[tuple[str, int, str], ...] = (
         r"|сколько\s+будет|быстрый\s+вопрос|подскажи|что\s+дела(?:ет|ют)|как\s+работает"
         r"|зачем\s+нуж\w*|для\s+чего|чем\s+(?:\S+\s+)?отличается|в\s+чем\s+разница",
     ),
+    (
+        "code",
+        2,
+        r"add\s+(?:\S+\s+){0,2}?(?:logging|metrics|tracing|caching|retries|retry\s+logic|validation"
+        r"|error\s+handling|a\s+flag|an?\s+option|pagination|rate\s+limiting|timeouts?)(?!\w)",
+    ),
+    ("quick", 1, r"(?:walk|talk|take)\s+(?:me|us)\s+through|teach\s+me|show\s+me\s+how"),
+    # work on the person's notes said plainly: "turn the meeting notes into action items", "outline a talk"
+    (
+        "quick",
+        1,
+        r"turn\s+(?:\S+\s+){0,6}?into|outline|collect\s+(?:\S+\s+){0,8}?into|gather|compile"
+        r"|bullet\s+points|action\s+items|agenda|templates?|checklist|\.gitignore|dockerfile|makefile"
+        r"|make\s+(?:\S+\s+){0,4}?(?:include|use|show|have|list)",
+    ),
     # everyday changes and errands: "set up a sandbox account", "switch the logs to…", "book a slot"
     (
         "execute-fix",
@@ -465,6 +480,32 @@ _OTHER_WORDS = frozenset(
     )
 )
 _UKRAINIAN = re.compile("[іїєґ]")
+
+
+# a clause that works on the items another text lists, not through them: "sort the tasks in Inbox.md"
+_WORKS_ON = re.compile(
+    r"(?:^|[.!?;:\n]\s*)(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?(?:sort|list|count|summari[sz]e"
+    r"|organi[sz]e|group|tag|read|show|find|search|grep|look\s+at|review|translate|proofread|number|format"
+    r"|reformat|prioriti[sz]e|dedupe|de-?duplicate|rank|check|reorder|alphabeti[sz]e|copy|collect|extract"
+    r"|pull\s+out)\s(?:(?!(?:then|and|also|after)(?!\w))[^.!?;,\n])*$"
+)
+
+
+def _deferred(low: str) -> re.Match[str] | None:
+    """The phrase that asks to do what another text says (``_DEFERS``), unless its clause only sorts, lists
+    or reads that text's items."""
+    for m in _DEFERS.finditer(low):
+        if _WORKS_ON.search(low, max(0, m.start() - 200), m.start()) is None or _THEN_DOES.match(
+            low, m.end()
+        ):
+            return m  # "sort the tasks in Ops/todo.md and then do them" does them
+    return None
+
+
+_THEN_DOES = re.compile(
+    r"[^.!?;\n]*?(?<!\w)(?:do|run|execute|carry\s+(?:\S+\s+)?out|complete|finish|follow|action|handle"
+    r"|apply|work\s+through|tackle|implement)(?!\w)"
+)
 
 
 def _foreign(low: str) -> re.Match[str] | None:
@@ -594,7 +635,7 @@ def classify(text: str, explicit_type: str | None = None) -> Classification:
         safety = "blocked"
     elif inferred == "unknown":
         safety = "unknown"
-    elif defers := _DEFERS.search(low) or _foreign(low):
+    elif defers := _deferred(low) or _foreign(low):
         safety = "unknown"  # what it asks for is written elsewhere, and no rule has read it
         said = _quote(defers.group(0))
         reasons.append(

@@ -19,7 +19,7 @@ _PRONOUN = re.compile(
     r"|все\s+это"
     # "rotate whatever is older than 90 days", "delete the stale ones", "email any that
     # fail": a relative or an indefinite stands for what the research found
-    r"|(?:each|every)\s+one|whatever|whichever(?:\s+ones?)?|anything|everything|something|the\s+(?:[\w-]+\s+){0,2}?ones"
+    r"|(?:each|every)\s+one|whatever|whichever(?:\s+ones?)?|anything|everything|something|the\s+(?:[\w-]+\s+){0,2}?ones?"
     r"|(?:all|any|each|every\s+one|some)(?:\s+of\s+(?:them|those|these))?(?=\s+(?:that|which"
     r"|who|older|newer|stale|unused|expired|expiring|past|over|under|not|without|with|from|in"
     r"|you|we|still|left|found|flagged|listed)(?!\w))"
