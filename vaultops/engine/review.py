@@ -21,7 +21,7 @@ from vaultops.base.words import counted
 from vaultops.config import check_environ
 from vaultops.engine.context import Context
 from vaultops.hook.answer import GateError, load_table, scope_for
-from vaultops.hook.fence import fence_for, fenced_argv, sandbox_problem
+from vaultops.hook.fence import check_fence_problem, fence_for, fenced_argv
 from vaultops.hook.job import GateJob
 from vaultops.model import State
 from vaultops.policy.decide import decide_call
@@ -126,7 +126,7 @@ def run_one(
         return Check(argv, None, why=f"not run: {why}")
     # the agent wrote the code a check runs (its tests, a conftest, a Makefile): in the job's fence, as its
     # own commands were, with no way to commit, and the check is not run where there can be no fence
-    if problem := sandbox_problem():
+    if problem := check_fence_problem():
         return Check(argv, None, why=f"not run: the sandbox for checks cannot start: {problem}")
     writable = profile.writable if profile is not None else ()
     fence = fence_for(tree.path, ctx.vault.root, branch=job.branch, writable=writable, commits=False)

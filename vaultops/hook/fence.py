@@ -89,6 +89,16 @@ def sandbox_problem() -> str:
     return _missing(missing) if missing else _bwrap_fails()
 
 
+def check_fence_problem() -> str:
+    """Why vaultops cannot fence its own checks here, or "": it calls bubblewrap itself, so only on Linux
+    (on macOS the agent's commands are fenced by Claude Code's Seatbelt sandbox, the checks are not run)."""
+    if problem := sandbox_problem():
+        return problem
+    if not sys.platform.startswith("linux") and not faults.enabled("sandbox.off"):
+        return "vaultops fences its checks with bubblewrap, which only Linux has"
+    return ""
+
+
 def _missing(tools: list[str]) -> str:
     names = " and ".join("bubblewrap (bwrap)" if t == "bwrap" else t for t in tools)
     return f"{names} not installed; install them (scripts/install-sandbox, or apt install bubblewrap socat)"
