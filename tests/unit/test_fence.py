@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.support.helpers import git
 from vaultops.hook.claude import GateSetupError, job_fence
-from vaultops.hook.fence import fence_for
+from vaultops.hook.fence import fence_for, sandbox_problem
 from vaultops.hook.job import GateJob
 from vaultops.hook.sandbox import claude_settings
 from vaultops.policy.decide import decide_call
@@ -229,3 +229,24 @@ def test_the_gate_asks_for_an_unlisted_host_and_still_denies_a_secret_to_a_liste
     key = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
     leak = ToolCall("WebFetch", {"url": f"https://example.com/c?k={key}", "prompt": "read"}, "/w")
     assert decide_call(leak, scope, domains=("*",)).kind == "deny"
+
+
+def test_a_vault_that_is_not_there_is_not_closed(tmp_path: Path) -> None:
+    """Found by the benchmark: a missing path given to bubblewrap stops the command (exit 1), and Claude
+    Code makes a missing denied path unreadable."""
+    fence = fence_for(tmp_path, tmp_path / "no-vault", home=tmp_path / "no-home")
+    assert all(Path(p).exists() for p in (*fence.read_only, *fence.unreadable)), fence
+
+
+def test_a_check_runs_in_the_fence_with_its_temp_folder_inside_the_job(tmp_path: Path) -> None:
+    """bubblewrap mounts in order: the job's folder first, or a temp folder inside it is hidden."""
+    from vaultops.hook.fence import fenced_argv
+
+    if sandbox_problem():
+        pytest.skip(sandbox_problem())
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    fence = fence_for(tmp_path, tmp_path / "no-vault", home=tmp_path / "no-home")
+    argv = fenced_argv(fence, ["sh", "-c", 'echo in-tmp > "$TMPDIR/t" && echo here > here'], tmp)
+    assert subprocess.run(argv, capture_output=True).returncode == 0
+    assert (tmp / "t").read_text() == "in-tmp\n" and (tmp_path / "here").exists()

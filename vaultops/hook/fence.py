@@ -160,7 +160,7 @@ def _vault_closed(work: Path, vault: Path) -> list[str]:
     """The vault's parts a job in ``work`` must not write: all of it, but the way down to ``work`` when
     the job runs inside it (its ``.git``, ``.vaultops`` and notes always)."""
     if not _inside(vault, work):
-        return [str(vault)] if _inside(work, vault) else []
+        return _exists([vault]) if _inside(work, vault) else []
     return _siblings_along(vault, list(work.relative_to(vault).parts))
 
 

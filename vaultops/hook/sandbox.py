@@ -70,7 +70,7 @@ def bwrap_argv(
         bwrap, "--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
     ]  # fmt: skip
-    for path in (tmp, fence.workdir, *fence.writable):
+    for path in (fence.workdir, tmp, *fence.writable):  # the job's folder first: another may be inside it
         args += ["--bind", path, path]
     for path in fence.read_only:
         args += ["--ro-bind", path, path]
