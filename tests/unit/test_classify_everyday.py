@@ -83,6 +83,7 @@ def test_changing_the_agents_or_vaultops_own_settings_is_a_system_file_change(te
         ("Compare the two vendor quotes, afterwards email the vendor", MSG),
         ("Review PR 12 and, once done, merge it", MERGE),
         ("Look into our seat usage and then upgrade us to the Business plan", SPEND),
+        ("Audit the S3 buckets deleting anything stale", DEL),  # a participle that acts
     ],
 )
 def test_the_trailing_clause_of_a_research_request_decides(text: str, cls: str) -> None:

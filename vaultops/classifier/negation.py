@@ -294,6 +294,48 @@ _ACTS = re.compile(
 )
 
 
+# words after which an -ing verb is a topic ("a guide on rotating keys"), not a participle that acts
+_TOPIC_WORDS = frozenset(
+    [
+        "about",
+        "on",
+        "of",
+        "for",
+        "how",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "without",
+        "before",
+        "after",
+        "by",
+        "when",
+        "while",
+        "from",
+        "into",
+        "to",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "stop",
+        "avoid",
+        "consider",
+        "considering",
+        "regarding",
+        "like",
+        "vs",
+        "versus",
+        "between",
+        "than",
+    ]
+)
+
+
 def mentioned(low: str, pos: int, phrase: str) -> bool:
     """The words at ``pos`` are what a reading step reads about, not a step of their own: its clause starts
     with list, find, summarise, check, … and no "then", "and" or "you" leads to them.  A command written
@@ -308,6 +350,9 @@ def mentioned(low: str, pos: int, phrase: str) -> bool:
         return _STRONG_SEP.search(low, told.end(), pos) is None and _ACTS.match(low, pos) is None
     if _STEP_SEP.search(low, m.end(), pos + len(first)) is not None:
         return False
+    before = low[max(m.end(), pos - 30) : pos].split()
+    if first.endswith("ing") and before and before[-1] not in _TOPIC_WORDS:
+        return False  # "audit the buckets deleting anything stale": a participle that acts
     if re.match(r"\s+[-/~.$]", low[m.end() :]):
         return False  # "find /data -delete", "grep -rl …": the command, not the English verb
     return _COMMAND.match(phrase) is None
