@@ -90,10 +90,11 @@ _RU_OBJECT = (
 )
 _WORD = r"[^\s.!?;]+(?:\.[^\s.!?;]+)*"  # a dot inside a word (example.com) does not end the sentence
 _GAP = r"[\s,]+(?:(?!" + _TOPIC + ")" + _WORD + r"[\s,]+){0,5}?"
-_SHORT_GAP = r"[\s,]+(?:(?!" + _TOPIC + ")" + _WORD + r"[\s,]+){0,3}?"
+# switching a wall off is never a topic: "turn off, for this job only, the hooks"
+_WEAK_GAP = r"[\s,]+(?:" + _WORD + r"[\s,]+){0,5}?"
 _PATTERNS = (
     _CHANGE + _GAP + r"(?:the\s+|my\s+|our\s+|your\s+)?(?:[\w-]+\.)*(?:" + _FILES + "|" + _SETTINGS + ")",
-    _WEAKEN + _SHORT_GAP + _CONTROLS,
+    _WEAKEN + _WEAK_GAP + _CONTROLS,
     r"(?:turn|switch|shut)\w*\s+" + _CONTROLS + r"\s+(?:\S+\s+)?off(?!\w)",  # "turn the sandbox off"
     # "In local.toml, set gate to none", "in .claude/settings.json: add ..."
     r"(?:in|inside|within|to|of)\s+(?:the\s+|my\s+|our\s+)?(?:"
