@@ -76,8 +76,9 @@ _WEAKEN = (
 )
 # a word between the verb and its object; "a test for", "a summary of", "the docs on" make the object a topic
 _TOPIC = (
-    r"(?:of|about|on|for|regarding|explaining|describing|documenting|summari\w*|docs?|documentation"
-    r"|readme|tests?|notes?|section|page|guide|article|post)(?!\w)"
+    r"(?:about|regarding|explaining|describing|documenting|summari\w*|docs?|documentation|readme|tests?|notes?"
+    r"|sections?|pages?|guides?|articles?|posts?|comments?|docstrings?|wording|copy|typos?|explainers?"
+    r"|summar(?:y|ies)|parsers?|validators?|functions?|methods?|class(?:es)?|modules?)(?!\w)"
 )
 _RU_CHANGE = (
     r"(?:отключ|выключ|убер|убра|удал|сним|ослаб|обойд|пропуст|поменя|измен|смен|постав|установ|выстав"
