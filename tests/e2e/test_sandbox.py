@@ -201,3 +201,31 @@ def test_the_job_env_cannot_name_a_way_out(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "s.sock", fence_for(tmp_path, tmp_path / "v", home=tmp_path / "h"))
     assert settings["sandbox"]["enabled"] is True and settings["sandbox"]["allowUnsandboxedCommands"] is False
     assert os.environ.get("VAULTOPS_FAULT", "") == "", "no fault switch leaks into the suite"
+
+
+def test_a_branch_kept_in_packed_refs_that_the_agent_moves_is_put_back(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    """The fence keeps other branches' files read-only, but after `git gc` main lives in packed-refs, and a
+    new loose file would shadow it: vaultops compares the refs after the job, puts main back and fails
+    the job, saying what the agent did."""
+    at = setup(tmp_path, api, review=False)
+    repo = at["home"] / "code" / "app"
+    git(repo, "pack-refs", "--all")
+    main = git(repo, "rev-parse", "main").strip()
+    script = "#!/bin/sh\necho more >> test_app.py\n"
+    script += "git -c user.name=a -c user.email=a@b commit -qam more\ngit update-ref refs/heads/main HEAD\n"
+    api.script(
+        ToolUse("Write", {"file_path": str(at["tree"] / "tool.sh"), "content": script}),
+        ToolUse("Bash", {"command": "sh tool.sh"}),
+        Text("DONE: main is ahead now."),
+    )
+    out = tick(at, sandbox=True)
+    assert git(repo, "rev-parse", "main").strip() == main, "main is where it was"
+    note = parse_note(INBOX, (at["vault"] / INBOX).read_bytes())
+    last = note.requests[0].statuses[-1]
+    assert last.state.value == "error", out
+    assert "the agent moved refs/heads/main outside its own branch vaultops/REQ-fix" in last.reason, (
+        last.reason
+    )
+    assert git(repo, "log", "--format=%s", "-1", "vaultops/REQ-fix").strip() == "more", "its own commit stays"

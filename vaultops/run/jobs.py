@@ -28,7 +28,7 @@ from vaultops.run import builtins
 from vaultops.run.meter import Meter
 from vaultops.run.outcome import Allowed, Attempt, Failure, read_attempt, redacted
 from vaultops.run.process import ProcessResult, run_process
-from vaultops.run.worktrees import WorktreeError, open_worktree
+from vaultops.run.worktrees import WorktreeError, open_worktree, other_refs, put_back_refs
 from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
 
@@ -148,6 +148,19 @@ def workdir_for(vault: Vault, job: Job, profile: ProfileConfig) -> Path:
     return workdir_path(job.workdir, vault.root) if job.workdir else workdir_of(vault, profile)
 
 
+def _refs_kept(attempt: Attempt, repo: Path, refs: dict[str, str], branch: str) -> Attempt:
+    """The attempt, failed when its agent moved a ref of the repository other than its own branch (each
+    put back first): an agent that did what its fence was there to stop is not done."""
+    try:
+        moved = put_back_refs(repo, refs, branch)
+    except WorktreeError as exc:
+        return dataclasses.replace(attempt, failure=Failure.OTHER, detail=f"the job's repository: {exc}")
+    if not moved:
+        return attempt
+    detail = f"the agent moved {', '.join(moved)} outside its own branch {branch}; vaultops put it back"
+    return dataclasses.replace(attempt, failure=Failure.OTHER, detail=detail)
+
+
 def own_timeout(job: Job, profile: ProfileConfig) -> float:
     """An attempt's own time limit: its profile's, or the request's ``timeout:`` when that is shorter."""
     return min(job.timeout, profile.timeout) if job.timeout else profile.timeout
@@ -206,9 +219,11 @@ def run_attempt(
 ) -> tuple[Attempt, str]:
     """One run of one profile: (what it produced, the vault path of its full log).  ``limit``: the
     seconds left of the job's ``budget`` (all its attempts together), which cuts the timeout short."""
+    refs: dict[str, str] = {}
     if job.worktree:
         try:
             open_worktree(Path(job.repo), Path(job.worktree), job.branch, job.base)
+            refs = other_refs(Path(job.repo), job.branch)
         except WorktreeError as exc:
             return Attempt(name, Failure.OTHER, "", str(exc), 0.0), ""
     workdir = workdir_for(vault, job, profile)
@@ -266,6 +281,8 @@ def run_attempt(
             watch=meter.feed if meter is not None else None,
         )
     attempt = read_attempt(profile.output, name, proc, allowed)
+    if job.worktree:
+        attempt = _refs_kept(attempt, Path(job.repo), refs, job.branch)
     if meter is not None:
         attempt = metered(attempt, meter, proc.secrets)
     if attempt.failure is Failure.OTHER and proc.start_error:

@@ -211,3 +211,25 @@ def remove(repo: Path, wt: Worktree, *, force: bool = False) -> str:
     shown = ", ".join(ignored[:3]) + (", …" if len(ignored) > 3 else "")
     went = f" (with {len(ignored)} ignored by git: {shown})" if ignored else ""
     return f"removed {wt.path}{went}; branch {wt.branch} is kept"
+
+
+def other_refs(repo: Path, branch: str) -> dict[str, str]:
+    """Every ref of ``repo`` but the job's own ``branch``, and the object it names."""
+    listed = _ok(["for-each-ref", "--format=%(refname) %(objectname)"], repo, "list its refs")
+    refs = dict(line.split(" ", 1) for line in listed.splitlines() if " " in line)
+    refs.pop(f"refs/heads/{branch}", None)
+    return refs
+
+
+def put_back_refs(repo: Path, before: dict[str, str], branch: str) -> list[str]:
+    """The refs a job moved or deleted that were not its own branch, each put back where it was.
+
+    The job's sandbox keeps every other branch's file read-only, but a branch kept only in
+    ``packed-refs`` (after ``git gc``) can be shadowed by a new loose file: the one write a commit needs,
+    on the folder its own branch lives in, cannot be told apart from that.  So vaultops looks after the
+    job."""
+    after = other_refs(repo, branch)
+    moved = [ref for ref, sha in before.items() if after.get(ref) != sha]
+    for ref in moved:
+        _ok(["update-ref", "--no-deref", ref, before[ref]], repo, f"put {ref} back")
+    return moved
