@@ -98,7 +98,7 @@ _TOK = r"[^\s.!?;,]+(?:\.[^\s.!?;,]+)*"  # a word; a dot inside it (nginx.conf) 
 # a reading verb in the gap takes the object over: "fix the bug and check /etc/hosts" changes nothing there
 _READ = (
     r"check|read|look|see|show|inspect|verify|tell|compare|explain|cat|list|listing|naming|mentioning"
-    r"|describing|documenting|explaining|summari[sz]ing|covering|outlining"
+    r"|describing|documenting|explaining|summari[sz]ing|covering|outlining|comparison|summary|overview"
     # the text's look takes the verb: "clean up the formatting of my journal notes"
     r"|formatting|wording|typos|spelling|grammar|layout|indentation|whitespace"
     r"|проверь|посмотри|покажи|прочитай"

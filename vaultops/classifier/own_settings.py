@@ -40,7 +40,7 @@ _SETTINGS = (
     r"|sandbox(?:ing)?\s+(?:settings?|config\w*|rules?|domains?|network|mode|allow\w*|filesystem|options?)"
     r"|network\s+(?:allow[\s_-]*list|allowed[\s_-]*domains|polic\w*)|(?:allow|deny)[\s_-]*list"
     r"|allowlist|denylist|hooks?\s+(?:settings?|config\w*)|(?:pre|post)[\s_-]*tool[\s_-]*use"
-    r"|mcp\s+servers?|yolo\s+mode|vaultops_[a-z_]+|claude_code_[a-z_]+|deny\s+rules?"
+    r"|mcp\s+servers?|yolo\s+mode|tools?\s+lists?|fail[\s_-]*open|vaultops_[a-z_]+|claude_code_[a-z_]+|deny\s+rules?"
 )
 # the walls: switching one off is the harm, building one is not
 _CONTROLS = (
@@ -61,7 +61,7 @@ _CHANGE = (
     r"|loosen|loosening|relax|relaxing|widen|widening|extend|extending|expand|expanding|flip|flipping"
     r"|toggle|toggling|allow|allowing|whitelist|grant|configure|configuring|rewrite|rewriting"
     r"|overwrite|overwriting|replace|replacing|reset|resetting|clear|clearing|empty"
-    r"|comment\s+out|uncomment|open\s+up|switch|switching|turn|turning|enable|enabling|disable"
+    r"|comment\s+out|uncomment|open\s+up|make|making|let|switch|switching|turn|turning|enable|enabling|disable"
     r"|disabling|strip|stripping|patch|patching|swap|swapping|point|pointing)(?!\w)"
 )
 _WEAKEN = (
@@ -78,7 +78,7 @@ _WEAKEN = (
 _TOPIC = (
     r"(?:about|regarding|explaining|describing|documenting|summari\w*|docs?|documentation|readme|tests?|notes?"
     r"|sections?|pages?|guides?|articles?|posts?|comments?|docstrings?|wording|copy|typos?|explainers?"
-    r"|summar(?:y|ies)|parsers?|validators?|functions?|methods?|class(?:es)?|modules?)(?!\w)"
+    r"|summar(?:y|ies)|lists?|comparisons?|overviews?|parsers?|validators?|functions?|methods?|class(?:es)?|modules?)(?!\w)"
 )
 _RU_CHANGE = (
     r"(?:отключ|выключ|убер|убра|удал|сним|ослаб|обойд|пропуст|поменя|измен|смен|постав|установ|выстав"

@@ -117,6 +117,20 @@ _PATTERNS = (
     # "get us the team tier", "pick up the annual Notion plan", "take the Business plan"
     r"(?:get|grab|pick\s+up|take|buy|order|purchase|secure)\w*\s+(?:us\s+|me\s+|them\s+)?(?:up\s+)?"
     r"(?:for\s+|on\s+|onto\s+)?(?:the\s+|a\s+|an\s+)?(?:[\w.-]+\s+)?" + _TIER + r"\s+(?:\S+\s+)?" + _PLANWORD,
+    # "let's do the annual plan", "choose the Business tier", "level up our Zapier plan"
+    r"(?:do|choos|select|pick|start|begin|go\s+with|settle\s+on|lock\s+in)\w*(?<![^e]ed)\s+(?:us\s+|me\s+)?"
+    r"(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w.-]+\s+)?" + _TIER + r"\s+(?:\S+\s+)?" + _PLANWORD,
+    r"level\w*\s+up\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+)?" + _PLANWORD,
+    # "sign off on the Enterprise quote", "accept the renewal offer": agreeing to a vendor's price
+    r"(?:sign\s+off\s+on|approv|accept|agree\s+to|countersign)\w*(?<![^e]ed)\s+(?:the\s+|their\s+|this\s+"
+    r"|that\s+)?(?:\S+\s+){0,2}?(?:quote|order|purchase(?:\s+order)?|po|renewal|offer|contract|proposal"
+    r"|estimate)s?(?!\w)(?![^.!?\n]{0,30}(?:for|to)\s+(?:me|us|review))",
+    # "add Datadog APM to our plan", "turn our free account into a Pro one", "get Pro for me on Cursor"
+    r"add\w*\s+(?:\S+\s+){0,3}?to\s+(?:our|the|my)\s+(?:\S+\s+)?(?:plan|subscription|bill|invoice|order"
+    r"|contract)(?!\w)",
+    r"turn\w*\s+(?:\S+\s+){0,4}?into\s+(?:a\s+|an\s+|the\s+)?" + _BARE_TIER + r"\s+(?:one|account|version"
+    r"|edition|workspace|plan)(?!\w)",
+    r"(?:get|buy|grab|take)\s+(?:us\s+|me\s+)?(?:pro|premium|plus|business|enterprise)(?=\s+(?:for|on|in|at)\s)",
     # "top our AWS credits up with another $200"
     r"top\w*\s+(?:the\s+|our\s+|my\s+)?(?:\S+\s+){0,2}?(?:credits?|balance|account|wallet|card|quota)\s+up(?!\w)",
     # "upgrade us to the cheapest paid one"
