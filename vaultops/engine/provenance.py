@@ -198,12 +198,18 @@ class Vetter:
         status and lock lines while they are not vaultops's (each one set aside uncovers the one before
         it), and the lines that only imitate one."""
         found: dict[int, set[int]] = {}
+        # A lock line is asked only when the gate says which locks are this clone's (``mine``): a pass
+        # killed between writing a claim and recording it leaves a lock only that can tell this clone's.
+        # Without it, a lock holds its request for its lease, as before, and is then taken over and said.
+        locks = self.mine is not None
         for request in note.requests:
             if request.text is not None and (fake := _imitations(note, request)):
                 found[request.start] = set(fake)  # an imitation matters only where the text is read
         requests = note.requests
         for _ in range(_MAX_UNCOVER):
-            last = [(r, n) for r in requests for n in _last_lines(r) if n not in found.get(r.start, ())]
+            last = [
+                (r, n) for r in requests for n in _last_lines(r, locks) if n not in found.get(r.start, ())
+            ]
             foreign = self._not_ours(note, last)
             if not foreign:
                 break
@@ -249,8 +255,9 @@ class Vetter:
         return mine
 
     def _claimed_with(self, note: ParsedNote, request: Request, n: int) -> bool:
-        """Line ``n`` is the ``running`` line vaultops writes with a lock line of its own, right under it
-        and at its time: a pass killed after writing the claim and before remembering its lines leaves
+        """Line ``n`` is the ``running`` line vaultops writes with a lock line, right under it and at its
+        time, and that lock counts (it is this clone's; or, told nothing of which locks are, any lock holds
+        as it always has): a pass killed after writing the claim and before remembering its lines leaves
         such a pair, and its request must be closed as interrupted, never run again as if new."""
         if n <= request.start + 1:
             return False
@@ -261,7 +268,7 @@ class Vetter:
         said, held = fmt.parse_status(status[2], n), fmt.parse_lock(lock[2], n - 1)
         return (
             said is not None and held is not None and said.state is State.RUNNING and said.at == held.at
-            and self._wrote(note.rel, request.id, note.lines[n - 1])
+            and (self.mine is None or self._wrote(note.rel, request.id, note.lines[n - 1]))
         )  # fmt: skip
 
     def _own_claim(self, text: str) -> bool:
@@ -348,14 +355,14 @@ class Vetter:
         return {n: b for n in lines if (b := known[n]) is not None}
 
 
-def _last_lines(request: Request) -> tuple[int, ...]:
-    """The lines a request's state is read from: its last status line, and its last lock line while the
-    request is held (a finished request's lock decides nothing: not asked, a 10,000-request inbox is read
-    with one look-up per request)."""
+def _last_lines(request: Request, locks: bool) -> tuple[int, ...]:
+    """The lines a request's state is read from: its last status line, and (``locks``) its last lock line
+    while the request is held (a finished request's lock decides nothing: not asked, a 10,000-request
+    inbox is read with one look-up per request)."""
     out = []
     if request.statuses:
         out.append(request.statuses[-1].line)
-    if request.lock is not None and request.state in _HELD:
+    if locks and request.lock is not None and request.state in _HELD:
         out.append(request.lock.line)
     return tuple(out)
 
