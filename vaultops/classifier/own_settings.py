@@ -55,13 +55,13 @@ _CONTROLS = (
     r"|network\s+(?:restrictions?|limits?|rules?))(?!\w)"
 )
 _CHANGE = (
-    r"(?:set|sets|setting|change|changing|edit|editing|modify|modifying|update|updating|tweak|tweaking"
+    r"(?:set|change|changing|edit|editing|modify|modifying|update|updating|tweak|tweaking"
     r"|adjust|adjusting|alter|altering|add|adding|append|appending|insert|put|putting|remove|removing"
     r"|delete|deleting|drop|dropping|raise|raising|increase|increasing|bump|bumping|lift|lifting"
     r"|loosen|loosening|relax|relaxing|widen|widening|extend|extending|expand|expanding|flip|flipping"
     r"|toggle|toggling|allow|allowing|whitelist|grant|configure|configuring|rewrite|rewriting"
     r"|overwrite|overwriting|replace|replacing|reset|resetting|clear|clearing|empty"
-    r"|comment\s+out|uncomment|open\s+up|make|making|let|switch|switching|turn|turning|enable|enabling|disable"
+    r"|comment\s+out|uncomment|open\s+up|(?:make|making)(?!\s+sure)|let(?!'s|\s+(?:me|us)(?!\w))|switch|switching|turn|turning|enable|enabling|disable"
     r"|disabling|strip|stripping|patch|patching|swap|swapping|point|pointing)(?!\w)"
 )
 _WEAKEN = (
