@@ -25,7 +25,7 @@ _TIER = (
 )
 # what is talked about, not bought: "the annual subscription revenue", "the monthly billing report"
 _ABOUT_IT = (
-    r"(?!\s+(?:revenue|reports?|data|numbers|metrics|stats|counts?|lists?|page|ids?|tables?|history"
+    r"(?!\s+(?:revenue|reports?|documents?|data|numbers|metrics|stats|counts?|lists?|page|ids?|tables?|history"
     r"|invoices?|e-?mails?|status|details|info|docs?|prices?|pricing|costs?|options|comparison|alerts?"
     r"|notifications?|dashboard|exports?|module|code|tests?|api|webhooks?|logic|flow|model)(?!\w))"
 )
@@ -34,7 +34,7 @@ _PLANWORD = (
     r"|billing|seats?|contracts?|add-?ons?)(?!\w)" + _ABOUT_IT
 )
 # said alone after "to": "switch billing to yearly", "upgrade to Pro"
-_BARE_TIER = r"(?:pro|premium|paid|enterprise|business|plus|annual|yearly|quarterly|pay-?as-?you-?go)"
+_BARE_TIER = r"(?:pro|premium|paid|enterprise|business|plus|pay-?as-?you-?go)"
 # a thing that is paid for by its size: "the bigger instance", "a 16GB droplet"
 _SIZED = (
     r"(?:instances?|droplets?|vps|servers?|box(?:es)?|machines?|dynos?|plans?|tiers?|nodes?|add-?ons?|compute"
@@ -73,6 +73,11 @@ _PATTERNS = (
     + _BARE_TIER
     + r"(?=\s*(?:[.,;!?)]|$|\s+(?:now|today|asap|please|and|then|from|starting|next|this|before|on|for|at|in"
     r"|with|by)(?!\w))))",
+    # "switch billing to yearly", "move us to annual" (not "switch the chart to yearly")
+    r"(?:switch|move|chang|convert|put|go|bring|take|flip)\w*(?<![^e]ed)\s+(?:\S+\s+){0,4}?(?:us|me|them"
+    r"|billing|plans?|subscriptions?|accounts?|payments?|invoic\w*|contracts?|workspaces?|seats?|licen[cs]es?|orgs?"
+    r"|organi[sz]ations?|teams?|projects?)"
+    r"\s+(?:\S+\s+){0,3}?(?:to|onto|into|on)\s+(?:an?\s+|the\s+)?(?:annual|yearly|quarterly)(?!\w)",
     # "go for the bigger instance", "size up the droplet to 8GB", "bump the box to 16GB"
     r"(?:go|opt|pick|choose|take|switch|move|upgrad|bump|size|scal|resiz|get|grab|rent|spin)\w*(?<![^e]ed)\s+(?:up\s+)?"
     r"(?:\S+\s+){0,4}?(?:for|with|to|into|onto|up)?\s*(?:the\s+|a\s+|an\s+|our\s+)?"
