@@ -496,7 +496,7 @@ RULES: tuple[Rule, ...] = (
     vo(
         (SPEND,),
         "raise add install",
-        r"(?:spend|spending|budget|credit)\s+(?:limits?|caps?)|seats?"
+        r"(?:spend|spending|budget|credit)\s+(?:limits?|caps?)|seats?(?!\s+(?:maps?|pickers?|selection|components?|layouts?|charts?|numbers?|belts?))"
         r"|licen[cs]es?"
         r"|credits?",
         3,

@@ -25,7 +25,7 @@ _TIER = (
 )
 # what is talked about, not bought: "the annual subscription revenue", "the monthly billing report"
 _ABOUT_IT = (
-    r"(?!\s+(?:revenue|reports?|documents?|data|numbers|metrics|stats|counts?|lists?|page|ids?|tables?|history"
+    r"(?!\s+(?:revenue|reports?|documents?|features?|benefits?|limits?|data|numbers|metrics|stats|counts?|lists?|page|ids?|tables?|history"
     r"|invoices?|e-?mails?|status|details|info|docs?|prices?|pricing|costs?|options|comparison|alerts?"
     r"|notifications?|dashboard|exports?|module|code|tests?|api|webhooks?|logic|flow|model)(?!\w))"
 )
@@ -157,8 +157,8 @@ _PATTERNS = (
     r"\s+(?:\S+\s+)?(?:upgraden|buchen|kaufen|abonnieren|wechseln|umstellen|bestellen|verlängern|aktivieren)",
     # "book the flights to Berlin", "reserve a hotel room", "pre-order 3 Yubikeys"
     r"(?:book|reserve)\w*\s+(?:us\s+|me\s+|him\s+|her\s+|them\s+)?(?:\S+\s+){0,3}?(?:flights?|hotels?"
-    r"|rooms?|tickets?|cars?|taxis?|cabs?|ubers?|trains?|accommodation|airbnbs?|venues?|coworking"
-    r"|desks?|stands?|booths?)(?!\w)|pre-?order\w*\s+\S+",
+    r"|hotel\s+rooms?|tickets?|rental\s+cars?|taxis?|cabs?|ubers?|trains?|accommodation|airbnbs?|venues?"
+    r"|coworking|booths?)(?!\w)|pre-?order\w*\s+\S+",
     # "add another user to the paid Slack workspace", "add two seats to the org"
     r"(?:add|invite|onboard)\w*\s+(?:\S+\s+){0,3}?(?:users?|members?|people|seats?|licen[cs]es?|accounts?"
     r"|editors?)\s+(?:\S+\s+){0,2}?(?:to|on|in|into)\s+(?:the\s+|our\s+)?(?:(?:paid|pro|premium|business"
@@ -172,7 +172,8 @@ _PATTERNS = (
     + r")(?!\w)",
     # "raise the monthly budget on AWS to 2k", "double the ad spend"
     r"(?:(?:rais|increas|bump|lift|doubl|tripl)\w*|up)\s+(?:\S+\s+){0,3}?(?:budgets?|ad\s+spend|spend(?:ing)?"
-    r"|credit\s+limits?|billing\s+limits?)(?!\w)",
+    r"|credit\s+limits?|billing\s+limits?)(?!\w)(?!\s+(?:question|issue|topic|item|discussion|point|concern"
+    r"|meeting|review|docs?|document|spreadsheet|sheet|report|numbers|notes?|estimate)(?!\w))",
 )
 
 

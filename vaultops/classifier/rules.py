@@ -348,6 +348,24 @@ _CUES: tuple[tuple[str, int, str], ...] = (
         r"|error\s+handling|a\s+flag|an?\s+option|pagination|rate\s+limiting|timeouts?)(?!\w)",
     ),
     ("quick", 1, r"(?:walk|talk|take)\s+(?:me|us)\s+through|teach\s+me|show\s+me\s+how"),
+    (
+        "code",
+        2,
+        r"(?:extend|update|change|modify|adapt|tweak|adjust|add\s+(?:\S+\s+){0,4}?to)\s+(?:the\s+|this\s+|my\s+)?"
+        r"(?:\S+\s+)?(?:function|method|class|module|script|parser|endpoint|component|test|css|html|query|regex"
+        r"|validator|fixture)s?(?!\w)",
+    ),
+    (
+        "code",
+        1,
+        r"in\s+(?:the\s+|this\s+|my\s+)?(?:\S+\s+)?(?:function|method|class|module|script|css|component)",
+    ),
+    (
+        "quick",
+        1,
+        r"(?:in|to|into)\s+(?:the\s+|my\s+|a\s+)?(?:\S+\s+)?(?:note|notes|calendar|journal|table|list)(?!\w)"
+        r"|(?:sort|order|rank|group)\s+(?:the\s+)?(?:\S+\s+)?(?:tasks|items|list|notes|todos|entries|rows)\s+by",
+    ),
     # work on the person's notes said plainly: "turn the meeting notes into action items", "outline a talk"
     (
         "quick",
