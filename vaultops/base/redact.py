@@ -141,7 +141,9 @@ _CONTEXTS: dict[str, re.Pattern[str]] = {
             # and it is the whole credential: basic auth written out (``Authorization: user:pass``) is
             # one credential, so a colon (or a password's punctuation) does not end it; a space, a quote,
             # a comma or a bracket does
-            rf"(?!{_AUTH_SCHEME}\b)(?!authorization\b)(?P<s>{_CRED}[^\s\"'`,;<>()\[\]{{}}]*)",
+            # a scheme's name is not a credential when it ends the value (``Authorization: Bearer`` alone),
+            # but a user named like one is (``Authorization: bearer:pw``)
+            rf"(?!{_AUTH_SCHEME}(?:[\s\"'`,;<>()\[\]{{}}]|$))(?!authorization\b)(?P<s>{_CRED}[^\s\"'`,;<>()\[\]{{}}]*)",
             re.IGNORECASE,
         ),
         ("bearer", rf"\bbearer[ \t]+(?P<s>{_CRED}{{16,}})", re.IGNORECASE),
