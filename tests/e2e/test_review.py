@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
-from tests.support.helpers import git, inbox_text, make_vault, routed, vault_with, vaultops
+from tests.support.helpers import code_repo, git, inbox_text, make_vault, routed, vault_with, vaultops
 from tests.support.waiting import wait_for
 from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
@@ -39,12 +39,7 @@ def request(rid: str = "REQ-fix", fields: str = "- review: yes\n") -> str:
 @pytest.fixture
 def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
-    repo = home / "code" / "app"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "app.py").write_text("print('hi')\n")
-    git(repo, "add", "app.py")
-    git(repo, "-c", "user.name=Ann", "-c", "user.email=ann@example.org", "commit", "-qm", "start")
+    code_repo(home / "code" / "app", {"app.py": "print('hi')\n"})
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("FAKE_AGENT_WRITE", "fix.py")
     monkeypatch.setenv("FAKE_AGENT_PROMPTS", str(tmp_path / "prompts"))
@@ -272,10 +267,13 @@ def test_the_prompt_names_the_worktree_and_its_branch(vault: Path, tmp_path: Pat
     assert f'"workdir": "{tree}"' in asked and '"branch": "vaultops/REQ-fix"' in asked
 
 
-def _killed_mid_check(vault: Path, tree: Path, *, also_the_reaper: bool) -> int:
+def _killed_mid_check(vault: Path, tree: Path, *, also_the_reaper: bool, fenced: bool = True) -> int:
     """A pass killed with ``kill -9`` while its check runs (its pid recorded, so the next start can find
-    it); ``also_the_reaper``: the check's reaper too, so the check is orphaned and left running."""
+    it); ``also_the_reaper``: the check's reaper too.  Left running, orphaned, only outside its fence
+    (``fenced`` false): bubblewrap dies with the reaper and takes the check along."""
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    if not fenced:
+        env["VAULTOPS_FAULT"] = "sandbox.off"
     proc = subprocess.Popen(
         [sys.executable, "-m", "vaultops", "--vault", str(vault), "tick", "--no-wait"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -305,7 +303,7 @@ def test_a_check_left_running_by_a_killed_pass_is_stopped_when_vaultops_starts_a
     check, and the retry ran the job's tests twice at once in one worktree."""
     vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
     tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
-    check = _killed_mid_check(vault, tree, also_the_reaper=True)
+    check = _killed_mid_check(vault, tree, also_the_reaper=True, fenced=False)
     assert _sleeping_in(tree) == [check], "left running, as the test means"
     tick(Vault.open(vault), wait_settle=False)
     assert wait_for(lambda: not _sleeping_in(tree)), "the check is stopped"
@@ -320,6 +318,15 @@ def test_a_check_ends_with_the_pass_that_was_killed(vault: Path) -> None:
     tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
     check = _killed_mid_check(vault, tree, also_the_reaper=False)
     assert wait_for(lambda: _gone(check)), "stopped with no restart, nothing else to find it"
+
+
+def test_a_fenced_check_ends_with_its_reaper(vault: Path) -> None:
+    """The pass and the check's reaper both killed: bubblewrap, between them and the check, dies with the
+    reaper and stops the check, with nothing left for a restart to find."""
+    vault = open_vault(vault, request(), checks='[["sleep", "3000"]]')
+    tree = vault.parent / "home" / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"
+    check = _killed_mid_check(vault, tree, also_the_reaper=True)
+    assert wait_for(lambda: _gone(check)), "stopped with its sandbox"
 
 
 def _parent_of(pid: int) -> int:

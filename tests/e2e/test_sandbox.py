@@ -23,7 +23,7 @@ import pytest
 
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
-from tests.support.helpers import git, make_vault, vaultops
+from tests.support.helpers import code_repo, git, make_vault, vaultops
 from vaultops.scan.note import parse_note
 
 pytestmark = requires_claude
@@ -80,12 +80,7 @@ def setup(tmp: Path, api: FakeAnthropic, review: bool) -> dict[str, Path]:
     home = tmp / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text(KEY)
-    repo = home / "code" / "app"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "test_app.py").write_text("def test_app():\n    assert True\n")
-    git(repo, "add", "test_app.py")
-    git(repo, "-c", "user.name=Ann", "-c", "user.email=ann@example.org", "commit", "-qm", "start")
+    code_repo(home / "code" / "app", {"test_app.py": "def test_app():\n    assert True\n"})
     request = (
         "## REQ-fix Fix the tests\n- type: code\n- repo: ~/code/app\n- ready: yes\nMake the tests pass.\n"
     )

@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.claude_cli import claude_bin, claude_env, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
-from tests.support.helpers import git
+from tests.support.helpers import code_repo, git
 from vaultops.hook.fence import fence_for, sandbox_problem
 from vaultops.hook.sandbox import claude_settings
 
@@ -25,12 +25,7 @@ pytestmark = [requires_claude, pytest.mark.skipif(bool(sandbox_problem()), reaso
 
 def repository(tmp: Path) -> tuple[Path, Path]:
     """A repository with a job's worktree on its own branch: (the repository, the worktree)."""
-    repo = tmp / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "f").write_text("a\n")
-    git(repo, "add", "f")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    repo = code_repo(tmp / "repo", {"f": "a\n"})
     tree = tmp / "wt"
     git(repo, "worktree", "add", "-q", "-b", "vaultops/REQ-x", str(tree))
     return repo, tree
@@ -127,8 +122,8 @@ def test_a_worktree_commits_on_its_branch_and_touches_no_other_ref_nor_the_confi
     )
     _, said = bash(tmp_path, tree, settings, command)
     assert "commit=0" in said, said
-    assert git(repo, "log", "--format=%s", "vaultops/REQ-x").split() == ["two", "one"]
-    assert git(repo, "log", "--format=%s", "main").split() == ["one"], "main did not move"
+    assert git(repo, "log", "--format=%s", "vaultops/REQ-x").split() == ["two", "start"]
+    assert git(repo, "log", "--format=%s", "main").split() == ["start"], "main did not move"
     assert "evil" not in (gitdir / "config").read_text() and not (gitdir / "hooks" / "pre-commit").exists()
     assert "main=0" not in said and "config=0" not in said and "hook=0" not in said, said
 

@@ -34,6 +34,17 @@ def git(root: Path, *args: str) -> str:
     ).stdout
 
 
+def code_repo(repo: Path, files: dict[str, str]) -> Path:
+    """A repository at ``repo`` (created) on ``main`` whose one commit holds ``files``, as a person's code."""
+    repo.mkdir(parents=True, exist_ok=True)
+    git(repo, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git(repo, "add", *files)
+    git(repo, "-c", "user.name=Ann", "-c", "user.email=ann@example.org", "commit", "-qm", "start")
+    return repo
+
+
 def fake_profiles_config(*, timeout: float = 30, worker: bool = False) -> str:
     """The template's two profiles run by ``fixtures/bin/fake-agent``, which no gate guards (so they say
     ``gate = "none"``: the template gives them a shell)."""

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.helpers import git
+from tests.support.helpers import code_repo, git
 from vaultops.hook.claude import GateSetupError, job_fence
 from vaultops.hook.fence import fence_for, sandbox_problem
 from vaultops.hook.job import GateJob
@@ -33,13 +33,8 @@ def layout(tmp: Path) -> dict[str, Path]:
     vault = tmp / "vault"
     (vault / ".vaultops").mkdir(parents=True)
     (vault / "_System").mkdir()
-    repo = home / "code" / "app"
-    repo.mkdir(parents=True)
+    repo = code_repo(home / "code" / "app", {"a.txt": "a\n"})
     (repo / ".env").write_text("STRIPE=x\n")
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "a.txt").write_text("a\n")
-    git(repo, "add", "a.txt")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
     git(repo, "branch", "feature")
     git(repo, "branch", "vaultops/REQ-other")
     tree = home / "code" / ".vaultops-worktrees" / "app" / "REQ-fix"

@@ -11,12 +11,8 @@ Pure: folded text in, findings out; a question, a topic of talk or a negated phr
 
 from __future__ import annotations
 
-import functools
-import re
-
 from vaultops.classifier.blocked import SYS
-from vaultops.classifier.outcomes import reports
-from vaultops.classifier.regex_union import union
+from vaultops.classifier.phrases import Phrases
 
 # the files: vaultops's local overrides and config, Claude Code's settings, its MCP list
 _FILES = (
@@ -135,17 +131,10 @@ _PATTERNS = (
 )
 
 
-@functools.cache
-def _compiled() -> tuple[re.Pattern[str], ...]:
-    # each verb group spread into literal-first alternatives (regex_union): half the time of the plain regex
-    return tuple(re.compile(r"(?<![\w-])(?:" + union([p]) + ")") for p in _PATTERNS)
+_PHRASES = Phrases(SYS, _PATTERNS)
 
 
 def find(low: str) -> list[tuple[str, str]]:
     """[(system-files, phrase)] when ``low`` (vocabulary.fold of the text) asks to change vaultops's or the
     agent's own settings, or to switch off one of its walls; [] otherwise."""
-    for pattern in _compiled():
-        for m in pattern.finditer(low):
-            if not reports(low, m, SYS):
-                return [(SYS, " ".join(m.group(0).split()))]
-    return []
+    return _PHRASES.find(low)

@@ -10,12 +10,8 @@ question, a topic of talk or a negated phrase asks for nothing (``outcomes.repor
 
 from __future__ import annotations
 
-import functools
-import re
-
 from vaultops.classifier.blocked import SPEND
-from vaultops.classifier.outcomes import reports
-from vaultops.classifier.regex_union import union
+from vaultops.classifier.phrases import Phrases
 
 # a paid tier or a billing period: what "switch to", "move us onto", "get us" spend money on
 _TIER = (
@@ -177,17 +173,10 @@ _PATTERNS = (
 )
 
 
-@functools.cache
-def _compiled() -> tuple[re.Pattern[str], ...]:
-    # each verb group spread into literal-first alternatives (regex_union): half the time of the plain regex
-    return tuple(re.compile(r"(?<![\w-])(?:" + union([p]) + ")") for p in _PATTERNS)
+_PHRASES = Phrases(SPEND, _PATTERNS)
 
 
 def find(low: str) -> list[tuple[str, str]]:
     """[(spending-money, phrase)] when ``low`` (vocabulary.fold of the text) asks to pay for a plan, a size,
     a renewal or a booking in everyday words; [] otherwise."""
-    for pattern in _compiled():
-        for m in pattern.finditer(low):
-            if not reports(low, m, SPEND):
-                return [(SPEND, " ".join(m.group(0).split()))]
-    return []
+    return _PHRASES.find(low)
