@@ -42,7 +42,8 @@ def test_status_shows_the_real_state_under_lines_vaultops_did_not_write(tmp_path
         "REQ-typed": ("open", None),
         "REQ-copied": ("open", None),  # the same line as REQ-ours's: not written under this request
         "REQ-ours": ("done", None),
-        "REQ-locked": ("open", None),
+        # a lock holds its request for its lease, as a pass reads it (engine.provenance, _last_lines)
+        "REQ-locked": ("running", "agent9@host9"),
     }
 
 
