@@ -384,6 +384,9 @@ def test_a_worker_whose_plan_another_machine_took_over_is_stopped(make: Callable
             "- locked-by: hermes-vps2 @ 2026-05-04T09:10:00+10:00 (vps2, claim 41be07, lease 600 s)\n"
             "- status: interrupted @ 2026-05-04T09:10:00+10:00 — taken over: claim ? gave no result\n"
         )
+    # committed by the other machine's vaultops: lines typed by anyone else would change nothing
+    git(vault, "add", str(path.relative_to(vault)))
+    git(vault, "commit", "-qm", "took over", "--author", "vaultops (hermes-vps2) <vaultops@vps2>")
     report = tick(Vault.open(vault), wait_settle=False)
     assert any("worker coder was stopped: its claim" in w and "41be07" in w for w in report.warnings), (
         report.warnings

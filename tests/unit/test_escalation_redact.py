@@ -48,12 +48,13 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return vault, workdir
 
 
+# escalated calls that hold a token; a token sent out over the network is denied outright (send_secret)
 @pytest.mark.parametrize(
     "command",
     [
-        f"gh pr merge 12 --body {TOKEN}",
-        f"GH_TOKEN={TOKEN} gh pr merge 12",
-        f"git push https://x:{TOKEN}@h/r main",
+        f"ssh-keygen -q -N '' -C {TOKEN} -f key12",
+        f"GH_TOKEN={TOKEN} git branch -D old12",
+        f"git tag -d {TOKEN}-12",
     ],
 )
 def test_an_escalated_call_with_a_token_is_stored_redacted_and_approved_once(
@@ -63,12 +64,15 @@ def test_an_escalated_call_with_a_token_is_stored_redacted_and_approved_once(
     assert decision(answer(event(workdir, command), ENV, vault).stdout) == "deny"
     on_disk = (vault / STATE_DIR / ESCALATIONS).read_text()
     assert TOKEN not in on_disk and "[REDACTED:" in on_disk
+
+    sent = f"git push https://x:{TOKEN}@h/r main"  # the same token sent out: never asked, denied
+    assert "send" in answer(event(workdir, sent, "toolu_0"), ENV, vault).stdout
     asked = waiting(vault, "REQ-tok")
     assert len(asked) == 1 and TOKEN not in json.dumps(asked)
 
     grant(vault, asked)  # the person approved it
     assert TOKEN not in "".join(p.read_text() for p in (vault / STATE_DIR).rglob("*") if p.is_file())
-    other = command.replace("12", "13") if "12" in command else command.replace("main", "dev")
+    other = command.replace("12", "13")
     assert decision(answer(event(workdir, other, "toolu_2"), ENV, vault).stdout) == "deny"
     assert decision(answer(event(workdir, command, "toolu_3"), ENV, vault).stdout) == "allow"
     assert decision(answer(event(workdir, command, "toolu_4"), ENV, vault).stdout) == "deny"

@@ -190,11 +190,6 @@ def test_a_typed_status_after_a_finished_request_is_named_and_the_request_stays_
     assert requests["REQ-env"].state is State.DONE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine.context does not tell the vetter which locks are this clone's (Vetter(mine=...)); until "
-    "it does, a lock holds its request for its lease, as before (see test_provenance_disown)",
-)
 def test_a_forged_lock_line_does_not_hold_a_new_request(tmp_path: Path) -> None:
     lock = f"- locked-by: agent9 @ {WHEN} (host9, claim abc123, lease 600 s)"
     fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ENV}{lock}\n- status: running @ {WHEN}\n")
@@ -205,11 +200,6 @@ def test_a_forged_lock_line_does_not_hold_a_new_request(tmp_path: Path) -> None:
     assert _named(text, "REQ-env") == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine.context does not tell the vetter which locks are this clone's (Vetter(mine=...)); until "
-    "it does, a lock holds its request for its lease, as before (see test_provenance_disown)",
-)
 def test_a_forged_lock_line_alone_does_not_hold_a_blocked_request_either(tmp_path: Path) -> None:
     lock = f"- locked-by: agent0 @ {WHEN} (host0, claim 0a0a0a, lease 600 s)"  # this machine's own name
     fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{ROTATE}{lock}\n")

@@ -61,7 +61,9 @@ class Context:
         self.config = self.vault.config
         self.last_read: dict[str, ParsedNote] = {}  # each note as this pass last read it
         self.teller = Teller(self.vault, self.state, self.report.warnings, self.sides)
-        self.vetter = Vetter(self.state, self.publisher.git, self.config.answers.authors, self.writer.parse)
+        self.vetter = Vetter(
+            self.state, self.publisher.git, self.config.answers.authors, self.writer.parse, mine=self.mine
+        )
 
     @property
     def inbox(self) -> str:
