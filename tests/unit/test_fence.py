@@ -245,3 +245,24 @@ def test_a_check_runs_in_the_fence_with_its_temp_folder_inside_the_job(tmp_path:
     argv = fenced_argv(fence, ["sh", "-c", 'echo in-tmp > "$TMPDIR/t" && echo here > here'], tmp)
     assert subprocess.run(argv, capture_output=True).returncode == 0
     assert (tmp / "t").read_text() == "in-tmp\n" and (tmp_path / "here").exists()
+
+
+def test_a_linked_credentials_folder_is_hidden_where_it_leads(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    dotfiles = tmp_path / "dotfiles" / "ssh"
+    dotfiles.mkdir(parents=True)
+    (home / ".ssh").symlink_to(dotfiles)
+    (tmp_path / "work").mkdir()
+    fence = fence_for(tmp_path / "work", tmp_path / "vault", home=home)
+    assert str(dotfiles.resolve()) in fence.unreadable
+
+
+def test_a_dangling_link_is_not_closed(tmp_path: Path) -> None:
+    """bubblewrap refuses to mount over a path that does not exist, and the command would not start."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".aws").symlink_to(tmp_path / "gone")
+    (tmp_path / "work").mkdir()
+    fence = fence_for(tmp_path / "work", tmp_path / "vault", home=home)
+    assert all(Path(p).exists() for p in (*fence.read_only, *fence.unreadable))

@@ -58,7 +58,7 @@ def fence_for(
     if _inside(work, home):  # the job runs in a folder above the home folder: its dot files stay closed
         read_only += [str(p) for p in _entries(home) if p.name.startswith(".")]
     unreadable = [
-        *(str(home / name) for name in CREDENTIALS if (home / name).exists()),
+        *_exists(home / name for name in CREDENTIALS),  # resolved: a linked ~/.ssh hides where it leads
         *_exists([vault / ".vaultops", *_claude_credentials()]),
         *_env_files_outside(work),
     ]
@@ -186,7 +186,7 @@ def _entries(folder: Path) -> list[Path]:
 
 
 def _exists(paths: Iterable[Path]) -> list[str]:
-    return [str(p.resolve()) for p in paths if os.path.lexists(p)]
+    return [str(p.resolve()) for p in paths if os.path.exists(p)]  # a dangling link: nothing to close
 
 
 def _inside(folder: Path, path: Path) -> bool:
