@@ -31,13 +31,14 @@ from vaultops.workers.logs import RotatingLog
 
 SESSION = "0b7c3e9a-1d2f-4a5b-8c6d-7e8f9a0b1c2d"
 # An agent printing Claude Code's JSON result: the secret in its text and on stderr, after asking the
-# hook (the real `vaultops hook`, as Claude Code runs it) for a call whose command carries the secret.
+# hook (the real `vaultops hook`, as Claude Code runs it) for a call whose command carries the secret (one
+# that is asked for: a secret sent out over the network is denied outright, and never recorded).
 AGENT = """
 import json, os, shlex, subprocess, sys
 secret = open(sys.argv[1], encoding="utf-8").read()
 event = {"hook_event_name": "PreToolUse", "session_id": SESSION, "tool_use_id": "toolu_m",
          "cwd": os.getcwd(), "tool_name": "Bash",
-         "tool_input": {"command": "gh pr merge 12 --body " + shlex.quote(secret)}}
+         "tool_input": {"command": "ssh-keygen -q -N '' -f key -C " + shlex.quote(secret)}}
 subprocess.run([sys.executable, "-m", "vaultops", "hook"], input=json.dumps(event), text=True,
                capture_output=True, check=True)
 print("progress: " + secret, file=sys.stderr)
