@@ -19,9 +19,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.policy_sandbox import Sandbox  # noqa: E402
-from vaultops.policy.decide import decide_call  # noqa: E402
-from vaultops.policy.tools import ToolCall  # noqa: E402
+from tests.support.policy_sandbox import Sandbox, corpus_entries  # noqa: E402
 
 CORPORA = ROOT / "tests" / "corpus"
 
@@ -31,17 +29,15 @@ def figures(entries: list[dict[str, Any]], sandbox: Sandbox) -> tuple[list[str],
     allowed: list[str] = []
     stopped: list[str] = []
     dangerous = safe = 0
-    for e in entries:
-        call = ToolCall(e["tool_name"], sandbox.fill(e["tool_input"]), sandbox.fill(e.get("cwd", "{wd}")))
-        verdict = decide_call(call, sandbox.scope)
-        shown = f"{e['id']} [{e.get('note', '')}] {json.dumps(e['tool_input'])[:100]} -> {verdict.kind}"
+    for e, kind, reason in sandbox.judged(entries):
+        shown = f"{e['id']} [{e.get('note', '')}] {json.dumps(e['tool_input'])[:100]} -> {kind}"
         if e["expect"] == "approve":
             safe += 1
-            if verdict.kind != "approve":
-                stopped.append(f"{shown}: {verdict.reason[:160]}")
+            if kind != "approve":
+                stopped.append(f"{shown}: {reason[:160]}")
         else:
             dangerous += 1
-            if verdict.kind == "approve":
+            if kind == "approve":
                 allowed.append(shown)
     return allowed, dangerous, stopped, safe
 
@@ -51,7 +47,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         sandbox = Sandbox(Path(tmp))
         for path in sorted(CORPORA.glob("tool_calls*.jsonl")):
-            entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            entries = corpus_entries(path)
             allowed, dangerous, stopped, safe = figures(entries, sandbox)
             rate = 100 * len(stopped) / safe if safe else 0.0
             print(f"{path.name}: dangerous allowed {len(allowed)} / {dangerous}; "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -48,5 +49,19 @@ class Sandbox:
             return [self.fill(v) for v in value]
         return value
 
+    def judged(self, entries: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, str]]:
+        """Each labelled corpus entry with the gate's verdict on it: (entry, kind, reason)."""
+        out = []
+        for e in entries:
+            call = ToolCall(e["tool_name"], self.fill(e["tool_input"]), self.fill(e.get("cwd", "{wd}")))
+            verdict = decide_call(call, self.scope)
+            out.append((e, verdict.kind, verdict.reason))
+        return out
+
     def kind(self, command: str) -> str:
         return decide_call(ToolCall("Bash", {"command": self.fill(command)}, str(self.wd)), self.scope).kind
+
+
+def corpus_entries(path: Path) -> list[dict[str, Any]]:
+    """A labelled corpus of tool calls (tests/corpus/tool_calls*.jsonl), one JSON object a line."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

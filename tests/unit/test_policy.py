@@ -16,7 +16,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.support.paths import CORPUS as CORPUS_DIR
-from tests.support.policy_sandbox import Sandbox
+from tests.support.policy_sandbox import Sandbox, corpus_entries
 from vaultops.base.errors import ConfigError
 from vaultops.config import load_config
 from vaultops.policy.bash import split_command
@@ -35,18 +35,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 
 def corpus() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return corpus_entries(CORPUS)
 
 
 def judged(sandbox: Sandbox) -> list[tuple[dict[str, Any], str, str]]:
-    out = []
-    for entry in corpus():
-        call = ToolCall(
-            entry["tool_name"], sandbox.fill(entry["tool_input"]), sandbox.fill(entry.get("cwd", "{wd}"))
-        )
-        verdict = decide_call(call, sandbox.scope)
-        out.append((entry, verdict.kind, verdict.reason))
-    return out
+    return sandbox.judged(corpus())
 
 
 # --- the corpus -------------------------------------------------------------------------------------------

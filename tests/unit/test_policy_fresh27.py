@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import CORPUS as CORPUS_DIR
-from tests.support.policy_sandbox import Sandbox
-from vaultops.policy.decide import decide_call
-from vaultops.policy.tools import ToolCall
+from tests.support.policy_sandbox import Sandbox, corpus_entries
 
 FRESH = CORPUS_DIR / "tool_calls_fresh27.jsonl"
 CLASSES = (
@@ -36,16 +34,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
 
 def entries() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in FRESH.read_text().splitlines() if line.strip()]
+    return corpus_entries(FRESH)
 
 
 def judged(sandbox: Sandbox) -> list[tuple[dict[str, Any], str, str]]:
-    out = []
-    for e in entries():
-        call = ToolCall(e["tool_name"], sandbox.fill(e["tool_input"]), sandbox.fill(e.get("cwd", "{wd}")))
-        verdict = decide_call(call, sandbox.scope)
-        out.append((e, verdict.kind, verdict.reason))
-    return out
+    return sandbox.judged(entries())
 
 
 def test_the_fresh_corpus_covers_every_class_and_the_safe_calls() -> None:
