@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from tests.support.helpers import INBOX, make_vault
+from tests.support.helpers import INBOX, git, make_vault
 from tests.support.waiting import wait_for
 from vaultops.base import steady
 from vaultops.engine.tick import local_now, tick
@@ -27,6 +27,15 @@ def claimed(rid: str, claim: str, lease: float) -> str:
     return f"\n## {rid}\n- type: research\n- ready: yes\nSummarise the archive.\n" + "\n".join(lines) + "\n"
 
 
+def arrive(vault: Path, text: str) -> None:
+    """``text`` added to the inbox by machine A's vaultops, as its commit reaches B: a lock line typed by
+    anyone else holds nothing."""
+    with (vault / INBOX).open("a") as fh:
+        fh.write(text)
+    git(vault, "add", INBOX)
+    git(vault, "commit", "-qm", "vaultops: claimed", "--author", "vaultops (hermes-a) <vaultops@machine-a>")
+
+
 def states(vault: Path) -> dict[str, str]:
     note = parse_note(INBOX, (vault / INBOX).read_bytes())
     return {r.id: r.state.value for r in note.requests}
@@ -39,15 +48,15 @@ def jumped(delta: timedelta):  # type: ignore[no-untyped-def]
 def test_a_wall_clock_jump_never_takes_over_a_live_claim_and_a_passed_lease_is_taken_over(
     tmp_path: Path, runs: Path
 ) -> None:
-    vault = make_vault(tmp_path / "v", "# Inbox\n" + claimed("REQ-long", "aaaaaa", 3600))
+    vault = make_vault(tmp_path / "v", "# Inbox\n")
+    arrive(vault, claimed("REQ-long", "aaaaaa", 3600))
     tick(Vault.open(vault), wait_settle=False)  # B first sees the claim
     assert states(vault) == {"REQ-long": "running"}
     tick(Vault.open(vault), clock=jumped(timedelta(days=1)), wait_settle=False)
     assert states(vault) == {"REQ-long": "running"}, "a day's jump of the wall clock took over a live claim"
     # a claim with a one-second lease: once B has truly seen it for longer, it is taken over, even with the
     # wall clock jumped back a day
-    with (vault / INBOX).open("a") as fh:
-        fh.write(claimed("REQ-short", "bbbbbb", 1))
+    arrive(vault, claimed("REQ-short", "bbbbbb", 1))
     tick(Vault.open(vault), wait_settle=False)
     seen = steady.now()
     assert states(vault) == {"REQ-long": "running", "REQ-short": "running"}
