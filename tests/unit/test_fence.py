@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.helpers import code_repo, git
@@ -109,6 +109,7 @@ def test_a_job_above_the_vault_and_the_home_folder_does_not_write_them(tmp_path:
 names = st.text(st.sampled_from("abc.-_"), min_size=1, max_size=6).filter(lambda n: n not in (".", ".."))
 
 
+@settings(max_examples=80)  # each example makes real folders: 80 cover the shapes in a few seconds
 @given(st.lists(st.lists(names, min_size=1, max_size=3), max_size=8), st.lists(names, min_size=0, max_size=3))
 def test_nothing_closed_holds_the_jobs_folder_and_everything_closed_exists(
     entries: list[list[str]], down: list[str]
