@@ -65,6 +65,19 @@ _KEYS = re.compile(
       | (?P<postman>PMAK-[a-f0-9]{24}-[a-f0-9]{34})
       | (?P<age>AGE-SECRET-KEY-1[0-9A-Z]{58,})
       | (?P<vault>hv[sbr]\.[A-Za-z0-9_-]{20,})
+      | (?P<digitalocean>do[opr]_v1_[a-f0-9]{32,})
+      | (?P<shopify>shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32})
+      | (?P<databricks>dapi[a-f0-9]{32})
+      | (?P<figma>figd_[A-Za-z0-9_-]{30,})
+      | (?P<grafana>gl(?:sa|c)_[A-Za-z0-9_+/=-]{30,})
+      | (?P<planetscale>pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,})
+      | (?P<tailscale>tskey-(?:auth|api|client)-[A-Za-z0-9_-]{20,})
+      | (?P<atlassian>ATATT3[A-Za-z0-9_=-]{50,})
+      | (?P<fly>fm\d_[A-Za-z0-9_+/=-]{40,})
+      | (?P<doppler>dp\.(?:st|sa|ct|pt|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9_-]{30,})
+      | (?P<pulumi>pul-[a-f0-9]{40})
+      | (?P<supabase>sbp_[a-f0-9]{40})
+      | (?P<vercel>vercel_[A-Za-z0-9]{24,})
       # A Discord bot token: the bot's id in base64, a 6-character timestamp, an HMAC.
       | (?P<discord>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})
       # Any payload: an unsigned token's may be "e30" ({}); the header is JSON, so "eyJ".
@@ -334,7 +347,7 @@ _XML = re.compile(
 # is a group id (docker run -u 1000:1000), not a password.
 _USER_OPTION = re.compile(
     rf"""(?<![A-Za-z0-9_-])(?:-u|-a|--user|--proxy-user|--auth)(?:[ \t]+|=)["']?[^\s:"'/]*:
-    (?P<s>{_UNREDACTED}[^\s"']+)""",
+    (?![/~])(?P<s>{_UNREDACTED}[^\s"']+)""",  # not host:/path (rsync -a, scp): a password starts no path
     re.VERBOSE,
 )
 # A token as a URL's user name, with no password: https://<token>@github.com/….

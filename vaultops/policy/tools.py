@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultops.base.redact import redact
 from vaultops.policy.bash import SimpleCommand, Word, split_command
 from vaultops.policy.commands import command_actions
-from vaultops.policy.egress import bash_leak, input_leak, scrub
+from vaultops.policy.egress import bash_leak, input_leak
 from vaultops.policy.hosts import metadata_targets
 from vaultops.policy.judge import Judge
 from vaultops.policy.paths import Scope, is_secret
@@ -146,7 +147,7 @@ def _bash(call: ToolCall, scope: Scope) -> list[Action]:
     actions.extend(same_call_actions(split.commands, scope, call.cwd))
     leak = bash_leak(command, split.commands, actions)
     if leak is not None:  # every reason quotes the command: none may show what it would send
-        actions = [Action(a.name, scrub(a.detail)) for a in actions] + [leak]
+        actions = [Action(a.name, redact(a.detail)) for a in actions] + [leak]
     if not actions:
         actions.append(Action("read", "an empty command"))
     return actions
