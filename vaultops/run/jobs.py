@@ -260,8 +260,10 @@ def run_attempt(
         argv = [argv[0], "--resume", job.resume, *argv[1:]]
     if job.branch:  # the gate lets it push there, and nowhere else
         env["VAULTOPS_BRANCH"] = job.branch
-    guarded = GateJob(vault.root, str(workdir), job.request_id, job.claim, tools, job.files, job.branch)
-    guarded = dataclasses.replace(guarded, domains=profile.domains, writable=profile.writable)
+    guarded = GateJob(
+        vault.root, str(workdir), job.request_id, job.claim, tools, job.files, job.branch,
+        domains=profile.domains, writable=profile.writable,
+    )  # fmt: skip
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:

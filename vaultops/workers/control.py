@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -195,9 +194,11 @@ def spawn(
     if gated:
         given = vault.config.profiles[profile] if profile is not None else None
         tools = given.allowed_tools() if given is not None else None
-        job = GateJob(vault.root, str(workdir), request or name, claim or "", tools, tuple(files), branch)
-        if given is not None:  # what its sandbox and web tools may reach
-            job = replace(job, domains=given.domains, writable=given.writable)
+        job = GateJob(
+            vault.root, str(workdir), request or name, claim or "", tools, tuple(files), branch,
+            domains=given.domains if given is not None else None,  # what its sandbox and web tools reach
+            writable=given.writable if given is not None else (),
+        )  # fmt: skip
         argv += ["--gate", gate_spec(job)]
     _reap()
     state = state_db(vault)
