@@ -40,7 +40,7 @@ def test_saves_in_place_and_by_rename_are_each_claimed_once(tmp_path: Path) -> N
             save_by_rename(path, path.read_text() + block(f"REQ-rename-{i}", f"Summarise chapter {i}."))
             time.sleep(0.05)
         ids = [f"REQ-place-{i}" for i in range(3)] + [f"REQ-rename-{i}" for i in range(3)]
-        assert wait_for(lambda: all(done_states(vault).get(i) == "done" for i in ids)), done_states(vault)
+        assert wait_for(lambda: all(done_states(vault).get(i) == "done" for i in ids)), daemon.explain()
     finally:
         assert daemon.stop() == 0, daemon.errors()
     assert sorted(log.read_text().splitlines()) == sorted(ids)

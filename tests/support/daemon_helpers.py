@@ -57,6 +57,24 @@ class Daemon:
     def errors(self) -> str:
         return self.stderr.read_text()
 
+    def explain(self, lines: int = 40) -> str:
+        """For a failed wait: every request's state, the inbox's tail and the daemon's last log lines, whole
+        (pytest shortens a dict in an assertion message, which hid the request that was stuck)."""
+        states = {rid: r.state.value for rid, r in requests(self.vault).items()}
+        log = self.log.read_text().splitlines()[-lines:] if self.log.exists() else ["(no log)"]
+        inbox = inbox_path(self.vault).read_text()[-3000:]
+        return "\n".join(
+            [
+                f"states: {states}",
+                "--- inbox (tail) ---",
+                inbox,
+                "--- daemon log (tail) ---",
+                *log,
+                "--- stderr ---",
+                self.errors()[-3000:],
+            ]
+        )
+
 
 def requests(vault: Path) -> dict[str, Request]:
     note = parse_note("i", inbox_path(vault).read_bytes())
