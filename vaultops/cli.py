@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from vaultops import commands
+from vaultops import __version__, commands
 from vaultops.base import layout
 from vaultops.base.errors import VaultopsError, disk_error
 from vaultops.commands.output import Output
@@ -88,9 +88,10 @@ def cmd_bus(args: argparse.Namespace) -> Output:
 
 
 def cmd_worker(args: argparse.Namespace) -> Output:
+    if args.worker_command == "spawn":  # first: its --vault may come after NAME, with the spawn options
+        args, command = _spawn_arguments(args)
     worker, vault, action = commands.worker, _vault(args), args.worker_command
     if action == "spawn":
-        args, command = _spawn_arguments(args)
         return worker.spawn(vault, args.name, command, **{key: getattr(args, key) for key in SPAWN_OPTIONS})
     if action == "list":
         return worker.list_workers(vault)
@@ -100,6 +101,48 @@ def cmd_worker(args: argparse.Namespace) -> Output:
     if action == "terminate":
         return worker.terminate(vault, args.name, args.grace)
     return worker.logs(vault, args.name, args.lines, raw=args.raw)
+
+
+# One example per command, shown at the end of its --help (argparse's epilog) and in the docs' reference;
+# tests/unit/test_cli_help.py parses each one with this parser, so an example cannot go stale.
+EXAMPLES = {
+    "init": "vaultops init ~/vault\nvaultops --vault ~/vault init --claude ~/code/app",
+    "submit": "vaultops --vault ~/vault submit 'Is jq installed? `which jq`' --type env-check",
+    "tick": "vaultops --vault ~/vault tick --no-wait",
+    "run": "vaultops run --vault ~/vault",
+    "status": "vaultops status --vault ~/vault --json",
+    "classify": "vaultops classify --json 'Rotate the Stripe key'",
+    "hook": "vaultops --vault ~/vault hook < event.json   # what `init --claude` wires into Claude Code",
+    "doctor": "vaultops doctor --vault ~/vault",
+    "service": "vaultops --vault ~/vault service install --dry-run",
+    "bus": "vaultops bus send w1 'rebase on main' --priority high",
+    "bus send": "vaultops bus send w1 'rebase on main, then run the tests' --priority high",
+    "bus inbox": "VAULTOPS_WORKER=w1 vaultops bus inbox --ack 1",
+    "bus log": "vaultops bus log w1 --limit 20",
+    "worker": "vaultops worker list",
+    "worker spawn": "vaultops worker spawn w1 --dir ~/code/app --files 'src/*' -- ./agent.sh",
+    "worker list": "vaultops worker list --json",
+    "worker inject": "vaultops worker inject w1 'rebase on main first'",
+    "worker terminate": "vaultops worker terminate w1 --grace 5",
+    "worker logs": "vaultops worker logs w1 --lines 100",
+}
+VAULT_HELP = "the vault folder (default: $VAULTOPS_VAULT or the current folder)"
+
+
+class _Command(argparse.ArgumentParser):
+    """A subcommand's parser: it takes ``--vault`` too (after the subcommand, as before it) and ends its help
+    with its example."""
+
+    def __init__(self, **kwargs: object) -> None:
+        name = str(kwargs.get("prog", "")).removeprefix("vaultops ")
+        if name in EXAMPLES:
+            kwargs.setdefault(
+                "epilog", "example:" + "".join(f"\n  {line}" for line in EXAMPLES[name].splitlines())
+            )
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # SUPPRESS: given nowhere here, the value before the subcommand (or its default) stands
+        self.add_argument("--vault", default=argparse.SUPPRESS, help=VAULT_HELP)
 
 
 COMMANDS = (
@@ -132,8 +175,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vaultops", description="An Obsidian vault as a safe job queue for AI agents."
     )
-    parser.add_argument("--vault", help="the vault folder (default: $VAULTOPS_VAULT or the current folder)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--vault", help=VAULT_HELP)
+    parser.add_argument("--version", action="version", version=f"vaultops {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Command)
 
     if want("init"):
         p = sub.add_parser("init", help="scaffold a vault (idempotent)")
@@ -210,7 +254,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_worker_parser(sub: argparse._SubParsersAction[_Command]) -> None:
     """The ``worker`` subcommand and its actions, under the top-level parser's subparsers."""
     p = sub.add_parser("worker", help="long-lived worker sessions: spawn, list, inject, terminate, logs")
     actions = p.add_subparsers(dest="worker_command", required=True, metavar="ACTION")
@@ -231,7 +275,7 @@ def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     s.add_argument("--json", action="store_true", help="print one JSON document")
 
     s = actions.add_parser("inject", help="write a line to a worker's stdin")
-    s.add_argument("name")
+    s.add_argument("name", help="the worker's name")
     s.add_argument("text", help="what to write (- reads stdin)")
     s.add_argument(
         "--stream-json",
@@ -241,11 +285,11 @@ def _add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     )
 
     s = actions.add_parser("terminate", help="TERM to the worker's process group, then KILL")
-    s.add_argument("name")
+    s.add_argument("name", help="the worker's name")
     s.add_argument("--grace", type=float, help="seconds between TERM and KILL (default: [workers] grace)")
 
     s = actions.add_parser("logs", help="the end of a worker's log")
-    s.add_argument("name")
+    s.add_argument("name", help="the worker's name")
     s.add_argument("--lines", type=int, default=50, help="how many lines (default: 50)")
     s.add_argument("--raw", action="store_true", help="Claude Code's stream-json events as they were printed")
     p.set_defaults(func=cmd_worker)
@@ -283,6 +327,7 @@ def _spawn_arguments(args: argparse.Namespace) -> tuple[argparse.Namespace, list
         before, command = [], rest
     later = argparse.ArgumentParser(prog="vaultops worker spawn NAME", add_help=False)
     _spawn_options(later)
+    later.add_argument("--vault", default=argparse.SUPPRESS)
     late, extra = later.parse_known_args(before)
     if extra:
         raise VaultopsError(

@@ -1,0 +1,1 @@
+"""The documentation site's build helpers (mkdocs.yml names ``docsite/hooks.py``)."""
