@@ -27,11 +27,11 @@ from pydantic import (
 
 from vaultops.base.argv import check_template
 from vaultops.base.claude_code import gate_problem, is_claude
-from vaultops.base.config_files import config_layers
+from vaultops.base.config_files import read_toml
 from vaultops.base.durations import parse_duration
 from vaultops.base.errors import ConfigError
 from vaultops.base.layout import CONFIG_FILE as CONFIG_FILE  # re-exported: where the rest of vaultops looks
-from vaultops.base.layout import DEFAULT_INBOX, DEFAULT_QUEUE
+from vaultops.base.layout import CONFIG_FILES, DEFAULT_INBOX, DEFAULT_QUEUE
 from vaultops.base.layout import LOCAL_FILE as LOCAL_FILE
 from vaultops.model import Limits
 
@@ -333,6 +333,9 @@ class HealthConfig(_Section):
 
 class RetryConfig(_Section):
     rate_limit_delays: tuple[float, ...] = (1.0, 4.0, 16.0)
+    # a request that failed the same way this many times in a row is not retried again: the person is
+    # asked, with each attempt's failure (vaultops.run.streak)
+    same_failure_limit: int = Field(3, ge=1, le=100)
 
 
 class RecordConfig(_Section):
@@ -596,9 +599,34 @@ def _message(err: Mapping[str, Any]) -> str:
     return f"{where} {msg[:1].lower()}{msg[1:]}, got {got!r}"
 
 
-def load_config(vault: Path, environ: Mapping[str, str] | None = None) -> Config:
+class SharedConfigError(ConfigError):
+    """The vault's shared ``config.toml`` (the one every machine pulls) does not load, while this machine's
+    own ``local.toml`` does.  A daemon keeps running on the config it last loaded (or, started so, waits and
+    keeps pulling) until the fix arrives: a typo pushed from a phone must not strand the fleet."""
+
+
+def load_config(vault: Path, environ: Mapping[str, str] | None = None, *, shared: bool = True) -> Config:
+    """The vault's config: ``config.toml``, ``local.toml`` over it, the environment over both.
+    ``shared=False`` leaves ``config.toml`` out (a daemon waiting for a shared config that loads)."""
     environ = os.environ if environ is None else environ
-    (shared_path, shared), (local_path, local) = config_layers(vault)
+    shared_path, local_path = (vault / name for name in CONFIG_FILES)
+    local = read_toml(local_path)  # a broken local.toml stops this machine: its own file, its own fix
+    try:
+        shared_layer = read_toml(shared_path) if shared else {}
+        return _validated(shared_path, shared_layer, local_path, local, environ)
+    except ConfigError as exc:
+        if exc.message.startswith(str(shared_path)):  # it alone, or it with local.toml (a rule across both)
+            raise SharedConfigError(exc.message) from None
+        raise
+
+
+def _validated(
+    shared_path: Path,
+    shared: dict[str, Any],
+    local_path: Path,
+    local: dict[str, Any],
+    environ: Mapping[str, str],
+) -> Config:
     env, env_origin = _env_layer(environ)
     merged = _merge(_merge(shared, local), env)
     try:

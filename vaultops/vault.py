@@ -59,6 +59,10 @@ class Vault:
     def __repr__(self) -> str:
         return f"Vault({str(self.root)!r})"
 
+    def reconfigure(self, config: Config) -> None:
+        """Run on ``config`` from now on: a daemon's config read again (``daemon.reload``)."""
+        self.__dict__["config"] = config
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Vault) and other.root == self.root
 

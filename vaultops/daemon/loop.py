@@ -23,12 +23,15 @@ from vaultops.base import faults
 from vaultops.base.confine import confine_state
 from vaultops.base.errors import UnsafePath, VaultopsError
 from vaultops.classifier.rules import warm
+from vaultops.config import Config, SharedConfigError, load_config
 from vaultops.daemon.events import watch
 from vaultops.daemon.listen import ChatListener
 from vaultops.daemon.log import DaemonLog
+from vaultops.daemon.reload import FIX, WAITING, ConfigKeeper, fingerprint, keep_problem
 from vaultops.engine.carried import Carried
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
 from vaultops.engine.ports import Runner
+from vaultops.engine.problems import tell_problems
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import Claimed, Done
 from vaultops.notify.heartbeat import Heartbeat
@@ -50,9 +53,16 @@ QUIET_FOR = 600.0  # seconds a warning must go unsaid before it is said again (o
 
 
 class Daemon:
-    def __init__(self, vault: Vault, log: DaemonLog, notifier: Notifier | None = None) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        log: DaemonLog,
+        notifier: Notifier | None = None,
+        keeper: ConfigKeeper | None = None,
+    ) -> None:
         self.vault = vault
         self.config = vault.config
+        self.keeper = keeper or ConfigKeeper(vault.root, self.config)
         self.log = log
         self.notifier = notifier or Notifier()
         self.inbox: queue.Queue[str | Done] = queue.Queue()  # a watch event's reason, or a finished job
@@ -73,8 +83,12 @@ class Daemon:
         self.fetch_at = float("inf")
         self.unsafe = ""  # what the last pass found leading out of the vault, said once
         self.listener: ChatListener | None = None
+        self.heartbeat = self.heartbeat_for()
+        self.retired: list[ThreadPoolExecutor] = []  # pools of an earlier config: their jobs run to the end
+
+    def heartbeat_for(self) -> Heartbeat | None:
         url = self.config.daemon.heartbeat_url.get_secret_value()
-        self.heartbeat = Heartbeat(url, self.log.warn) if url else None
+        return Heartbeat(url, self.log.warn) if url else None
 
     # --- signals ------------------------------------------------------------------------------
 
@@ -104,6 +118,7 @@ class Daemon:
         state_dir = self.vault.state_dir
         with vault_lock(state_dir, wait=self.config.limits.lock_wait, command="vaultops run"):
             self.state = StateDB(state_dir / "state.db")
+            keep_problem(self.state, self.keeper.problem)
             self.writer = NoteWriter(self.vault)
             self.publisher = Publisher.open(self.vault)
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
@@ -142,7 +157,8 @@ class Daemon:
     def start_up(self) -> None:
         for folder in {self.vault.resolve(self.vault.inbox_rel).parent, self.vault.root}:
             remove_stale_temps(folder)
-        self.guarded(self.recover_pass)
+        if not self.keeper.waiting:  # else once a config loads (``configured``)
+            self.guarded(self.recover_pass)
         warm()
         self.log.info("ready", vault=str(self.vault.root), agent=self.vault.agent, host=self.vault.host)
         self.notifier.ready(f"watching {self.vault.root}")
@@ -265,6 +281,8 @@ class Daemon:
     def run_pass(self, why: str) -> None:
         """The driver's steps up to the claims; the jobs go to the pool, and each is recorded as it ends."""
         faults.reach("pass.start")
+        if not self.configured():
+            return
         p = self.new_pass()
         notify = self.config.notify
         chat = notify.telegram.listening or notify.zulip.listening  # answers read every [daemon] fetch
@@ -273,6 +291,8 @@ class Daemon:
         p.pull(max_age=0.0 if why == "fetch" else FETCH_AGE)
         if publisher.shared or chat:  # replies in chat, like commits on the remote, are fetched
             self.fetch_at = time.monotonic() + self.config.daemon.fetch
+        if self.keeper.seen != fingerprint(self.vault.root):  # the pull brought a config: a pass on it next
+            self.deferred = True
         p.mend(frozenset(self.inflight))
         self.hear(p, chat and ("fetch" in why or why == "timer" or "chat" in why))
         # without a remote, claims wait in the pool's queue: nothing else could take them meanwhile
@@ -290,6 +310,60 @@ class Daemon:
             for c in claimed:
                 self.submit(p, c, dispatcher)
         self.report(p.finish(), why)
+
+    # --- the config, read again when its files change -----------------------------------------
+
+    def configured(self) -> bool:
+        """The config read again if its files changed.  False while the daemon waits for a shared config
+        that loads: it pulls (the fix comes from the remote) and tells the person, and runs nothing."""
+        was_waiting = self.keeper.waiting
+        self.reload()
+        if self.keeper.waiting:
+            p = self.new_pass()
+            p.pull(max_age=self.config.daemon.fetch)
+            self.reload()
+            if self.keeper.waiting:
+                tell_problems(p.ctx)
+                self.report(p.tell(), "waiting for a config that loads")
+                self.reconcile_at = time.monotonic() + self.config.daemon.reconcile
+                self.fetch_at = time.monotonic() + self.config.daemon.fetch
+                return False
+        if was_waiting:
+            self.recover_pass()  # skipped at start: it runs on the config that now loads
+        return True
+
+    def reload(self) -> None:
+        checked = self.keeper.check()
+        if checked.changed:
+            keep_problem(self.state, checked.problem)
+            if checked.problem:
+                self.log.warn(checked.problem)
+            else:
+                self.log.info("config loads again")
+        if checked.config is not None:
+            self.apply_config(checked.config)
+
+    def apply_config(self, config: Config) -> None:
+        """Run on ``config`` from the next step on; what was built from the old one at start is built
+        again where it changed (a running job keeps the settings it started with)."""
+        old, self.config = self.config, config
+        self.vault.reconfigure(config)
+        self.writer = NoteWriter(self.vault)
+        if config.git != old.git or self.publisher is None:
+            self.publisher = Publisher.open(self.vault)
+        if config.limits.max_concurrent != old.limits.max_concurrent:
+            self.retired.append(self.jobs)
+            self.jobs = ThreadPoolExecutor(max_workers=config.limits.max_concurrent)
+        if config.notify.telegram != old.notify.telegram:
+            if self.listener is not None:
+                self.listener.close()
+            self.listener = self.listen(self.vault.state_dir / "state.db")
+        if config.daemon.heartbeat_url != old.daemon.heartbeat_url:
+            if self.heartbeat is not None:
+                self.heartbeat.close()
+            self.heartbeat = self.heartbeat_for()
+        self.reconcile_at = 0.0  # a pass on it now
+        self.log.info("config reloaded")
 
     def hear(self, p: Pass, ask: bool) -> None:
         """Telegram's answers come from the listener as soon as they arrive; ``ask``: the chat services are
@@ -370,7 +444,8 @@ class Daemon:
             if time.monotonic() >= deadline:
                 self.cancel.set()
         self.cancel.set()
-        self.jobs.shutdown(wait=True, cancel_futures=True)
+        for pool in (*self.retired, self.jobs):
+            pool.shutdown(wait=True, cancel_futures=True)
         while True:  # what the stopped jobs produced
             _, done = self.gather(0.0)
             self.pending += done
@@ -388,7 +463,14 @@ class Daemon:
 
 def run_daemon(vault: Vault) -> int:
     log = DaemonLog(vault.state_dir / "logs" / "daemon.jsonl")
-    daemon = Daemon(vault, log)
+    try:
+        keeper = ConfigKeeper(vault.root, vault.config)
+    except SharedConfigError as exc:  # a typo pushed from elsewhere: wait for the fix, pulling
+        problem = f"{exc.message}; {WAITING}; {FIX}"
+        log.warn(problem)
+        vault = Vault(vault.root, load_config(vault.root, shared=False))  # local.toml broken too: exit 2
+        keeper = ConfigKeeper(vault.root, vault.config, problem)
+    daemon = Daemon(vault, log, keeper=keeper)
     daemon.install_signals()
     log.info("starting", pid=os.getpid())
     try:

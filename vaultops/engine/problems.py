@@ -1,7 +1,8 @@
 """This machine's own problems reach the person beyond its log: its note and the dashboard list them, and
 the notifiers tell each once when it begins and once when it is over.  A problem is its remote (it
 cannot be reached, or refuses this machine's pushes: the publisher keeps it in state.db as one incident)
-or the disk holding its state (read-only, or nearly full: said before the writes fail)."""
+or the disk holding its state (read-only, or nearly full: said before the writes fail), or a shared config
+that does not load (the daemon keeps the last one that did: ``CONFIG_KEY``, set by ``daemon.reload``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from vaultops.engine.publish import remote_problem
 from vaultops.render import results
 
 TOLD_KEY = "problems-told"  # state.db: {kind: when the incident told began}, as JSON
+CONFIG_KEY = "config-problem"  # state.db: {"sentence": …, "since": epoch seconds} while the config is bad
 
 
 def machine_problems(ctx: Context) -> dict[str, tuple[str, float | None]]:
@@ -23,7 +25,18 @@ def machine_problems(ctx: Context) -> dict[str, tuple[str, float | None]]:
         found["remote"] = (remote.sentence, remote.since)
     if (room := room_problem(ctx.vault.state_dir)) is not None:
         found["disk"] = (room, None)
+    if (config := config_problem(ctx.state.get(CONFIG_KEY))) is not None:
+        found["config"] = config
     return found
+
+
+def config_problem(raw: str | None) -> tuple[str, float | None] | None:
+    """The config problem a daemon keeps in state.db, as (its sentence, when it began)."""
+    try:
+        found = json.loads(raw) if raw else None
+        return (str(found["sentence"]), float(found["since"])) if found else None
+    except (ValueError, TypeError, KeyError):  # damaged: the daemon writes it again on its next check
+        return None
 
 
 def tell_problems(ctx: Context) -> None:
