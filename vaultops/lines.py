@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from vaultops.base import typed
 from vaultops.model import Answer, Lock, Outcome, State, StatusLine
 
 SEP = " — "
@@ -22,12 +23,21 @@ _STATUS = re.compile(
 )
 # The person's answers under a request; cleanup removes a code job's worktree (vaultops.run.worktrees).
 ANSWER_KEYS = ("decision", "retry", "cancel", "cleanup")
+# A phone's period or exclamation mark after the answer is not part of it ("- decision: approve."); after
+# one, the rest of the line is the comment as if a dash stood there ("approve. Looks fine").
 _ANSWER = re.compile(
-    r"(?P<key>decision|retry|cancel|cleanup):\s*(?P<value>[A-Za-z]+)"
-    r"(?:\s+(?:(?P<once>once)|(?P<request>for\s+this\s+request)))?(?![\w-])"
-    r"(?:\s*(?:—|–|--?)\s*(?P<comment>.*?))?\s*$",
+    r"(?P<key>decision|retry|cancel|cleanup)\s*:\s*(?P<value>[A-Za-z]+)"
+    r"(?:\s+(?:(?P<once>once)|(?P<request>for\s+this\s+request)))?(?![\w-])(?P<stop>[.!,;]+)?"
+    r"(?:\s*(?:—|–|--?)\s*(?P<comment>.*?)|(?(stop)\s+(?P<said>.*?)|(?!)))?\s*$",
     re.IGNORECASE,
 )
+# An answer item as a phone may type it, once ``typed.plain`` has undone its spaces and full-width forms: any
+# bullet, any space after it, capitals (a colon look-alike is folded first).
+_TYPED_ANSWER = re.compile(
+    r"\s{0,3}[-*+\u2022\u2010-\u2015\u2212]\s*(?P<body>(?:decision|retry|cancel|cleanup)\s*:.*)$",
+    re.IGNORECASE,
+)
+_COLONS = dict.fromkeys(map(ord, "\ua789\u2236"), ":")  # look-alikes NFKC leaves as they are
 _RESULT_HEADING = re.compile(r"(?:Result|Run|Late result)\s+(?:—|–|-)\s")
 _ITEM_FIELD = re.compile(
     r" {0,3}[-*+][ \t]+(?P<body>(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(?P<value>.*?)|\s*))$"
@@ -54,8 +64,13 @@ def parse_lock(body: str, line: int) -> Lock | None:
         host, _, rest = tail[:-1].partition(", claim ")
         claim, _, lease = rest.partition(", lease ")
         seconds = lease[:-2] if lease.endswith(" s") else ""
-        if agent and " " not in agent and at and " " not in at and claim.isalnum() and (
-            not lease or seconds.isdigit()
+        if (
+            agent
+            and " " not in agent
+            and at
+            and " " not in at
+            and claim.isalnum()
+            and (not lease or seconds.isdigit())
         ):
             return Lock(agent, at, host.strip(), claim, line, float(seconds) if seconds else None)
     m = _LOCK.match(body)
@@ -105,7 +120,20 @@ def parse_answer(body: str, line: int) -> Answer | None:
     }[key]  # fmt: skip
     if value not in valid or ((m["once"] or m["request"]) and value != "approve"):
         return None
-    return Answer(key, value, (m["comment"] or "").strip(), line, "request" if m["request"] else "once")
+    comment = (m["comment"] or m["said"] or "").strip()
+    return Answer(key, value, comment, line, "request" if m["request"] else "once")
+
+
+def read_answer(line: str, n: int) -> Answer | None:
+    """The person's answer on note line ``line`` (number ``n``), read as a phone may type it: capitals
+    (``- Decision: Approve``), a non-breaking space after the dash or the colon, a full-width colon or
+    letters, zero-width characters, another bullet, a period after it.  Only the person's answer keys
+    are read this way: vaultops's own status and lock lines are read in their one exact form (a line
+    that only imitates one is set aside, ``vaultops.scan.lookalike``)."""
+    if ":" not in line and not any(c in line for c in "\uff1a\ufe55\ufe13\ua789\u2236"):
+        return None
+    m = _TYPED_ANSWER.match(typed.plain(line).translate(_COLONS))
+    return parse_answer(m["body"], n) if m is not None else None
 
 
 def parse_outcome(body: str, line: int) -> Outcome | None:

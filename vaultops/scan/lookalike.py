@@ -11,14 +11,10 @@ reach the request's prompt and look, to the person, like a state; it is set asid
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from vaultops.base.typed import plain
 from vaultops.model import STATES
 
-# Characters an editor, a phone or a copy from the web puts in a line without showing them.
-_INVISIBLE = dict.fromkeys(
-    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\ufeff")
-)
 _BULLET = r"(?:[-*+\u2022\u2023\u2043\u2219\u25e6\u2010-\u2015\u2212]\s*)?"
 _LINE = re.compile(rf"\s{{0,8}}{_BULLET}(?P<key>status|locked[\s_-]*by)\s*:\s*(?P<value>\S*)")
 
@@ -28,8 +24,7 @@ def imitated(line: str) -> str | None:
     vaultops's status line (a state's name after ``status:``) or lock line; None otherwise."""
     if ":" not in line and "\uff1a" not in line and "\ufe55" not in line and "\ufe13" not in line:
         return None  # most lines: no colon of any width, nothing to imitate
-    plain = unicodedata.normalize("NFKC", line).translate(_INVISIBLE).casefold()
-    m = _LINE.match(plain)
+    m = _LINE.match(plain(line).casefold())
     if m is None:
         return None
     if m["key"] == "status":

@@ -95,7 +95,7 @@ def parse_note(rel: str, raw: bytes, *, requests: bool = True, full: bool = True
     text = NoteText.from_bytes(raw)
     body_start, meta, error = split_frontmatter(text.lines)
     outline = scan(text.lines, start=body_start)
-    found = parse_requests(text.lines, outline, rel, full=full) if requests else []
+    found = parse_requests(text.lines, outline, rel, full=full, start=body_start) if requests else []
     conflict = conflict_start(text.lines, outline) if b"<<<<<<<" in raw else None
     return ParsedNote(rel, raw, text, body_start, meta, error, outline, found, conflict)
 

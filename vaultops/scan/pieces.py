@@ -142,7 +142,7 @@ def parse_piece(raw: bytes, piece: Piece, file: str, line: int, *, full: bool = 
         if last is None or last.line != at + n or last.level > 2:
             return _no_join(piece, file, full, n)
         outline.headings.pop()
-    requests = tuple(block_requests(lines, outline, file, full=full))
+    requests = tuple(block_requests(lines, outline, file, full=full, start=at + body))
     return PieceParse(piece.key, file, full, n, True, movable, outline, requests, body, meta, error)
 
 

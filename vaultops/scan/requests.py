@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from vaultops import lines as fmt
 from vaultops.model import Answer, Lock, Outcome, Request, State, StatusLine
+from vaultops.scan.near import Near, as_heading, near_headings
 from vaultops.scan.outline import Heading, Outline
 from vaultops.scan.text import has_undecodable
 
@@ -38,6 +39,12 @@ FIELDS = frozenset(
 _ID = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_FULL = re.compile(r"REQ-[A-Za-z0-9._-]+")
 _ID_ENDS = frozenset(":,—–()[]")
+# A bullet a phone types that Markdown does not read as one: a dash without a plain space after it, or
+# another bullet character.
+_TYPED_BULLETS = frozenset("-*+\u2022\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uff0d")
+_TYPED_BULLET = re.compile(
+    r"[-*+](?:[^\S \t\r\n]|[\u200b-\u200d\u2060\ufeff])|[\u2022\u2010-\u2015\u2212\uff0d]"
+)
 # Requests in these states are over: only their last status, lock, outcome and fields are read.
 FINISHED = frozenset({State.DONE, State.CANCELLED, State.DENIED, State.SUPERSEDED})
 # ...and so are these, until the person answers under them.
@@ -61,11 +68,19 @@ def split_heading(text: str) -> tuple[str, str, str | None]:
     return word, text[len(word) :].strip(), problem
 
 
-def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Heading]]]:
-    """Each request heading with the end of its block and the headings inside it."""
+def _blocks(
+    outline: Outline, n_lines: int, near: dict[int, Near]
+) -> list[tuple[Heading, int, list[Heading]]]:
+    """Each request heading with the end of its block and the headings inside it.  A heading that is
+    almost a request (``near``) ends the block above it and starts one of its own, named."""
     out: list[tuple[Heading, int, list[Heading]]] = []
     current: tuple[Heading, list[Heading]] | None = None
-    for h in outline.headings:
+    headings = outline.headings
+    if near:
+        shown = [as_heading(near[h.line]) if h.line in near else h for h in headings]
+        lines = {h.line for h in headings}
+        headings = sorted([*shown, *(as_heading(x) for n, x in near.items() if n not in lines)], key=_at)
+    for h in headings:
         if h.level <= 2:
             if current is not None:
                 out.append((current[0], h.line, current[1]))
@@ -79,20 +94,44 @@ def _blocks(outline: Outline, n_lines: int) -> list[tuple[Heading, int, list[Hea
     return out
 
 
-def parse_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
+def _at(h: Heading) -> int:
+    return h.line
+
+
+def parse_requests(
+    lines: list[str], outline: Outline, file: str, *, full: bool = True, start: int = 0
+) -> list[Request]:
     """The requests in a note.  With ``full=False`` a request that will not run as it stands (finished, or
     escalated and unanswered) is only a skeleton: its id, place and last status, which is all a pass needs.
     With ``full`` a finished one is a skeleton with its last lock and outcome, and an escalated one whole."""
-    return mark_duplicates(block_requests(lines, outline, file, full=full))
+    return mark_duplicates(block_requests(lines, outline, file, full=full, start=start))
 
 
-def block_requests(lines: list[str], outline: Outline, file: str, *, full: bool = True) -> list[Request]:
+def block_requests(
+    lines: list[str], outline: Outline, file: str, *, full: bool = True, start: int = 0
+) -> list[Request]:
     """Each block's request on its own: everything but the check for ids used twice in the note, which
-    ``mark_duplicates`` adds (``vaultops.scan.pieces`` parses a note's blocks separately)."""
-    items = sorted(outline.items)
+    ``mark_duplicates`` adds (``vaultops.scan.pieces`` parses a note's blocks separately).  ``start``: the
+    first line after the frontmatter."""
+    items = sorted({*outline.items, *typed_items(lines, outline, start)})
+    near = near_headings(lines, outline, start)
+    out = []
+    for h, end, subs in _blocks(outline, len(lines), near):
+        r = _misshapen(_parse_block(lines, items, file, h, end, subs, full), h)
+        out.append(replace(r, problems=(near[h.line].problem, *r.problems)) if h.line in near else r)
+    return out
+
+
+def typed_items(lines: list[str], outline: Outline, start: int = 0) -> list[int]:
+    """Top-level lines that are not list items only because of how a phone typed them (a non-breaking
+    space after the dash, a bullet character): where the person's answers may stand too."""
     return [
-        _misshapen(_parse_block(lines, items, file, h, end, subs, full), h)
-        for h, end, subs in _blocks(outline, len(lines))
+        n
+        for n in range(start, len(lines))
+        if lines[n][:1] in _TYPED_BULLETS
+        and n not in outline.items
+        and _TYPED_BULLET.match(lines[n])
+        and not (n and outline.open_after(n - 1) is not None)
     ]
 
 
@@ -192,10 +231,14 @@ def _parse_block(
             outcome_line = n
             continue
         parsed = fmt.item_field(line)
-        if parsed is None:
+        key, value, body = parsed if parsed is not None else ("", "", "")
+        if (parsed is None or key in fmt.ANSWER_KEYS) and (answer := fmt.read_answer(line, n)):
+            answers.append(answer)  # as a phone may type it: `- Decision: Approve.` (never a status line)
+            field_lines.add(n)
+            answer_lines.add(n)
+        elif parsed is None:
             continue
-        key, value, body = parsed
-        if key == "locked-by" and (lock := fmt.parse_lock(body, n)):
+        elif key == "locked-by" and (lock := fmt.parse_lock(body, n)):
             locks.append(lock)
             daemon_lines.add(n)
         elif key == "status" and (status := fmt.parse_status(body, n)):
@@ -207,10 +250,6 @@ def _parse_block(
             daemon_lines.add(n)  # where its job ran: vaultops's, not the prompt (and never read back)
         elif key in fmt.SLOT_KEYS and fmt.parse_slot(body) is not None:
             daemon_lines.add(n)  # a scheduled run's time, or one it skipped: vaultops's, not the prompt
-        elif key in fmt.ANSWER_KEYS and (answer := fmt.parse_answer(body, n)):
-            answers.append(answer)
-            field_lines.add(n)
-            answer_lines.add(n)
         elif key in FIELDS and n < fields_end and n not in daemon_lines and key not in fields:
             fields[key] = value
             field_lines.add(n)
@@ -267,9 +306,8 @@ def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine |
             parsed = fmt.item_field(line)
             if parsed is not None and parsed[0] == "status" and (status := fmt.parse_status(parsed[2], n)):
                 return status, answered
-        if not answered and any(f"{key}:" in line for key in fmt.ANSWER_KEYS):  # "— status: ok" too
-            parsed = fmt.item_field(line)
-            answered = parsed is not None and fmt.parse_answer(parsed[2], n) is not None
+        if not answered:  # as a phone may type it (`- Decision: Approve`); "— status: ok" too
+            answered = fmt.read_answer(line, n) is not None
     return None, answered
 
 
