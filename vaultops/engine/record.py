@@ -17,6 +17,7 @@ from vaultops.base.visible import described
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
 from vaultops.engine.context import Context
+from vaultops.engine.gate_incident import tell_gate_incident
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.publish import with_inserts
 from vaultops.model import Request, Ruling, State, index_by_id
@@ -122,6 +123,8 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
         f"{result.state.value} · {job.type} · {results.seconds(result.duration)}",
     )
     ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
+    if result.incident:
+        tell_gate_incident(ctx, item.request, result)
     if result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW):
         review = "Accept it, or send it back with what to change" if result.state is State.REVIEW else None
         ctx.teller.waiting(

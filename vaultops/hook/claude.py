@@ -35,6 +35,7 @@ from vaultops.base import faults
 from vaultops.base.claude_code import gate_problem, gated_argv
 from vaultops.hook.answer import OnRecord
 from vaultops.hook.fence import fence_for, sandbox_problem
+from vaultops.hook.heard import SESSION_START, Heard
 from vaultops.hook.job import GateJob
 from vaultops.hook.sandbox import Fence, claude_settings
 from vaultops.hook.server import GateServer
@@ -58,10 +59,14 @@ def client_command(socket_path: Path) -> str:
 
 def settings_for(socket_path: Path, fence: Fence | None) -> dict[str, Any]:
     """The job's settings: the gate's hook on every tool call, and ``fence`` around every Bash command
-    (None only where a test switches the sandbox off, to show what it holds)."""
+    (None only where a test switches the sandbox off, to show what it holds).  The same client reaches the
+    gate at the session's start, before the first tool call can run: the proof that the hooks are live
+    (``vaultops.hook.heard``)."""
+    command = client_command(socket_path)
+    started = {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
     settings: dict[str, Any] = {
         "disableAllHooks": False,
-        "hooks": {"PreToolUse": [hook_entry(client_command(socket_path))]},
+        "hooks": {"PreToolUse": [hook_entry(command)], SESSION_START: [started]},
     }
     if fence is not None:
         settings["sandbox"] = claude_settings(fence)
@@ -87,16 +92,19 @@ class GateSetupError(Exception):
 
 
 @contextlib.contextmanager
-def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -> Iterator[Path]:
+def gate(
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, heard: Heard | None = None
+) -> Iterator[Path]:
     """A gate for one job, answering until the block ends; yields the settings file to give Claude Code
-    with ``argv`` (the command as filled: a request's text must not smuggle in ``--bare``)."""
+    with ``argv`` (the command as filled: a request's text must not smuggle in ``--bare``).  ``heard``
+    learns what the gate heard (the session's start, the calls it judged)."""
     if problem := gate_problem(argv):
         raise GateSetupError(f"cannot be gated: {problem}")
     fence = job_fence(job)
     try:
         if faults.enabled("gate.setup"):
             raise OSError(errno.EMFILE, "too many open files (a fault injected by a test)")
-        server = GateServer(replace(job, fenced=True), on_record)
+        server = GateServer(replace(job, fenced=True), on_record, heard)
     except OSError as exc:
         raise GateSetupError(f"the policy gate could not be set up ({exc.strerror or exc})") from None
     with server:
@@ -113,9 +121,9 @@ def gate(job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None) -
 
 @contextlib.contextmanager
 def gated_command(
-    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None
+    job: GateJob, argv: Sequence[str], on_record: OnRecord | None = None, heard: Heard | None = None
 ) -> Iterator[list[str]]:
     """``argv`` as it runs behind the job's gate and in its fence, which answer until the block ends (see
     ``gate``)."""
-    with gate(job, argv, on_record) as settings:
+    with gate(job, argv, on_record, heard) as settings:
         yield gated_argv(argv, settings)

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from vaultops.hook.answer import HookAnswer, OnRecord, answer, refusal
+from vaultops.hook.heard import Heard
 from vaultops.hook.job import GateJob
 from vaultops.hook.memory import Memory
 
@@ -43,9 +44,10 @@ def encode(result: HookAnswer) -> bytes:
 class GateServer:
     """``with GateServer(job) as gate:`` answers on ``gate.socket_path`` until the block ends."""
 
-    def __init__(self, job: GateJob, on_record: OnRecord | None = None) -> None:
+    def __init__(self, job: GateJob, on_record: OnRecord | None = None, heard: Heard | None = None) -> None:
         self.job = job
         self.on_record = on_record
+        self.heard = heard or Heard()  # the session's start and the calls judged: the proof's gate side
         self.memory = Memory.of(job)  # what this job's agent wrote: running it later is running its own code
         self.folder = Path(tempfile.mkdtemp(prefix="vaultops-gate-"))
         self.socket_path = self.folder / "s"
@@ -100,7 +102,9 @@ class GateServer:
                     result = refusal("", f"the event is larger than {MAX_EVENT} bytes")
                 else:
                     text = raw.decode("utf-8", "surrogateescape")
-                    result = answer(text, self.job, on_record=self.on_record, memory=self.memory)
+                    result = self.heard.hear(text) or answer(
+                        text, self.job, on_record=self.on_record, memory=self.memory
+                    )
                 conn.sendall(encode(result))
             except OSError:
                 return  # the client gave up: it has denied by itself

@@ -35,6 +35,7 @@ class RunResult:
     session: str | None = None
     denials: tuple[str, ...] = ()  # tool calls the agent was refused
     tasks: str = ""  # a fanned-out plan note: each task's state, "1 done · 2 error"
+    incident: str = ""  # the gate did not see a call of its agent (vaultops.run.proof): told on every channel
 
 
 def iso(when: datetime) -> str:

@@ -197,4 +197,5 @@ class Dispatcher:
             turns=last.turns,
             session=last.session_id,
             denials=last.denials,
+            incident=last.detail if last.failure is Failure.UNGATED else "",
         )

@@ -21,6 +21,7 @@ from vaultops.config import ProfileConfig, agent_environ
 from vaultops.decide.files import in_repo
 from vaultops.decide.route import DIRECT
 from vaultops.hook.claude import GateSetupError, gated_command
+from vaultops.hook.heard import Heard
 from vaultops.hook.job import GateJob
 from vaultops.model import Limits, State
 from vaultops.render.results import RunResult
@@ -28,6 +29,7 @@ from vaultops.run import builtins
 from vaultops.run.meter import Meter
 from vaultops.run.outcome import Allowed, Attempt, Failure, read_attempt, redacted
 from vaultops.run.process import ProcessResult, run_process
+from vaultops.run.proof import Proof, unjudged
 from vaultops.run.worktrees import WorktreeError, open_worktree, other_refs, put_back_refs
 from vaultops.scan.plan import workdir_path
 from vaultops.vault import Vault, inside_any
@@ -182,6 +184,24 @@ def metered(attempt: Attempt, meter: Meter, secrets: tuple[str, ...]) -> Attempt
     return redacted(stopped, secrets)
 
 
+def proving(profile: ProfileConfig) -> bool:
+    """Whether a run of ``profile`` proves its gate saw every call: Claude Code, gated, its stream read."""
+    return profile.gated and profile.output == "claude-json" and is_claude(profile.command)
+
+
+def watcher(meter: Meter | None, proof: Proof | None) -> Callable[[str], str] | None:
+    """What reads each line of a run's stdout: its meter and its proof, each given every line; the proof's
+    reason first, since a call its gate did not see is worse than a limit reached."""
+    if proof is None:
+        return meter.feed if meter is not None else None
+
+    def judge(line: str) -> str:
+        spent = meter.feed(line) if meter is not None else ""
+        return proof.feed(line) or spent
+
+    return judge
+
+
 def _which_limit(proc: ProcessResult) -> str:
     """For the run's log: the limit that stopped it, when one did."""
     return f" ({proc.limit} {proc.limit_seconds:g} s)" if proc.limit else ""
@@ -255,7 +275,10 @@ def run_attempt(
     if limits and (problem := profile.metering_problem()):
         return Attempt(name, Failure.OTHER, "", f"[profiles.{name}] {problem}", 0.0), ""
     meter = Meter(limits, vault.config.limits.prices) if limits else None
-    argv = argv_for(profile, values, job.tools, metered=meter is not None)
+    # a gated Claude Code run proves its gate saw every call: its stream is read against what the gate heard
+    heard = Heard()
+    proof = Proof(heard) if proving(profile) else None
+    argv = argv_for(profile, values, job.tools, metered=meter is not None or proof is not None)
     if job.resume and profile.output == "claude-json" and attempt_no == 1:
         argv = [argv[0], "--resume", job.resume, *argv[1:]]
     if job.branch:  # the gate lets it push there, and nowhere else
@@ -267,7 +290,7 @@ def run_attempt(
     with contextlib.ExitStack() as stack:
         if profile.gated:
             try:
-                argv = stack.enter_context(gated_command(guarded, argv))
+                argv = stack.enter_context(gated_command(guarded, argv, heard=heard))
             except GateSetupError as exc:
                 detail = f"[profiles.{name}] {exc}; the job did not start"
                 return Attempt(name, Failure.OTHER, "", detail, 0.0), ""
@@ -280,13 +303,16 @@ def run_attempt(
             extra_secrets=secret_values({**os.environ, **profile.env}),
             on_start=on_start,
             cancel=cancel,
-            watch=meter.feed if meter is not None else None,
+            watch=watcher(meter, proof),
+            overdue=proof.overdue if proof is not None else None,
         )
     attempt = read_attempt(profile.output, name, proc, allowed)
     if job.worktree:
         attempt = _refs_kept(attempt, Path(job.repo), refs, job.branch)
     if meter is not None:
         attempt = metered(attempt, meter, proc.secrets)
+    if proof is not None and proof.reason:  # whatever else it did, a call ran (or could have) unjudged
+        attempt = unjudged(attempt, proof.reason, proc.secrets)
     if attempt.failure is Failure.OTHER and proc.start_error:
         # only a missing or unusable program is the profile's fault; anything else says what it is
         profile_fault = proc.start_error.startswith(("command not found", "permission denied"))

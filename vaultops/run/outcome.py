@@ -25,6 +25,7 @@ class Failure(StrEnum):
     OTHER = "error"
     CANCELLED = "cancelled"  # stopped because the daemon is shutting down
     LIMIT = "limit"  # stopped by vaultops at its max_cost_usd or max_turns (vaultops.run.meter)
+    UNGATED = "ungated"  # a tool call its gate did not see: stopped, failed closed (vaultops.run.proof)
 
 
 @dataclass(frozen=True, slots=True)

@@ -437,6 +437,7 @@ def run_process(
     on_start: Callable[[int], None] | None = None,
     cancel: threading.Event | None = None,
     watch: Callable[[str], str] | None = None,
+    overdue: Callable[[], str] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (never through a shell) in ``cwd`` as the leader of a new session and group.
 
@@ -446,7 +447,9 @@ def run_process(
     daemon alone.  The outputs are kept raw, so that a secret in them cannot break their parse (Claude
     Code's JSON): whoever keeps or shows them redacts them, with ``extra_secrets`` (kept as ``secrets``)
     as well.  ``watch`` is given each line of stdout as it arrives; the first reason it returns stops the
-    group at once, and is the result's ``stopped``.  ``on_start`` is given the command's pid.
+    group at once, and is the result's ``stopped``; ``overdue``, asked between looks at the command, stops
+    it the same way (a reason that comes from waiting, not from a line).  ``on_start`` is given the command's
+    pid.
 
     On Linux the command runs under a reaper of its own (``vaultops.run.reaper``): every process it
     starts, also one that left its group or session, has ended when this returns.
@@ -486,7 +489,7 @@ def run_process(
                 watching.on_cross = lambda: _signal_group(leader, signal.SIGTERM)
             if on_start is not None:
                 on_start(job.leader)
-            stop = _watch(job, started, timeout, inactivity_timeout, activity, watching, cancel)
+            stop = _watch(job, started, timeout, inactivity_timeout, activity, watching, cancel, overdue)
     finally:
         # Also on KeyboardInterrupt or any other surprise: nothing it started outlives the call.
         job.settle()
@@ -540,8 +543,10 @@ def _watch(
     activity: _Activity,
     watching: _Watch | None,
     cancel: threading.Event | None,
+    overdue: Callable[[], str] | None = None,
 ) -> _Stop:
-    """Wait for the command to end, or for a limit, a watched line or the daemon's shutdown to stop it."""
+    """Wait for the command to end, or for a limit, a watched line, an ``overdue`` reason or the daemon's
+    shutdown to stop it."""
     next_sample = started + _SAMPLE_EVERY
     while not job.ended(_POLL):
         now = time.monotonic()
@@ -550,6 +555,8 @@ def _watch(
             next_sample = now + _SAMPLE_EVERY
         if cancel is not None and cancel.is_set():
             return _Stop(cancelled=True)
+        if watching is not None and overdue is not None and (late := overdue()):
+            watching._stop(late)
         if watching is not None and watching.crossed.is_set():
             return _Stop()
         if now - started >= timeout:

@@ -7,6 +7,7 @@
 | unavailable (503/529)| fallback at once                                          |
 | auth (401/403)       | no retry; escalate "auth"                                 |
 | a cost or turn limit | no retry: the request's limit is spent                    |
+| a call the gate did not see | no retry, no fallback: failed closed (run.proof)   |
 | anything else        | one retry on the fallback                                 |
 """
 
@@ -44,7 +45,8 @@ def next_step(
     if last.failure is None:
         return Step("done", last.profile)
     tried = {a.profile for a in attempts}
-    if last.failure in (Failure.CANCELLED, Failure.LIMIT):  # a limit holds for the request, not one profile
+    # a limit holds for the request, not one profile; a job its gate did not see is an incident, not bad luck
+    if last.failure in (Failure.CANCELLED, Failure.LIMIT, Failure.UNGATED):
         return Step("give-up", last.profile, reason=last.detail)
     if last.failure is Failure.AUTH:
         return Step("escalate", last.profile, reason=f"auth: {last.profile} was refused ({last.detail})")
