@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import queue
 import signal
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,15 +27,18 @@ from vaultops.daemon.events import watch
 from vaultops.daemon.listen import ChatListener
 from vaultops.daemon.log import DaemonLog
 from vaultops.daemon.reload import FIX, WAITING, ConfigKeeper, fingerprint, keep_problem
+from vaultops.decide.halt import Halted
 from vaultops.engine.carried import Carried
 from vaultops.engine.driver import Pass, PassReport, job_failed, local_now
 from vaultops.engine.ports import Runner
 from vaultops.engine.problems import tell_problems
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import Claimed, Done
+from vaultops.hook import halt as gate
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.render.results import RunResult
+from vaultops.run.stop import Stop
 from vaultops.service.systemd import Notifier
 from vaultops.service.units import STOP_MARGIN
 from vaultops.store.lock import vault_lock
@@ -66,7 +68,7 @@ class Daemon:
         self.log = log
         self.notifier = notifier or Notifier()
         self.inbox: queue.Queue[str | Done] = queue.Queue()  # a watch event's reason, or a finished job
-        self.cancel = threading.Event()  # set when running jobs must stop now
+        self.cancel = Stop()  # set when running jobs must stop now: at shutdown, or by the fleet's halt
         self.stop_requests = 0
         self.stopping_at: float | None = None  # when shut_down began (monotonic)
         self.inflight: dict[str, Future[RunResult]] = {}
@@ -299,6 +301,7 @@ class Daemon:
         slots = self.config.limits.max_concurrent - len(self.inflight) if publisher.shared else None
         running = [f for f in self.inflight_files.values() if f]
         claimed = p.take(slots=slots, running_files=running)
+        self.halting(p.halt)
         next_settle = p.report.next_settle
         self.settle_at = time.monotonic() + next_settle if next_settle else None
         if p.report.again:  # a request taken over: a light check runs again right away
@@ -310,6 +313,23 @@ class Daemon:
             for c in claimed:
                 self.submit(p, c, dispatcher)
         self.report(p.finish(), why)
+
+    def halting(self, halt: Halted | None) -> None:
+        """The fleet's halt (``engine.halt``), as a pass saw it: every gate of this process denies from now,
+        then each running job is stopped, its work kept (its worktree, its session), and recorded as
+        interrupted saying why.  Lifted: new jobs may start again; none restarts by itself."""
+        if halt is not None:
+            gate.halt(halt.sentence())  # first: a call the agent makes while it is being stopped is denied
+            if not self.cancel.is_set():
+                self.log.info("halted", by=halt.by, reason=halt.reason, stopping=sorted(self.inflight))
+                self.cancel.stop(
+                    f"stopped by the fleet's halt ({halt.sentence()}); `- retry: yes` runs it again"
+                )
+        elif gate.halted():
+            gate.resume()
+            if self.stopping_at is None and not self.stop_requests:
+                self.cancel = Stop()  # the stopped jobs keep theirs; new ones get a fresh one
+            self.log.info("resumed")
 
     # --- the config, read again when its files change -----------------------------------------
 

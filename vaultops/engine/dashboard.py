@@ -15,6 +15,7 @@ from vaultops import __version__
 from vaultops.base.errors import VaultopsError
 from vaultops.base.visible import visible
 from vaultops.engine.context import Context
+from vaultops.engine.halt import mark_now, standing
 from vaultops.engine.problems import machine_problems
 from vaultops.render import results
 from vaultops.render.dashboard import Fleet, Scheduled, render_dashboard
@@ -69,6 +70,9 @@ def fleet(ctx: Context, now: datetime) -> Fleet | None:
             return None
         notes.append((rel, tuple(note.requests) if note is not None else ()))
     machines, problems = machines_of(ctx)
+    mark = mark_now(ctx)  # the person's halt lines, kept as they wrote them
+    if mark is None:
+        return None
     return Fleet(
         now=now,
         inbox=ctx.inbox,
@@ -77,6 +81,8 @@ def fleet(ctx: Context, now: datetime) -> Fleet | None:
         scheduled=_scheduled(ctx, now),
         machines=machines,
         problems=problems,
+        halt=standing(ctx) if mark.halted else None,
+        kept=mark.kept,
     )
 
 

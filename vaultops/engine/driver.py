@@ -35,6 +35,7 @@ from vaultops.base import faults
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
 from vaultops.base.visible import described
 from vaultops.decide.gate import Agenda
+from vaultops.decide.halt import Halted
 from vaultops.engine import decide as deciding
 from vaultops.engine.carried import UNPLACED_FOR, Carried
 from vaultops.engine.claim import claim
@@ -42,6 +43,7 @@ from vaultops.engine.context import Clock, Context, local_now
 from vaultops.engine.copies import tell_copies
 from vaultops.engine.dashboard import show
 from vaultops.engine.follow import follow_workers
+from vaultops.engine.halt import look
 from vaultops.engine.hear import take_replies
 from vaultops.engine.incidents import tell_incidents
 from vaultops.engine.journal import DailyWriter
@@ -112,6 +114,7 @@ class Pass:
         self.report = self.ctx.report
         self.daily = DailyWriter(vault, self.ctx.writer, self.report.warnings)
         self.carried = carried or Carried()
+        self.halt: Halted | None = None  # the fleet's halt, as ``take`` last saw it (``engine.halt``)
 
     # --- a whole pass: ``vaultops tick`` --------------------------------------------------------
 
@@ -163,6 +166,9 @@ class Pass:
     ) -> list[Claimed]:
         """read → decide → claim, note by note; returns the jobs claimed.  ``slots``: how many jobs may start
         now; ``running_files``: the files: of plan jobs still running (the daemon's)."""
+        self.halt = look(self.ctx)  # the fleet's kill switch: while it stands, nothing is claimed
+        if self.halt is not None:
+            return []
         claimed: list[Claimed] = []
         tell_copies(self.ctx)  # sync tools' conflict copies are never run: said once each
         for rel in self.ctx.notes():

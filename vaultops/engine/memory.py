@@ -41,6 +41,7 @@ from vaultops.base.copies import copies_in
 from vaultops.base.errors import UnsafePath
 from vaultops.base.redact import redact
 from vaultops.base.visible import visible
+from vaultops.decide.halt import carry_halt
 from vaultops.model import State
 from vaultops.notify.message import Notice
 from vaultops.notify.outbox import ERROR_LIMIT, Entry, retry_delay
@@ -319,7 +320,8 @@ class MemoryRemote:
                     f"{path}: deleted on the remote; this machine's lines in it are dropped"
                 )
             elif ours and after is not None and now is not None:
-                files[path] = _replayed(path, before, after, now, pulled)
+                # a rendering's halt typed on this clone rides on the remote's rendering, as ``sync.remote``
+                files[path] = carry_halt(before, after, now) or _replayed(path, before, after, now, pulled)
             else:
                 # the person's commit: git's three-way file merge first, then, for a note they only added
                 # lines to, a replay of those lines (as ``Remote._rebuild_one`` does)

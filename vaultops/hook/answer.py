@@ -28,6 +28,7 @@ from typing import Any
 from vaultops.base.config_files import UnreadableConfig, policy_tables
 from vaultops.base.errors import ConfigError
 from vaultops.base.redact import redact
+from vaultops.hook.halt import halted
 from vaultops.hook.job import GateJob
 from vaultops.hook.memory import Memory
 from vaultops.policy.decide import decide_call
@@ -199,6 +200,8 @@ def answer(
     name = event.get("hook_event_name")
     if name not in EVENTS:
         return refusal("", f"the event {name!r} is not one it answers ({', '.join(EVENTS)})")
+    if said := halted():  # the fleet's kill switch comes before anything the policy would say
+        return _answer(name, False, f"{PREFIX}: denied: the fleet is {said}. Stop now; do nothing more.")
     try:
         return _decide(event, name, job, os.environ if environ is None else environ, on_record, memory)
     except GateError as exc:

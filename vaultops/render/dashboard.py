@@ -22,6 +22,7 @@ from typing import Any
 from vaultops.base.obsidian import request_heading
 from vaultops.base.redact import redact_lines
 from vaultops.decide.answers import escalated_since, standing_answer
+from vaultops.decide.halt import Halted
 from vaultops.lines import DOT, line_time
 from vaultops.model import Request, State
 from vaultops.render.machines import MachineFacts, frontmatter_text, machine_rel, profile_summary, shown_time
@@ -54,6 +55,8 @@ class Fleet:
     scheduled: Sequence[Scheduled] = ()
     machines: Sequence[MachineFacts] = ()
     problems: Sequence[str] = field(default=())  # machine notes that could not be read
+    halt: Halted | None = None  # the fleet is halted (``decide.halt``): said first
+    kept: Sequence[str] = ()  # the person's halt lines, kept verbatim at the end of the frontmatter
 
 
 def render_dashboard(fleet: Fleet) -> str:
@@ -74,6 +77,8 @@ def render_dashboard(fleet: Fleet) -> str:
         "> [!info] vaultops writes this note from the notes and from each machine's own note in "
         f"`{_code(fleet.machine_folder)}/`; edits here are replaced on its next pass.",
     ]
+    if fleet.halt is not None:
+        body += ["", *_halted(fleet.halt)]
     for section in sections:
         body += ["", *section]
     if fleet.problems:
@@ -102,6 +107,15 @@ def properties(fleet: Fleet, requests: Sequence[Request]) -> dict[str, Any]:
         "machines": len(fleet.machines),
         "machines_up": sum(1 for m in fleet.machines if is_up(m, fleet.now)),
     }
+
+
+def _halted(halt: Halted) -> list[str]:
+    return [
+        f"> [!danger] {escape(halt.sentence())}",
+        "> No machine claims, fires a schedule or starts a job; running jobs were stopped, their work kept "
+        "(each is `interrupted`: `- retry: yes` under it runs it again). Set `halt: no` in this note's "
+        "properties to resume.",
+    ]
 
 
 def zoned(machines: Sequence[MachineFacts]) -> bool:

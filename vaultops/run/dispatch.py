@@ -18,6 +18,7 @@ from vaultops.run.outcome import Attempt, Failure, budget_ran_out
 from vaultops.run.process import process_start_time
 from vaultops.run.prompt import PromptInput, build_prompt
 from vaultops.run.retry import Step, next_step, summary
+from vaultops.run.stop import stopped_why
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
@@ -173,7 +174,7 @@ class Dispatcher:
         if last.failure is Failure.CANCELLED or (
             self.cancel is not None and self.cancel.is_set() and not last.ok
         ):
-            state, reason = State.INTERRUPTED, "stopped when vaultops shut down; `- retry: yes` runs it again"
+            state, reason = State.INTERRUPTED, stopped_why(self.cancel)
         elif step.action == "done":
             state, reason = State.DONE, ""
         elif step.action == "escalate":

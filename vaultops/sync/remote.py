@@ -27,6 +27,7 @@ from vaultops.base import faults
 from vaultops.base.confine import make_dirs, write_bytes
 from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import STATE_DIR
+from vaultops.decide.halt import carry_halt, person_changed
 from vaultops.sync.git import AUTHOR_PREFIX, Git, GitError, GitGaveUp, Moved, identity, last_line
 from vaultops.sync.replay import is_insertion, replay
 
@@ -186,6 +187,8 @@ class Remote:
                 continue
             committed = self.git.blob(head, path)
             on_disk = self.git.root / path
+            if on_disk.is_file() and person_changed(committed, on_disk.read_bytes()):
+                continue  # the person's halt, typed here: theirs, never put back (``decide.halt``)
             if committed is not None and (not on_disk.is_file() or on_disk.read_bytes() != committed):
                 self.git.run("checkout", head, "--", path, check=False)
                 put_back = True
@@ -317,7 +320,11 @@ class Remote:
             elif after == before or (ours and after is None):
                 continue  # vaultops never deletes a note
             elif ours and self.is_rendered(path):
-                continue  # the remote's rendering stands; lines of a rendering are not insertions to replay
+                # the remote's rendering stands (lines of a rendering are not insertions to replay), with
+                # the person's halt typed on this machine in it: a halt is never lost to a redraw
+                if (carried := carry_halt(before, after, now or b"")) is None:
+                    continue
+                files[path] = carried
             elif ours and now is None:
                 pulled.dropped.append(
                     f"{path}: deleted on the remote; this machine's lines in it are dropped"

@@ -1,0 +1,102 @@
+"""The kill switch's pass logic on the twins (``tests/support/twin.py``): a ``halt: yes`` pushed to the
+dashboard note from the phone stops every machine from claiming, firing a schedule or starting a job; each
+machine says it once, and once when ``halt: no`` lifts it; vaultops's redraws keep the person's lines; a
+halt typed on one machine reaches the others.  The daemon's part (stopping running jobs, the gate) is in
+tests/e2e/test_halt_fleet.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.clones import request_block
+from tests.support.twin import TwinFleet, no_processes  # noqa: F401
+from vaultops.decide.halt import read_halt
+from vaultops.model import State
+
+pytestmark = pytest.mark.usefixtures("no_processes")
+
+DASHBOARD = "_System/vaultops.md"
+PLAN = "---\ntype: research\nschedule: every 1h\n---\nSummarise the open threads.\n"
+
+
+def with_props(*props: str):  # type: ignore[no-untyped-def]
+    """The person's edit on the phone: properties added at the end of the dashboard's frontmatter, as
+    Obsidian's properties view adds them."""
+
+    def edit(text: str) -> str:
+        lines = text.split("\n")
+        end = lines.index("---", 1)
+        kept = [ln for ln in lines[1:end] if not ln.lower().startswith("halt")]
+        return "\n".join(["---", *kept, *props, *lines[end:]])
+
+    return edit
+
+
+def fleet_of(tmp_path: Path) -> TwinFleet:
+    fleet = TwinFleet(tmp_path, 2, "# Inbox\n", plans={"sweep.md": PLAN})
+    fleet.tick(0)  # the schedule's first run, and the dashboard
+    fleet.tick(1)
+    assert fleet.runs()["PLAN-sweep"] == 1
+    return fleet
+
+
+def test_a_halt_from_the_phone_stops_claims_and_schedules_on_every_machine(tmp_path: Path) -> None:
+    fleet = fleet_of(tmp_path)
+    fleet.person_push(with_props("halt: yes", "halt_reason: runaway costs"), DASHBOARD)
+    fleet.person_push(lambda t: t + request_block("REQ-new", "Summarise the week."))
+    fleet.clock.move(hours=2)  # the schedule is due
+    before = fleet.runs()
+    for _ in range(2):
+        for i in (0, 1):
+            report = fleet.tick(i)
+            assert any("HALTED by Person: runaway costs" in w for w in report.warnings)
+    assert fleet.runs() == before  # nothing ran: no schedule fired, no request started
+    assert fleet.remote_requests()["REQ-new"].state is State.OPEN  # and nothing was claimed
+    halts = [t for t in fleet.sent() if "HALTED" in t]
+    assert sorted(halts) == [
+        f"{fleet[i].vault.root.name}: host{i} HALTED by Person: runaway costs" for i in (0, 1)
+    ]  # once per machine, whatever the passes
+    remote = fleet.remote_text(DASHBOARD)
+    assert read_halt(remote).halted and "HALTED by Person: runaway costs" in remote  # kept, and shown
+
+
+def test_halt_no_resumes_once_and_only_new_work_starts(tmp_path: Path) -> None:
+    fleet = fleet_of(tmp_path)
+    fleet.person_push(with_props("Halt: Yes"), DASHBOARD)
+    fleet.tick(0)
+    fleet.person_push(lambda t: t + request_block("REQ-new", "Summarise the week."))
+    fleet.tick(0)
+    assert fleet.runs()["REQ-new"] == 0
+    fleet.person_push(with_props("halt: no"), DASHBOARD)
+    fleet.tick(0)
+    fleet.tick(0)
+    assert fleet.runs()["REQ-new"] == 1  # never started before: it is new work
+    assert [t for t in fleet.sent() if "resumed" in t] == [f"{fleet[0].vault.root.name}: host0 resumed"]
+    assert "HALTED" not in fleet.remote_text(DASHBOARD)
+
+
+def test_a_halt_typed_on_one_machine_reaches_the_other(tmp_path: Path) -> None:
+    fleet = fleet_of(tmp_path)
+    fleet[0].save(DASHBOARD, with_props("halt: yes")(fleet[0].text(DASHBOARD)))  # in Obsidian, not committed
+    fleet.tick(0)  # halted at once; vaultops commits it with its redraw (the remote's redraw is newer)
+    assert any("HALTED" in n.title for n in fleet[0].chat.sent)
+    fleet.tick(0)  # the remote's rendering, with the halt carried in, pushed
+    assert read_halt(fleet.remote_text(DASHBOARD)).halted
+    fleet.person_push(lambda t: t + request_block("REQ-new", "Summarise the week."))
+    fleet.tick(1)
+    assert fleet.runs()["REQ-new"] == 0
+    assert any("HALTED by the person, on agent0's machine" in t for t in fleet.sent())
+
+
+def test_a_redraw_crossing_the_phones_halt_keeps_the_halt(tmp_path: Path) -> None:
+    """Machine 0 redraws the dashboard (a new request changes it) while the phone pushes the halt: the
+    remote's version is kept, and the halt with it."""
+    fleet = fleet_of(tmp_path)
+    fleet[0].save("_System/COO-Inbox.md", fleet[0].text() + request_block("REQ-here", "Summarise."))
+    fleet.person_push(with_props("halt: yes"), DASHBOARD)
+    fleet.tick(0)
+    fleet.tick(1)
+    assert read_halt(fleet.remote_text(DASHBOARD)).halted
+    assert fleet.runs()["REQ-here"] == 0

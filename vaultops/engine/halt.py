@@ -1,0 +1,128 @@
+"""The halt stage: the fleet's kill switch as the dashboard note says it after the pull (``decide.halt``).
+
+Every pass looks, right after it followed the remote and before it reads any request: while the note says
+``halt: yes`` the pass claims nothing, so no schedule fires and no job starts, on every machine that has
+fetched the commit that set it.  The daemon also stops its running jobs and closes their gates
+(``daemon.loop``).  This machine remembers the halt it is under in state.db, so that it tells of a halt
+once and of the resume once (each machine says it itself: the person sees every machine answer), and so
+that a dashboard that cannot be read for a moment leaves the fleet as it was, never resumed by accident.
+"""
+
+from __future__ import annotations
+
+import json
+
+from vaultops.base.errors import VaultopsError
+from vaultops.decide.halt import Halted, HaltMark, read_halt
+from vaultops.engine.context import Context
+from vaultops.notify.message import Notice, obsidian_link
+from vaultops.render import results
+from vaultops.sync.git import AUTHOR_PREFIX
+
+_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
+RESUME_HINT = "set `halt: no` in the dashboard note's properties (or send /resume to the bot) to resume"
+
+
+def look(ctx: Context) -> Halted | None:
+    """The halt the fleet is under now, said once when it begins and once when it ends; a warning each pass
+    while it stands (the daemon says it once per incident)."""
+    mark = mark_now(ctx)
+    was = standing(ctx)
+    if mark is None:  # the note cannot be read now: the fleet stays as it was
+        return was
+    if not mark.halted:
+        if was is not None:
+            _resumed(ctx, was)
+        return None
+    if was is not None and was.reason == mark.reason:
+        halt = was
+    else:
+        halt = Halted(mark.reason, _who(ctx, mark))
+        since = str(_seen(ctx).get("since") or results.iso(ctx.clock()))
+        ctx.state.set(_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
+        if was is None:
+            _halted(ctx, halt, since)
+    ctx.warn(f"{halt.sentence()}; nothing is claimed and no job starts until the halt is lifted")
+    return halt
+
+
+def mark_now(ctx: Context) -> HaltMark | None:
+    """What the dashboard note says now; None when it cannot be read (said by the dashboard stage)."""
+    rel = ctx.vault.dashboard_rel
+    if rel is None:
+        return HaltMark(False)
+    try:
+        note = ctx.writer.read(rel, requests=False)
+    except VaultopsError:
+        return None
+    return HaltMark(False) if note is None else read_halt(note.raw.decode("utf-8", "replace"))
+
+
+def standing(ctx: Context) -> Halted | None:
+    """The halt this machine last saw, from state.db."""
+    seen = _seen(ctx)
+    if "reason" not in seen:
+        return None
+    return Halted(str(seen.get("reason") or ""), str(seen.get("by") or "the person"))
+
+
+def author_shown(who: str, host: str) -> str:
+    """A commit's author as a person reads it: the name without the address.  vaultops's own commit (a halt
+    typed in Obsidian on a machine, committed there by its vaultops) names that machine's agent."""
+    name = who.split(" <", 1)[0].strip()
+    if name.startswith(AUTHOR_PREFIX) and name.endswith(")"):
+        return f"the person, on {name[len(AUTHOR_PREFIX) : -1]}'s machine"
+    return name or f"the person, on {host}"
+
+
+def _seen(ctx: Context) -> dict[str, object]:
+    raw = ctx.state.get(_KEY)
+    try:
+        seen = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return seen if isinstance(seen, dict) else {}
+
+
+def _who(ctx: Context, mark: HaltMark) -> str:
+    """The author of the commit that brought the halt line in (``git blame``); a line no commit has yet
+    was typed on this machine."""
+    rel = ctx.vault.dashboard_rel
+    note = ctx.writer.read(rel, requests=False) if rel is not None and mark.line is not None else None
+    if rel is None or note is None or mark.line is None:
+        return f"the person, on {ctx.vault.host}"
+    try:
+        blamed = ctx.publisher.git.blame(rel, note.raw, [mark.line]).get(mark.line)
+    except (OSError, VaultopsError):
+        blamed = None
+    return author_shown(blamed.who if blamed is not None else "", ctx.vault.host)
+
+
+def _halted(ctx: Context, halt: Halted, since: str) -> None:
+    host = ctx.vault.host
+    ctx.state.event("halt", by=halt.by, reason=halt.reason)
+    body = (
+        f"{host} saw the halt: it claims nothing, fires no schedule and starts no job; its running jobs are "
+        f"stopped, their work kept (each becomes `interrupted`; `- retry: yes` runs it again). To resume, "
+        f"{RESUME_HINT}."
+    )
+    _tell(ctx, f"halt#{host}#{since}", f"{ctx.vault.root.name}: {host} {halt.sentence()}", body)
+
+
+def _resumed(ctx: Context, was: Halted) -> None:
+    host = ctx.vault.host
+    since = str(_seen(ctx).get("since") or "")
+    ctx.state.set(_KEY, "")
+    ctx.state.event("resume", by=was.by, reason=was.reason)
+    ctx.warn(f"resumed: the halt ({was.reason or 'no reason given'}) is lifted; nothing restarts by itself")
+    body = (
+        f"{host} claims and starts new work again. Nothing stopped by the halt restarts by itself: write "
+        "`- retry: yes` under each interrupted request you want run again."
+    )
+    _tell(ctx, f"resume#{host}#{since}", f"{ctx.vault.root.name}: {host} resumed", body)
+
+
+def _tell(ctx: Context, key: str, title: str, body: str) -> None:
+    rel = ctx.vault.dashboard_rel or ""
+    link = obsidian_link(ctx.vault.root.name, rel) if rel else ""
+    ctx.teller.outbox.queue(Notice(key=key, title=title, body="\n".join(p for p in (body, link) if p)))
