@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from vaultops.hook.answer import HookAnswer
@@ -28,7 +29,8 @@ STARTED = HookAnswer("")
 class Heard:
     """``session_started``, ``judged(tool_use_id)``, and when the gate last heard anything (monotonic)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock  # the proof's clock: it compares its own times with ``last``
         self._lock = threading.Lock()
         self._started = False
         self._judged: set[str] = set()
@@ -40,7 +42,7 @@ class Heard:
         event = _event(text)
         name = event.get("hook_event_name")
         with self._lock:
-            self._last = time.monotonic()
+            self._last = self._clock()
             if name == SESSION_START:
                 self._started = True
                 return STARTED
@@ -60,7 +62,7 @@ class Heard:
 
     @property
     def last(self) -> float:
-        """When the gate last heard an event (``time.monotonic``), 0.0 before the first."""
+        """When the gate last heard an event (on its clock), 0.0 before the first."""
         with self._lock:
             return self._last
 
