@@ -213,3 +213,21 @@ def test_any_event_shaped_json_is_read_without_raising(
     read_line(line)
     check.feed(line)
     check.overdue()
+
+
+def test_a_fanned_out_task_whose_gate_did_not_see_a_call_makes_the_whole_request_an_incident() -> None:
+    from datetime import UTC, datetime
+
+    from vaultops.model import State
+    from vaultops.render.results import RunResult
+    from vaultops.run.fanout import combine
+    from vaultops.run.jobs import Job
+
+    at = datetime(2026, 12, 3, tzinfo=UTC)
+    job = Job("n.md", "REQ-plan", "t", "x", "code", "c", "worker-code", tasks=("one", "two"))
+    fine = RunResult(State.DONE, "worker-code", at, 1.0, "ok")
+    seen = f"{SAID} a call: Bash (touch m) ran without the gate judging it"
+    stopped = RunResult(State.ERROR, "worker-code", at, 1.0, "", seen, incident=seen)
+    result = combine(job, {1: fine, 2: stopped}, at, at)
+    assert result.state is State.ERROR and result.incident == f"task 2: {seen}"
+    assert combine(job, {1: fine, 2: fine}, at, at).incident == ""

@@ -70,4 +70,5 @@ def combine(job: Job, results: Mapping[int, RunResult], started: datetime, ended
         reason,
         cost_usd=sum(costs) if costs else None,
         tasks=" · ".join(f"{n} {state.value}" for n, state in states.items()),
+        incident="; ".join(f"task {n}: {r.incident}" for n, r in sorted(results.items()) if r.incident),
     )

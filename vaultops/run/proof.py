@@ -35,7 +35,9 @@ from vaultops.base.redact import redact
 from vaultops.hook.heard import Heard
 from vaultops.run.outcome import Attempt, Failure
 
-GRACE = 5.0  # seconds a call the stream shows may take to reach the gate (its hook is a new process)
+# seconds a call the stream shows may take to reach the gate: its hook is a new process, and a busy machine
+# may be slow to start one (the client itself gives up after 5 s, blocking the call)
+GRACE = 10.0
 REFUSED_BEFORE_GATE = "<tool_use_error>"  # Claude Code's own refusal, made before any hook: nothing ran
 _SHOWN = 80  # characters of a call's input in the reason
 SAID = "the gate did not see"  # every reason starts so: the status line says what failed
