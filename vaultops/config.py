@@ -336,6 +336,9 @@ class RetryConfig(_Section):
     # a request that failed the same way this many times in a row is not retried again: the person is
     # asked, with each attempt's failure (vaultops.run.streak)
     same_failure_limit: int = Field(3, ge=1, le=100)
+    # a request that failed the same way this many times in a row is not retried again: the person is
+    # asked, with each attempt's failure (vaultops.run.streak)
+    same_failure_limit: int = Field(3, ge=1, le=100)
 
 
 class RecordConfig(_Section):

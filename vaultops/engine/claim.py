@@ -141,7 +141,7 @@ def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
         tasks=tuple(t for t in request.fields.get("tasks", "").split("\n") if t),
         done_tasks=_done_tasks(request), worker=request.fields.get("worker", ""), files=files_of(request),
         limits=handling.limits, review=handling.review, checks=handling.checks, **where,
-        **reviewed_before(ctx, request),
+        retried=retry_asked(request), **reviewed_before(ctx, request),
     )  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from vaultops.model import State
 from vaultops.policy.decide import decide_call
 from vaultops.policy.tools import ToolCall, call_actions
 from vaultops.render.results import RunResult
+from vaultops.run.carry import Carry, FailedCheck
 from vaultops.run.jobs import Job
 from vaultops.run.process import process_start_time, run_process
 from vaultops.run.worktrees import Work, Worktree, WorktreeError, work_of
@@ -90,6 +91,9 @@ def reviewed(
             checks.append(Check(argv, None, why="not run: the job's time for its checks ran out"))
             continue
         checks.append(run_one(ctx, job, tree, argv, left, cancel, lock))
+    # the next attempt (a retry with the person's feedback) is told which checks failed and how they ended
+    failed = [FailedCheck(c.shown, c.verdict, c.tail) for c in checks if not c.passed]
+    Carry(ctx.state, lock, job, ctx.config.retry.same_failure_limit).checked(failed, len(checks))
     try:
         work: Work | str = work_of(tree)
     except WorktreeError as exc:

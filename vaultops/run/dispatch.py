@@ -6,12 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vaultops.model import State
 from vaultops.render.results import RunResult
 from vaultops.run import health as health_check
+from vaultops.run.carry import Carry
 from vaultops.run.health import HealthReport
 from vaultops.run.jobs import Job, own_timeout, run_attempt, workdir_for, workdir_of
 from vaultops.run.outcome import Attempt, Failure, budget_ran_out
@@ -69,7 +70,7 @@ class Dispatcher:
             return (
                 f"The person reviewed your work on request {job.request_id} and asks for changes: "
                 f"{job.feedback}\nMake them in the same worktree, commit them, and say what you changed."
-            )
+            ) + self.carry(job).told()
         if job.resume and profile.output == "claude-json" and not attempts:
             return (
                 f"The person approved what you asked for: {job.resumed_for}. It may run once now, exactly "
@@ -87,6 +88,7 @@ class Dispatcher:
             timeout=own_timeout(job, profile),
             earlier=job.earlier,
             errors=tuple(f"{a.profile}: {a.detail}" for a in attempts if not a.ok),
+            last_attempt=self.carry(job).note(),
         )
         return build_prompt(given, self.notes, profile.prompt_template)
 
@@ -99,6 +101,12 @@ class Dispatcher:
             why = "; ".join(f"{name}: {report.detail}" for name, report in offline.items())
             reason = f"no executor available ({why})"
             return Dispatched(RunResult(State.ESCALATED, route[0], started, 0.0, "", reason), ())
+        carry = self.carry(job)  # the request's earlier attempts: a streak of one failure, its limits spent
+        if refused := carry.refused(
+            started, first, job.limits.within(self.vault.config.profiles[first].limits)
+        ):
+            return Dispatched(refused, ())
+        looped = False
         attempts: list[Attempt] = []
         logs: list[str] = []
         name = first
@@ -131,8 +139,9 @@ class Dispatcher:
 
             prompt = self.prompt(job, name, attempts)
             cut = left is not None and left < own_timeout(job, profile)
+            own = replace(job, limits=carry.limits(job.limits.within(profile.limits)))  # what is left of them
             attempt, log = run_attempt(
-                job, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel, left, job.budget
+                own, name, profile, self.vault, prompt, attempt_no, started_job, self.cancel, left, job.budget
             )
             outcome = attempt.failure.value if attempt.failure else "done"
             with self.lock:
@@ -141,6 +150,8 @@ class Dispatcher:
                 )
             attempts.append(attempt)
             logs.append(log)
+            if looped := carry.ran(attempt):  # the same failure once too often: the person decides
+                break
             step = self._next(attempts, route, offline)
             if step.action == "retry":
                 if self.cancel is not None and self.cancel.wait(step.delay):
@@ -151,7 +162,11 @@ class Dispatcher:
                 name = step.profile
             else:
                 break
-        return Dispatched(self._result(attempts, logs, step, started, ran_out), tuple(attempts))
+        result = self._result(attempts, logs, step, started, ran_out)
+        return Dispatched(carry.looped(result) if looped else result, tuple(attempts))
+
+    def carry(self, job: Job) -> Carry:
+        return Carry(self.state, self.lock, job, self.vault.config.retry.same_failure_limit)
 
     def _next(
         self, attempts: Sequence[Attempt], route: Sequence[str], offline: dict[str, HealthReport]

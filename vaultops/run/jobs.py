@@ -74,6 +74,7 @@ class Job:
     review: bool = False  # when its agent is done, its checks run and the person reviews it
     checks: tuple[tuple[str, ...], ...] = ()
     feedback: str = ""  # what the person asked to change, reviewing its last run
+    retried: bool = False  # the person wrote `- retry: yes`: it runs once even after a streak of one failure
 
     @property
     def busy(self) -> tuple[str, ...]:

@@ -1,8 +1,9 @@
 """What an agent receives: the request's text, a context block, and how to report back.  Pure.
 
 The context block has the shape of the worker-orchestration design (goal, then objective, acceptance
-criteria, constraints, decisions, artifact refs, completed and pending work, errors of earlier attempts),
-as JSON so that an agent can read it without guessing.  A profile may replace the whole template with
+criteria, constraints, decisions, artifact refs, completed and pending work, errors of earlier attempts,
+and what the last one did and why it failed), as JSON so that an agent can read it without guessing, and
+so that text from a note or a failing check stays data.  A profile may replace the whole template with
 ``prompt_template``, using ``{text}``, ``{context}``, ``{report}``, ``{id}``, ``{title}``, ``{type}``
 and ``{file}``.
 """
@@ -68,6 +69,8 @@ class PromptInput:
     earlier: tuple[str, ...] = ()  # what earlier passes said of this request (e.g. "error: exit 2")
     errors: tuple[str, ...] = field(default=())  # failures of earlier attempts in this dispatch
     branch: str = ""  # a code job's own branch, checked out in its worktree (the workdir)
+    # what the request's last attempt did and why it failed, as data (vaultops.run.streak.carried)
+    last_attempt: tuple[tuple[str, str], ...] = ()
 
 
 def wikilinks(text: str) -> list[str]:
@@ -133,6 +136,7 @@ def context(given: PromptInput, notes: Sequence[str]) -> dict[str, object]:
             "completed_work": [*given.earlier, *done],
             "pending_work": pending or [objective],
             "errors": list(given.errors),
+            **({"last_attempt": dict(given.last_attempt)} if given.last_attempt else {}),
         },
     }
 

@@ -159,6 +159,24 @@ CREATE TABLE IF NOT EXISTS triage (
     duration REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS triage_at ON triage (at);
+-- Each attempt of a request as its next retry reads it (vaultops.run.streak): ``kind`` failed, done or
+-- aside; a failure's ``signature`` (its error class and failing check, without times, pids or paths), its
+-- error and the tail of its output or failing check (redacted), its cost and turns, across runs and claims.
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    file TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    claim TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    signature TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '',
+    tail TEXT NOT NULL DEFAULT '',
+    cost_usd REAL,
+    turns INTEGER
+);
+CREATE INDEX IF NOT EXISTS attempts_request ON attempts (file, request_id);
 """
 
 # (table, column, type) added after the first release of their table
