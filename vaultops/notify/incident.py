@@ -25,8 +25,8 @@ def gate_incident_notice(
     lines = [
         f"{request_id} was stopped: {shorten(one_line(redact(reason)), 400)}.",
         "A tool of its agent ran, or could have, without vaultops's policy judging it. vaultops failed the "
-        "request and will not retry it. Check what the agent did, and whether its CLI still calls "
-        "vaultops's hook (vaultops doctor), before `- retry: yes`.",
+        "request and will not retry it. Check what the agent did (its log names every call), and whether "
+        "its CLI still runs the hooks it is given, before `- retry: yes`.",
     ]
     if log:
         lines.append(f"Its log: {log}")
