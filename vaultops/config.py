@@ -88,6 +88,9 @@ class LimitsConfig(_Section):
     allowed_roots: tuple[str, ...] = ()
     lock_wait: float = Field(5.0, ge=0)
     pause_after: int = Field(3, ge=0)  # a schedule's failed runs in a row before it is paused (0: never)
+    # an agent's account at its usage limit: its requests wait for the reset and go on then ("wait"), or
+    # go to the route's next profile at once as other failures do ("fallback"); docs/quota.md
+    on_quota: Literal["wait", "fallback"] = "wait"
     # where code jobs' worktrees go ("": .vaultops-worktrees in the allowed root that holds the repo)
     worktrees: str = ""
     # dollars per million tokens, [input, output], for models whose name holds the key; what a run has

@@ -167,10 +167,22 @@ def wire_hook(vault: Path, project: Path) -> None:
     assert wired.returncode == 0, wired.stderr
 
 
-def profile(name: str, base_url: str, config_dir: Path, *, timeout: int = 60, workdir: str = "") -> str:
+def profile(
+    name: str,
+    base_url: str,
+    config_dir: Path,
+    *,
+    timeout: int = 60,
+    workdir: str = "",
+    subscription: bool = False,
+) -> str:
     """A ``[profiles.NAME]`` table that runs the real CLI (``-p``, JSON output) against the fake API at
-    ``base_url``, with the offline environment's changes in its ``env``."""
+    ``base_url``, with the offline environment's changes in its ``env``.  ``subscription``: logged in with a
+    token, as a Claude Pro or Max account is, instead of an API key (the CLI then reads the API's usage-limit
+    headers, ``fake_anthropic.UsageLimit``); an empty key is as good as none to it."""
     env = claude_env(base_url, config_dir, max_retries=0)
+    if subscription:
+        env |= {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-test"}
     changed = {k: v for k, v in env.items() if os.environ.get(k) != v}
     table = ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(changed.items()))
     return (

@@ -56,6 +56,20 @@ class Error:
 
 
 @dataclass
+class UsageLimit:
+    """The account's usage limit reached, as the API tells a Claude subscription: a 429 whose
+    ``anthropic-ratelimit-unified-*`` headers say ``rejected`` and when the window resets (an epoch).
+
+    Claude Code reads those headers when it runs on a login's token (``claude_cli.profile(...,
+    subscription=True)``), and then says ``You've hit your session limit · resets 12:51am (UTC)`` as its
+    result, and prints a ``rate_limit_event`` with ``resetsAt`` in stream-json.  With an API key it says only
+    ``API Error: Request rejected (429)``."""
+
+    resets_at: int
+    window: str = "five_hour"  # five_hour | seven_day | seven_day_opus | seven_day_sonnet
+
+
+@dataclass
 class Hang:
     """Read the request, send nothing for ``seconds``, then close the connection without an answer.
 
@@ -65,7 +79,7 @@ class Hang:
 
 
 Block = Text | ToolUse
-Turn = Text | ToolUse | Error | Hang | list[Block]
+Turn = Text | ToolUse | Error | UsageLimit | Hang | list[Block]
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -323,6 +337,14 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(turn, Error):
             headers = {} if turn.retry_after is None else {"retry-after": f"{turn.retry_after:g}"}
             self._json(turn.status, _error_body(turn.status, turn.message), headers)
+        elif isinstance(turn, UsageLimit):
+            headers = {
+                "anthropic-ratelimit-unified-status": "rejected",
+                "anthropic-ratelimit-unified-reset": str(turn.resets_at),
+                "anthropic-ratelimit-unified-representative-claim": turn.window,
+            }
+            message = "This request would exceed your account's rate limit. Please try again later."
+            self._json(429, _error_body(429, message), headers)
         elif isinstance(turn, Hang):
             self.api._stopping.wait(turn.seconds)
             self.close_connection = True

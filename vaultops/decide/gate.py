@@ -11,7 +11,8 @@ writes no row: ``vaultops.engine.decide`` gathers the facts first, so every rule
 4. an input problem, a workdir outside the allowed roots, forged answers, a standing answer, or a run the
    note has lost its lines of, are said before anything is classified;
 5. everything else is classified (with the model's second opinion, when one is configured);
-6. interrupted heavy work waits for ``- retry: yes``; heavy work waits for the daily budget;
+6. interrupted heavy work waits for ``- retry: yes``; heavy work waits for the daily budget, and for
+   its account's usage limit to reset (``decide.quota``);
 7. what was said already is not said again;
 8. plan notes whose ``files:`` overlap running work, or whose worker is busy, wait (``apart``), and with a
    remote no more is claimed than can start now (``within``).
@@ -34,6 +35,7 @@ from vaultops.decide.answers import answered, forgery_action, ruling_of
 from vaultops.decide.budget import Budget
 from vaultops.decide.files import files_overlap, in_repo
 from vaultops.decide.leases import lease_of
+from vaultops.decide.quota import held, waiting_reason
 from vaultops.decide.route import Handling, HandlingKind, decide, no_ruling
 from vaultops.decide.schedules import SCHEDULABLE, firing_of, paused, slot_lines
 from vaultops.decide.startable import may_start, retry_asked
@@ -99,6 +101,8 @@ class Facts:
     workers: tuple[LiveWorker, ...] = ()  # live workers
     starting: tuple[str, ...] = ()  # worker names claimed in this pass, not spawned yet
     slots: int | None = None  # jobs this clone may still start now (None: as many as the limits allow)
+    # each profile whose account met its usage limit: when that resets (an epoch), from state.db
+    quota: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +360,10 @@ def next_step(
         if handling.approved:
             return None  # a status line now would close the approval: it runs once the budget allows
         handling = Handling("wait", handling.ruling, budget.waiting_reason())
+    if handling.kind == "profile" and (limited := held(handling.profile, facts.quota, facts.now)):
+        if handling.approved:
+            return None  # as for the budget: it runs once its account's limit has reset
+        handling = Handling("wait", handling.ruling, waiting_reason(*limited))  # docs/quota.md
     return said_unless_said(note, target, request, handling, slots)
 
 

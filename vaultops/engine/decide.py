@@ -22,6 +22,7 @@ from vaultops.base import steady
 from vaultops.decide.gate import HELD, Agenda, Facts, LiveWorker, agenda_for, candidates, sightings
 from vaultops.decide.startable import cleanup_asked, retry_asked
 from vaultops.engine.context import Context
+from vaultops.engine.quota import holds
 from vaultops.model import index_by_id
 from vaultops.run import triage
 from vaultops.run.worktrees import repo_problem
@@ -87,6 +88,7 @@ def gather(
     return replace(
         base, first_seen=seen, heavy_runs=heavy, workdir_problems=problems, repos=repos, fresh=fresh,
         busy_files=tuple(busy_files), workers=workers, starting=tuple(starting), slots=slots,
+        quota=holds(ctx) if starters else {},
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vaultops.base import faults
+from vaultops.engine import quota
 from vaultops.engine.context import Context
 from vaultops.engine.follow import start_worker
 from vaultops.engine.ports import Runner
@@ -58,7 +59,9 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
         return RunResult(State.WAITING, job.profile, started, 0.0, "", budget.waiting_reason())
     if job.kind == "worker":
         return start_worker(ctx, job, job.files)
-    job = resumed(ctx.vault, job)
+    if (held := quota.held_now(ctx, job, dispatcher.lock)) is not None:  # its account met its limit meanwhile
+        return held
+    job = quota.after_quota(ctx, resumed(ctx.vault, job), dispatcher.lock)
     try:
         if job.kind == "fanout":
 
@@ -67,7 +70,8 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
 
             result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
         else:
-            result = asked_of_the_person(ctx.vault, job, dispatcher.run(job, started).result)
+            result = quota.waited(ctx, job, dispatcher.run(job, started), dispatcher.lock)
+            result = asked_of_the_person(ctx.vault, job, result)
             result = reviewed(ctx, job, result, dispatcher.lock, dispatcher.cancel)
     finally:
         if job.lasting:

@@ -156,7 +156,9 @@ def _active(requests: Sequence[Request], now: datetime, when: Shown) -> list[str
         profile = r.fields.get("profile") or (r.outcomes[-1].route if r.outcomes else "")
         at = _last_at(r)
         since = f"since {when(r.statuses[-1].at)}{_age(at, now)}" if at is not None else ""
-        parts = [_request(r), r.state.value, where, escape(profile) if profile else "", since]
+        # what it waits for, and until when: "usage limit of worker-code; resumes at …" (docs/quota.md)
+        waits = escape(r.statuses[-1].reason) if r.state is State.WAITING and r.statuses else ""
+        parts = [_request(r), r.state.value, waits, where, escape(profile) if profile else "", since]
         lines.append("- " + DOT.join(p for p in parts if p))
     return lines + _more(len(active))
 

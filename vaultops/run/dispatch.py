@@ -66,6 +66,11 @@ class Dispatcher:
 
     def prompt(self, job: Job, name: str, attempts: Sequence[Attempt]) -> str:
         profile = self.vault.config.profiles[name]
+        if job.waited and job.resume and profile.output == "claude-json" and not attempts:
+            return (  # vaultops.engine.quota: it stopped at its account's usage limit, now reset
+                f"Your work on request {job.request_id} stopped at {job.waited}. Go on with it from where "
+                "you stopped."
+            )
         if job.feedback and job.resume and profile.output == "claude-json" and not attempts:
             return (
                 f"The person reviewed your work on request {job.request_id} and asks for changes: "
@@ -173,7 +178,8 @@ class Dispatcher:
     ) -> Step:
         delays = self.vault.config.retry.rate_limit_delays
         while True:
-            step = next_step(attempts, route, offline=offline, delays=delays)
+            on_quota = self.vault.config.limits.on_quota
+            step = next_step(attempts, route, offline=offline, delays=delays, on_quota=on_quota)
             if step.action != "fallback":
                 return step
             report = self.health(step.profile)
@@ -193,6 +199,8 @@ class Dispatcher:
         elif step.action == "done":
             state, reason = State.DONE, ""
         elif step.action == "escalate":
+        elif step.action == "wait":  # its account's usage limit: vaultops.engine.quota says until when
+            state, reason = State.WAITING, step.reason
             state, reason = State.ESCALATED, f"{step.reason}; check its credentials"
         else:
             state, reason = State.ERROR, ran_out or last.detail

@@ -60,6 +60,7 @@ class Job:
     lasting: bool = False  # ...for the rest of this job: the calls it asked for may run again until it ends
     resume: str = ""  # a Claude Code session to go on with (the person approved what it asked for)
     resumed_for: str = ""  # what the person approved, as they read it
+    waited: str = ""  # what it waited for before going on in its session ``resume``: the account's quota
     workdir: str = ""  # a plan note's own folder, instead of its profile's (checked against allowed roots)
     tasks: tuple[str, ...] = ()  # a plan note's fan-out: one run per task
     done_tasks: frozenset[int] = frozenset()  # tasks (from 1) an earlier run finished: a retry skips them

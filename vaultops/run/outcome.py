@@ -14,6 +14,7 @@ from typing import Any
 
 from vaultops.base.claude_code import result_object
 from vaultops.base.redact import redact
+from vaultops.base.usage_limit import UsageLimit, from_words, reported
 from vaultops.run.process import ProcessResult
 
 
@@ -25,6 +26,7 @@ class Failure(StrEnum):
     OTHER = "error"
     CANCELLED = "cancelled"  # stopped because the daemon is shutting down
     LIMIT = "limit"  # stopped by vaultops at its max_cost_usd or max_turns (vaultops.run.meter)
+    QUOTA = "quota"  # the account's usage limit is reached until a time it said (vaultops.base.usage_limit)
     UNGATED = "ungated"  # a tool call its gate did not see: stopped, failed closed (vaultops.run.proof)
 
 
@@ -41,6 +43,7 @@ class Attempt:
     turns: int | None = None
     session_id: str | None = None
     denials: tuple[str, ...] = ()  # tool calls the agent was refused, e.g. "Bash: rm -rf build"
+    usage: UsageLimit | None = None  # QUOTA: when the account's usage limit resets
 
     @property
     def ok(self) -> bool:
@@ -125,6 +128,9 @@ def from_text(profile: str, proc: ProcessResult, timeout: float | Allowed) -> At
     if proc.exit_code == 0:
         return Attempt(profile, None, proc.stdout, "", proc.duration, 0)
     output = proc.stdout + ("\n" if proc.stdout and proc.stderr else "") + proc.stderr
+    if (usage := from_words(output)) is not None:
+        detail = f"usage limit: {usage.said}"
+        return Attempt(profile, Failure.QUOTA, output, detail, proc.duration, proc.exit_code, usage=usage)
     return Attempt(profile, Failure.OTHER, output, f"exit {proc.exit_code}", proc.duration, proc.exit_code)
 
 
@@ -180,6 +186,12 @@ def from_claude(profile: str, proc: ProcessResult, timeout: float | Allowed) -> 
     if subtype != "success":  # error_max_turns, error_during_execution, error_max_budget_usd, …
         stopped = f"Claude Code stopped: {subtype}"
         return Attempt(profile, Failure.OTHER, text, stopped, proc.duration, **common)
+        if (usage := reported(proc.stdout, text)) is not None:  # not a 429 to retry in seconds
+            detail = f"usage limit: {usage.said}"
+            quota = Failure.QUOTA
+            return Attempt(
+                profile, quota, text, detail, proc.duration, status_code=status_code, usage=usage, **common
+            )
     if result.get("is_error"):
         status_code = status if isinstance(status, int) else None
         failure = _api_failure(status, text)
@@ -194,6 +206,7 @@ def redacted(attempt: Attempt, secrets: tuple[str, ...] = ()) -> Attempt:
     return dataclasses.replace(
         attempt,
         text=redact(attempt.text, secrets),
+        usage=attempt.usage and dataclasses.replace(attempt.usage, said=redact(attempt.usage.said, secrets)),
         detail=redact(attempt.detail, secrets),
         denials=tuple(redact(d, secrets) for d in attempt.denials),
     )

@@ -6,6 +6,7 @@
 | timeout              | once on the fallback profile                              |
 | unavailable (503/529)| fallback at once                                          |
 | auth (401/403)       | no retry; escalate "auth"                                 |
+| the account's usage limit | wait for its reset ([limits] on_quota = "wait"), or fallback at once |
 | a cost or turn limit | no retry: the request's limit is spent                    |
 | a call the gate did not see | no retry, no fallback: failed closed (run.proof)   |
 | anything else        | one retry on the fallback                                 |
@@ -23,7 +24,7 @@ RATE_LIMIT_DELAYS = (1.0, 4.0, 16.0)
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    action: str  # "done" | "retry" | "fallback" | "give-up" | "escalate"
+    action: str  # "done" | "retry" | "fallback" | "give-up" | "escalate" | "wait" (for the quota)
     profile: str = ""
     delay: float = 0.0
     reason: str = ""
@@ -40,6 +41,7 @@ def next_step(
     *,
     offline: Container[str] = (),
     delays: Sequence[float] = RATE_LIMIT_DELAYS,
+    on_quota: str = "wait",
 ) -> Step:
     last = attempts[-1]
     if last.failure is None:
@@ -59,8 +61,10 @@ def next_step(
         if streak <= len(delays):
             return Step("retry", last.profile, delays[streak - 1], "rate limited (429)")
         return Step("give-up", last.profile, reason=f"rate limited (429) {streak} times on {last.profile}")
-    # unavailable: on to the next profile, as far as the route goes; timeout or anything else: the
-    # fallback once, not a walk down the whole route
+    if last.failure is Failure.QUOTA and on_quota == "wait":  # no retry in seconds lifts it, nor a fallback
+        return Step("wait", last.profile, reason=last.detail)
+    # unavailable (or the quota, with on_quota = "fallback"): on to the next profile, as far as the route
+    # goes; timeout or anything else: the fallback once, not a walk down the whole route
     fallback = fallback_for(route, tried, offline)
     once = (Failure.TIMEOUT, Failure.OTHER)
     if last.failure in once and any(a.failure in once for a in attempts[:-1]):
