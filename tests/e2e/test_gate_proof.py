@@ -17,10 +17,11 @@ from tests.support.claude_cli import profile, requires_claude
 from tests.support.claude_standin import standin
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.support.fake_servers import JsonSink
-from tests.support.helpers import INBOX, routed, vault_with
-from vaultops.engine.gate_incident import GATE_INCIDENT
+from tests.support.helpers import INBOX, routed, vault_with, with_plans
+from tests.support.waiting import wait_for
 from vaultops.engine.tick import tick
 from vaultops.model import State
+from vaultops.run.proof import GATE_INCIDENT
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
@@ -39,9 +40,12 @@ AFTER = (
 
 
 def standin_profile(claude: Path, hooks: str) -> str:
+    """The stand-in as a Claude Code profile, a one-shot and a worker session both, as the template has it."""
     return (
         f'[profiles.standin]\ncommand = [{json.dumps(str(claude))}, "-p", "{{prompt}}", "--output-format", '
         '"json", "--allowedTools", "{tools}"]\n'
+        f'worker_command = [{json.dumps(str(claude))}, "-p", "--input-format", "stream-json", '
+        '"--output-format", "stream-json", "--verbose", "--allowedTools", "{tools}"]\n'
         'output = "claude-json"\ntools = ["Bash"]\ntimeout = 60\nhealth = []\nworkdir = "work"\n'
         f'env = {{ STANDIN_HOOKS = "{hooks}", STANDIN_THINK = "3.0" }}\n\n'
     )
@@ -101,6 +105,28 @@ def test_a_cli_that_skips_the_tool_hooks_runs_no_tool_past_its_first(tmp_path: P
     assert not (work / "marker-2").exists() and not (work / "marker-3").exists()
     assert not (work / "fallback-ran").exists()
     assert len(incidents(vault)) == 1
+
+
+def test_a_worker_session_that_skips_the_tool_hooks_is_stopped_and_its_plan_note_says_why(
+    tmp_path: Path,
+) -> None:
+    claude = standin(tmp_path / "bin")
+    with JsonSink() as sink:
+        local = routed(standin_profile(claude, "session"), 'code = ["standin"]', "[0.1]")
+        vault = vault_with(tmp_path / "v", "# Inbox\n", local + f'\n[notify]\nurls = ["{sink.url()}"]\n')
+        work = vault / "work"
+        work.mkdir()
+        note = "---\ntype: code\nworker: tidy\nworkdir: work\n---\nTidy the build folder.\n"
+        with_plans(vault, {"tidy.md": note})
+        tick(Vault.open(vault), wait_settle=False)
+        assert wait_for(lambda: bool(incidents(vault)), timeout=60), "the supervisor saw the unjudged call"
+        tick(Vault.open(vault), wait_settle=False)
+        text = (vault / "executor-queue" / "tidy.md").read_text()
+        [last] = [line for line in text.splitlines() if line.startswith("- status: ")][-1:]
+        said = "worker tidy was stopped: the gate did not see a call: Bash (touch marker-1) ran without"
+        assert last.startswith("- status: error") and said in last, text
+        assert (work / "marker-1").exists() and not (work / "marker-2").exists()
+        assert any("gate did not see a call" in m for m in sink.messages()), sink.messages()
 
 
 @requires_claude

@@ -231,3 +231,17 @@ def test_a_fanned_out_task_whose_gate_did_not_see_a_call_makes_the_whole_request
     result = combine(job, {1: fine, 2: stopped}, at, at)
     assert result.state is State.ERROR and result.incident == f"task 2: {seen}"
     assert combine(job, {1: fine, 2: fine}, at, at).incident == ""
+
+
+def test_a_workers_ungated_report_puts_its_plan_note_in_error_and_stops_it() -> None:
+    from vaultops.model import State
+    from vaultops.workers.plans import UNGATED, is_news, news
+    from vaultops.workers.plans import Heard as Report
+
+    seen = f"{SAID} a call: Bash (touch m) ran without the gate judging it"
+    status = Report(1, "STATUS", "s", "approve", "[STATUS:tidying]")
+    reports = [status, Report(2, UNGATED, "gate", "deny", seen)]
+    said = news("tidy", "running", None, reports)
+    assert said is not None and said.state is State.ERROR and said.stop and said.heard == 2
+    assert said.reason == f"worker tidy was stopped: {seen}; `- retry: yes` starts a new worker"
+    assert is_news(UNGATED, "deny"), "the daemon is woken for it"

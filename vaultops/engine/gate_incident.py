@@ -9,8 +9,7 @@ from vaultops.notify.incident import gate_incident_notice
 from vaultops.render import results
 from vaultops.render.results import RunResult
 from vaultops.render.shown import heading_shown
-
-GATE_INCIDENT = "gate-incident"
+from vaultops.run.proof import GATE_INCIDENT
 
 
 def tell_gate_incident(ctx: Context, request: Request, result: RunResult) -> None:

@@ -41,6 +41,7 @@ GRACE = 10.0
 REFUSED_BEFORE_GATE = "<tool_use_error>"  # Claude Code's own refusal, made before any hook: nothing ran
 _SHOWN = 80  # characters of a call's input in the reason
 SAID = "the gate did not see"  # every reason starts so: the status line says what failed
+GATE_INCIDENT = "gate-incident"  # state.db's event for it, of a one-shot job or of a worker
 
 
 @dataclass(frozen=True, slots=True)

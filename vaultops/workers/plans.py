@@ -18,6 +18,7 @@ from vaultops.model import State
 
 NEWS_FILE = "news"  # in .vaultops/state/workers/: rewritten when a plan's worker said something for its note
 ENDED = frozenset({"exited", "failed", "lost"})
+UNGATED = "UNGATED"  # the supervisor's own report: the gate did not see a call, the worker is stopped
 _ASKED = re.compile(r"\[(?:ESCALATE|REQUEST):([^\]]+)\]")
 
 
@@ -61,6 +62,9 @@ def news(
     observed state (``lost`` when its process is gone); ``overdue``: its time, when it has run past it."""
     said = [r.line for r in reports if r.tag == "STATUS"]
     for r in reports:
+        if r.tag == UNGATED:  # whatever else it said: it ran (or could have run) a call unjudged
+            why = f"worker {name} was stopped: {r.line.strip()}; `- retry: yes` starts a new worker"
+            return News(State.ERROR, why, "\n".join([*said, *log_tail]), r.id, stop=True)
         if r.tag == "DONE":
             output = "\n".join([*said, r.line])
             return News(State.DONE, "", output, r.id, stop=True)
@@ -89,7 +93,7 @@ def news(
 
 def is_news(tag: str, verdict: str) -> bool:
     """A report the plan note must show at once (the daemon is woken for it)."""
-    return tag in ("DONE", "ESCALATE") or (tag == "REQUEST" and verdict == "escalate")
+    return tag in ("DONE", "ESCALATE", UNGATED) or (tag == "REQUEST" and verdict == "escalate")
 
 
 def asked_label(reason: str) -> str:

@@ -36,6 +36,7 @@ from vaultops.workers.registry import Registry, Worker
 
 if TYPE_CHECKING:  # the supervisor starts bare: the config (pydantic) only for a persona's Zulip
     from vaultops.config import ZulipConfig
+    from vaultops.run.proof import Proof
 
 TOUCH_EVERY = 1.0  # seconds between liveness writes to state.db: a chatty worker must not hammer it
 DRAIN_AFTER_EXIT = 2.0  # seconds to finish reading pipes a leftover grandchild may hold open
@@ -72,6 +73,7 @@ class Supervisor:
         self.sender = "vaultops"  # the vault's agent name, given by spawn
         self.zulip: ZulipConfig | None = None  # a persona posts to its own topic of the vault's Zulip stream
         self.gate_job: GateJob | None = None  # a Claude Code worker's gate, given by spawn
+        self.proof: Proof | None = None  # ...and the proof that it saw every call (vaultops.run.proof)
 
     # --- output -------------------------------------------------------------------------------
 
@@ -79,6 +81,8 @@ class Supervisor:
         for raw in iter(stream.readline, b""):
             self.log.write(raw)
             self.touch()
+            if self.proof is not None and (why := self.proof.feed(raw.decode("utf-8", "replace"))):
+                self.ungated(why)
             try:
                 self.report(raw.decode("utf-8", "replace").rstrip("\r\n"))
             except Exception as exc:  # a bug in judging one line must not stop the logging of the rest
@@ -189,6 +193,26 @@ class Supervisor:
         while not self.done.wait(TREE_EVERY):
             with self.tree_lock:
                 self.tree.sample()
+            if self.proof is not None and (why := self.proof.overdue()):
+                self.ungated(why)
+
+    def ungated(self, why: str) -> None:
+        """A tool call its gate did not see: the worker is stopped at once (as ``terminate`` stops it), and
+        its plan note says why, which tells the person (``vaultops.workers.plans``).  The report is written
+        first, a few milliseconds: the worker's end, recorded once it is stopped, must find it there."""
+        from vaultops.run.proof import GATE_INCIDENT
+        from vaultops.workers.plans import UNGATED
+
+        with self.db_lock:
+            self.state.event(GATE_INCIDENT, self.worker.plan, None, worker=self.worker.name, reason=why)
+            self.state.event(
+                "worker_report", worker=self.worker.name, tag=UNGATED, label="gate", verdict="deny",
+                reason=why, line=why,
+            )  # fmt: skip
+        self.on_term(signal.SIGTERM, None)
+        self.log.write(f"{OWN_PREFIX}{why}".encode())
+        if self.worker.plan:
+            self.tell_daemon()
 
     def on_term(self, signum: int, frame: object) -> None:
         """``terminate`` sends SIGTERM to the supervisor alone, so that the worker's tree is sampled while
@@ -228,10 +252,15 @@ class Supervisor:
         command = list(self.worker.command)
         if self.gate_job is None:
             return self._run(command)
+        from vaultops.base.claude_code import is_claude
         from vaultops.hook.claude import GateSetupError, gated_command  # the policy: only a gated worker
+        from vaultops.hook.heard import Heard
+        from vaultops.run.proof import Proof
 
+        heard = Heard()
+        self.proof = Proof(heard) if is_claude(command) else None
         try:
-            with gated_command(self.gate_job, command, self.gate_escalated) as argv:
+            with gated_command(self.gate_job, command, self.gate_escalated, heard) as argv:
                 return self._run(argv)
         except GateSetupError as exc:
             self.log.write(f"{OWN_PREFIX}could not start {command[0]}: {exc}".encode())
