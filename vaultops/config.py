@@ -302,6 +302,9 @@ class GitConfig(_Section):
     claim_offline: bool = False  # with a remote that cannot be reached: claim anyway (one machine only)
     remote: str = "origin"
     lease_margin: float = Field(120.0, ge=0)  # seconds past a job's longest run before others take over
+    # seconds a daemon gathers changes to the daily note and the dashboard alone before it commits them:
+    # each claim and each result is one commit, not followed by one more for the notes vaultops draws
+    batch: float = Field(120.0, ge=0)
 
 
 class AnswersConfig(_Section):
@@ -336,9 +339,6 @@ class HealthConfig(_Section):
 
 class RetryConfig(_Section):
     rate_limit_delays: tuple[float, ...] = (1.0, 4.0, 16.0)
-    # a request that failed the same way this many times in a row is not retried again: the person is
-    # asked, with each attempt's failure (vaultops.run.streak)
-    same_failure_limit: int = Field(3, ge=1, le=100)
     # a request that failed the same way this many times in a row is not retried again: the person is
     # asked, with each attempt's failure (vaultops.run.streak)
     same_failure_limit: int = Field(3, ge=1, le=100)

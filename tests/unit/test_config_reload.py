@@ -96,3 +96,17 @@ def test_the_problem_is_kept_as_one_of_this_machines_and_a_new_one_starts_anew(t
     assert config_problem(state.get(CONFIG_KEY)) is None
     state.set(CONFIG_KEY, "{not json")
     assert config_problem(state.get(CONFIG_KEY)) is None, "damaged: no problem, rewritten at the next look"
+
+
+def test_a_config_file_gone_keeps_the_last_good_config_rather_than_the_defaults(root: Path) -> None:
+    """The whole .vaultops folder deleted, or a checkout half done: defaults would run a config nobody
+    wrote (found by test_faults_disk_log, whose daemon lost its profiles so)."""
+    local(root, '[agent]\nname = "mine"\n')
+    keeper = ConfigKeeper(root, load_config(root))
+    (root / ".vaultops" / "local.toml").unlink()
+    gone = keeper.check()
+    assert gone.config is None and "local.toml is gone" in gone.problem
+    assert keeper.good.agent.name == "mine"
+    local(root, '[agent]\nname = "mine"\n')
+    back = keeper.check()
+    assert back.problem == "" and back.changed

@@ -123,6 +123,7 @@ class Daemon:
             keep_problem(self.state, self.keeper.problem)
             self.writer = NoteWriter(self.vault)
             self.publisher = Publisher.open(self.vault)
+            self.publisher.batch = self.config.git.batch  # a tick commits all it draws: no later pass
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
             observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
             self.listener = self.listen(state_dir / "state.db")
@@ -371,6 +372,7 @@ class Daemon:
         self.writer = NoteWriter(self.vault)
         if config.git != old.git or self.publisher is None:
             self.publisher = Publisher.open(self.vault)
+            self.publisher.batch = config.git.batch
         if config.limits.max_concurrent != old.limits.max_concurrent:
             self.retired.append(self.jobs)
             self.jobs = ThreadPoolExecutor(max_workers=config.limits.max_concurrent)
@@ -478,7 +480,17 @@ class Daemon:
                     ".vaultops/state/kept/ is recorded when vaultops starts again"
                 )
                 break
+        self.guarded(self.commit_held, check=False, name="commit")
         self.log.info("stopped")
+
+    def commit_held(self) -> None:
+        """What the daemon held for a batch (the daily note, the dashboard) is committed before it stops."""
+        if self.publisher is None or not self.publisher.uncommitted:
+            return
+        self.publisher.batch = 0.0
+        p = self.new_pass()
+        p.ctx.commit()
+        self.report(p.report, "stopping")
 
 
 def run_daemon(vault: Vault) -> int:

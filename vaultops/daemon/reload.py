@@ -55,6 +55,7 @@ class ConfigKeeper:
         self.problem = problem
         self.waiting = bool(problem)
         self.seen = fingerprint(root)
+        self.present = tuple(data is not None for data in self.seen)  # as loaded: a file gone is no edit
 
     def check(self) -> Checked:
         seen = fingerprint(self.root)
@@ -62,7 +63,14 @@ class ConfigKeeper:
             return Checked(problem=self.problem)
         self.seen = seen
         before = self.problem
+        gone = [
+            name
+            for name, was, data in zip(CONFIG_FILES, self.present, seen, strict=True)
+            if was and data is None
+        ]
         try:
+            if gone:  # deleted with its folder, or mid-checkout: defaults would be a config nobody wrote
+                raise ConfigError(f"{self.root / gone[0]} is gone; put it back")
             new = load_config(self.root)
         except ConfigError as exc:
             self.problem = f"{exc.message}; {WAITING if self.waiting else KEPT}; {FIX}"
@@ -71,6 +79,7 @@ class ConfigKeeper:
         fresh = new != self.good or self.waiting
         self.waiting = False
         self.good = new
+        self.present = tuple(data is not None for data in seen)
         return Checked(config=new if fresh else None, changed=bool(before))
 
 

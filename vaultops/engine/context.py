@@ -9,7 +9,7 @@ insertions in with one write per note and keeps what could not be placed, so a r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -163,8 +163,11 @@ class Context:
     def pull(self) -> None:
         self.publisher.pull(self.report.warnings)
 
-    def commit(self) -> None:
-        """Commit (and, with a remote, push) what this pass wrote and what earlier ones could not."""
+    def commit(self, drawn: Collection[str] = ()) -> None:
+        """Commit (and, with a remote, push) what this pass wrote and what earlier ones could not.
+        ``drawn``: the daily notes this pass wrote; with the dashboard and the machine notes, a daemon
+        holds changes to them alone for ``[git] batch`` seconds (``Publisher.hold``): its claims and
+        results went to the remote as commits of their own already."""
         if not self.publisher.git.is_repo():
             if self.report.written and self.state.get("warned-no-git") is None:
                 self.report.warnings.append(
@@ -172,8 +175,18 @@ class Context:
                 )
                 self.state.set("warned-no-git", "1")
             return
-        outcomes = self.report.outcomes or self._rendered_only()
-        self.report.commit = self.publisher.commit(self.report.written, outcomes, self.report.warnings)
+        written = self.report.written
+        waiting = {*written, *self.publisher.uncommitted}
+        rendered = tuple(self.vault.rendered_paths)
+        held = {*drawn, *self.publisher.held}
+        drawn_only = bool(waiting) and all(p in held or p.startswith(rendered) for p in waiting)
+        if drawn_only and self.publisher.hold(written):
+            return
+        if drawn_only and not self._rendered_only():  # a result's commit already named its requests
+            outcomes = [PassOutcome("daily note and dashboard", "updated", "")]
+        else:
+            outcomes = self.report.outcomes or self._rendered_only()
+        self.report.commit = self.publisher.commit(written, outcomes, self.report.warnings)
 
     def _rendered_only(self) -> list[PassOutcome]:
         """A commit of the dashboard alone says so ("vaultops: dashboard heartbeat" when it carries this

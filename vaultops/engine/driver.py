@@ -249,10 +249,10 @@ class Pass:
     def publish(self) -> None:
         """The daily note, this machine's note and the dashboard; git: the commit (and push) of every path
         the pass wrote, and of what earlier ones could not commit."""
-        for rel in self.daily.flush(self.ctx.clock()):
-            self.report.written.append(rel)
+        drawn = self.daily.flush(self.ctx.clock())
+        self.report.written += drawn
         show(self.ctx)
-        self.ctx.commit()
+        self.ctx.commit(drawn)
 
     def tell(self) -> PassReport:
         """The notices, after the commit, so that they link to lines now in the vault; a channel failing or

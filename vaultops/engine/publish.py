@@ -93,6 +93,21 @@ class Publisher:
         self._stored_read = False
         self._pending: list[str] = []  # said by a claim's push, for the pass's next warnings
         self._retry = 0.0  # seconds before an unreachable remote is fetched from again
+        self.batch = 0.0  # seconds drawn notes may wait for a commit (a daemon's ``[git] batch``)
+        self.held_since: float | None = None  # when drawn notes began to wait (monotonic)
+        self.held: set[str] = set()  # the drawn notes waiting
+
+    def hold(self, paths: Sequence[str]) -> bool:
+        """Keep ``paths`` (notes vaultops draws: the daily note, the dashboard) for a later commit, unless
+        they have waited ``batch`` seconds already.  True when held."""
+        now = time.monotonic()
+        if not self.batch or (self.held_since is not None and now - self.held_since >= self.batch):
+            return False
+        if self.held_since is None:
+            self.held_since = now
+        self.held |= set(paths)
+        self._keep_uncommitted({*self.uncommitted, *paths})
+        return True
 
     def _kept_path(self) -> Path:
         return kept.path_for(self.vault.state_dir, "uncommitted", "publisher")
@@ -302,6 +317,7 @@ class Publisher:
                 return None
             if self.uncommitted:
                 self._keep_uncommitted(set())
+            self.held_since, self.held = None, set()
             self.ahead = self.ahead or sha is not None
         if self.ahead and self.through_remote:
             self.push(warnings)
