@@ -12,8 +12,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse, UsageLimit
 from tests.support.helpers import inbox_path, inbox_text, routed, vault_with
@@ -55,21 +53,25 @@ def said(body: dict[str, Any]) -> str:
     return json.dumps(body.get("messages", []))
 
 
-def test_a_request_at_its_accounts_usage_limit_waits_for_the_reset_and_goes_on_in_its_session(
-    tmp_path: Path, api: FakeAnthropic
-) -> None:
+def vault_for(tmp_path: Path, api: FakeAnthropic, limits: str = "max_concurrent = 1") -> Path:
+    table = profile(
+        "worker-code", api.start(), tmp_path / "cc", workdir="work", timeout=120, subscription=True
+    )
+    local = routed(table, 'code = ["worker-code"]', "[0.1]") + f"\n[limits]\n{limits}\n"
+    vault = vault_with(tmp_path / "v", INBOX, local)
+    (vault / "work").mkdir()
+    return vault
+
+
+def limited(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Clock, str, datetime]:
+    """A vault whose first request took a step and met its account's usage limit, two hours from the
+    clock: (the vault, the clock, its waiting status, the minute that status says it resumes at)."""
     # the CLI words the reset on the real clock ("resets 1:05am (UTC)"): the test's clock starts there
     start = datetime.now(UTC).replace(microsecond=0)
     reset = int(start.timestamp()) + 2 * 3600 + 30
     api.script(ToolUse("Bash", {"command": "echo part one >> steps.txt"}), UsageLimit(reset))
-    table = profile(
-        "worker-code", api.start(), tmp_path / "cc", workdir="work", timeout=120, subscription=True
-    )
-    local = routed(table, 'code = ["worker-code"]', "[0.1]") + "\n[limits]\nmax_concurrent = 1\n"
-    vault = vault_with(tmp_path / "v", INBOX, local)
-    (vault / "work").mkdir()
+    vault = vault_for(tmp_path, api)
     clock = Clock(start)
-
     tick(Vault.open(vault), clock=clock, wait_settle=False)
     state, reason = statuses(vault)["REQ-first"]
     assert state == "waiting", (state, reason, inbox_text(vault))
@@ -80,6 +82,14 @@ def test_a_request_at_its_accounts_usage_limit_waits_for_the_reset_and_goes_on_i
     assert reset - 60 <= resumes.timestamp() <= reset + 60, (resumes, reset)
     assert len(api.requests) == 2, "the limit ends the run: no retry in seconds, no fallback"
     assert (vault / "work" / "steps.txt").read_text() == "part one\n"  # its work so far is kept
+    return vault, clock, reason, resumes
+
+
+def test_a_request_at_its_accounts_usage_limit_waits_for_the_reset_and_goes_on_in_its_session(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    vault, clock, reason, resumes = limited(tmp_path, api)
+    start = clock.now
 
     # an hour on, a second request for the same account waits too, and asks the API nothing
     with inbox_path(vault).open("a") as fh:
@@ -112,18 +122,42 @@ def test_a_request_at_its_accounts_usage_limit_waits_for_the_reset_and_goes_on_i
     print(f"\nquota: waited from {start:%H:%M} to {resumes:%H:%M} UTC on the test's clock; 4 calls in all")
 
 
-@pytest.mark.parametrize("on_quota", ["fallback"])
-def test_with_on_quota_fallback_the_limit_fails_over_as_before(
-    tmp_path: Path, api: FakeAnthropic, on_quota: str
+def test_a_request_whose_session_is_gone_starts_again_at_the_reset_with_its_work_so_far(
+    tmp_path: Path, api: FakeAnthropic
+) -> None:
+    vault, clock, _, resumes = limited(tmp_path, api)
+    for session in (tmp_path / "cc" / "projects").rglob("*.jsonl"):  # Claude Code's sessions, cleared
+        session.unlink()
+    api.script(Text("DONE: the build is fixed."))
+    clock.now = resumes + timedelta(seconds=61)
+    tick(Vault.open(vault), clock=clock, wait_settle=False)
+    state, reason = statuses(vault)["REQ-first"]
+    assert state == "done", (state, reason, inbox_text(vault))
+    assert len(api.requests) == 3, "the resume failed before any call; the run that started again made one"
+    again = said(api.requests[2])
+    assert "Fix the failing build step by step" in again and "part one" not in again
+    assert (vault / "work" / "steps.txt").read_text() == "part one\n"
+
+
+def test_a_request_claimed_with_one_that_meets_the_limit_waits_without_a_call(
+    tmp_path: Path, api: FakeAnthropic
 ) -> None:
     start = datetime.now(UTC).replace(microsecond=0)
     api.script(UsageLimit(int(start.timestamp()) + 3600))
-    table = profile(
-        "worker-code", api.start(), tmp_path / "cc", workdir="work", timeout=120, subscription=True
-    )
-    local = routed(table, 'code = ["worker-code"]', "[0.1]") + f'\n[limits]\non_quota = "{on_quota}"\n'
-    vault = vault_with(tmp_path / "v", INBOX, local)
-    (vault / "work").mkdir()
+    vault = vault_for(tmp_path, api)
+    with inbox_path(vault).open("a") as fh:
+        fh.write(SECOND)
+    tick(Vault.open(vault), clock=Clock(start), wait_settle=False)  # one batch: both claimed, run in turn
+    both = statuses(vault)
+    assert both["REQ-first"][0] == both["REQ-second"][0] == "waiting", (both, inbox_text(vault))
+    assert both["REQ-first"][1] == both["REQ-second"][1]
+    assert len(api.requests) == 1, "the second job of the batch saw the first's limit and made no call"
+
+
+def test_with_on_quota_fallback_the_limit_fails_over_as_before(tmp_path: Path, api: FakeAnthropic) -> None:
+    start = datetime.now(UTC).replace(microsecond=0)
+    api.script(UsageLimit(int(start.timestamp()) + 3600))
+    vault = vault_for(tmp_path, api, 'on_quota = "fallback"')
     tick(Vault.open(vault), clock=Clock(start), wait_settle=False)
     state, reason = statuses(vault)["REQ-first"]
     assert state == "error" and reason.startswith("usage limit: You've hit your session limit"), reason

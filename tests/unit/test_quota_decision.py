@@ -15,6 +15,7 @@ from vaultops.base.usage_limit import UsageLimit
 from vaultops.config import Config, ProfileConfig, load_config
 from vaultops.decide.gate import agenda_for
 from vaultops.decide.quota import MIN_WAIT, account_of, held, resume_at, waiting_reason
+from vaultops.engine.quota import session_gone
 from vaultops.model import State
 from vaultops.render import results
 from vaultops.run.outcome import Attempt, Failure
@@ -114,3 +115,15 @@ def test_the_status_says_the_profile_and_the_minute_in_the_clocks_zone() -> None
     assert waiting_reason("worker-code", datetime(2026, 12, 4, 0, 52, tzinfo=UTC)) == (
         "usage limit of worker-code; resumes at 2026-12-04 00:52 UTC"
     )
+
+
+def test_a_resume_that_failed_before_its_first_turn_had_no_session_to_go_on_in() -> None:
+    gone = "Claude Code printed no JSON result (exit 1): No conversation found with session ID: 0b1c2d3e"
+    printed_json = Attempt("claude", Failure.OTHER, "", gone, 0.3, 1)
+    streamed = Attempt(
+        "claude", Failure.OTHER, "", "Claude Code stopped: error_during_execution", 0.3, turns=0
+    )
+    worked_then_failed = replace(streamed, turns=3)
+    assert session_gone(printed_json) and session_gone(streamed)
+    assert not session_gone(worked_then_failed)
+    assert not session_gone(replace(LIMITED, turns=0)), "the limit again: it waits again, in its session"

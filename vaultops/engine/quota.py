@@ -12,16 +12,22 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import replace
+from datetime import datetime
 
 from vaultops.decide.quota import account_of, accounts, held, resume_at, waiting_reason
 from vaultops.engine.context import Context
+from vaultops.engine.ports import Runner
 from vaultops.model import State
 from vaultops.render.results import RunResult
 from vaultops.run.dispatch import Dispatched
 from vaultops.run.jobs import Job
+from vaultops.run.outcome import Attempt, Failure
 
 HOLD = "quota:account:"
 WAITED = "quota:session:"
+# what Claude Code says to a --resume of a session it does not have (its folder was cleared, say); in
+# stream-json it says only error_during_execution, with no turn taken
+SESSION_GONE = "No conversation found"
 
 
 def waits(ctx: Context) -> bool:
@@ -93,6 +99,23 @@ def after_quota(ctx: Context, job: Job, lock: threading.Lock) -> Job:
         if session is None:
             return job
         ctx.state.set(key, "")
-    if not session or job.resume:  # an approval or a review's feedback has its own session to go on in
-        return job
+    if not session or job.resume or job.tasks:  # an approval or a review has its own session; a fan-out's
+        return job  # tasks each run anew (they are not one session)
     return replace(job, resume=session, waited="its account's usage limit, which has reset")
+
+
+def run(ctx: Context, job: Job, dispatcher: Runner, started: datetime) -> RunResult:
+    """The job's run, and its wait if it met its account's usage limit.  A request going on after the
+    reset whose session Claude Code no longer has starts again, with the work so far."""
+    dispatched = dispatcher.run(job, started)
+    first = dispatched.attempts[0] if dispatched.attempts else None
+    if job.waited and first is not None and dispatched.result.state is State.ERROR and session_gone(first):
+        dispatched = dispatcher.run(replace(job, resume="", waited=""), started)
+    return waited(ctx, job, dispatched, dispatcher.lock)
+
+
+def session_gone(attempt: Attempt) -> bool:
+    """A resumed attempt that failed before its first turn: its session was not there to go on in."""
+    if attempt.ok or attempt.failure is Failure.QUOTA:
+        return False
+    return SESSION_GONE in attempt.detail or attempt.turns == 0

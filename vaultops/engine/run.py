@@ -66,12 +66,11 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
         if job.kind == "fanout":
 
             def run(part: Job) -> RunResult:
-                return dispatcher.run(part, started).result
+                return quota.run(ctx, part, dispatcher, started)
 
             result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
         else:
-            result = quota.waited(ctx, job, dispatcher.run(job, started), dispatcher.lock)
-            result = asked_of_the_person(ctx.vault, job, result)
+            result = asked_of_the_person(ctx.vault, job, quota.run(ctx, job, dispatcher, started))
             result = reviewed(ctx, job, result, dispatcher.lock, dispatcher.cancel)
     finally:
         if job.lasting:
