@@ -4,6 +4,7 @@ own under the same subject (issue 29: 183 commits for about 35 requests)."""
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 
@@ -13,6 +14,11 @@ from tests.support.helpers import git
 from tests.support.waiting import wait_for
 
 FAST = "[daemon]\nreconcile = 1\nfetch = 0.5\ngrace = 10\n"
+
+
+def done_on_remote(fleet: Fleet, rid: str) -> bool:
+    found = fleet.remote_requests().get(rid)
+    return found is not None and found.state.value == "done"
 
 
 def vaultops_subjects(fleet: Fleet, since: str) -> list[str]:
@@ -30,9 +36,7 @@ def test_each_claim_and_result_is_one_commit_and_the_drawn_notes_follow_at_the_e
         daemon.wait_ready()
         for rid in ids:
             person_push(phone, lambda t, rid=rid: t + request_block(rid, f"Summarise {rid}."))
-            assert wait_for(lambda rid=rid: fleet.remote_requests()[rid].state.value == "done"), (
-                daemon.explain()
-            )
+            assert wait_for(partial(done_on_remote, fleet, rid)), daemon.explain()
         during = vaultops_subjects(fleet, start)
     finally:
         assert daemon.stop() == 0, daemon.errors()
