@@ -8,6 +8,7 @@ The time from the phone's push to every job stopped (recorded as interrupted on 
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import time
@@ -19,7 +20,7 @@ import pytest
 
 from tests.support.clones import Fleet, request_block
 from tests.support.daemon_helpers import Daemon
-from tests.support.helpers import INBOX, git
+from tests.support.helpers import INBOX, git, vaultops
 from tests.support.waiting import wait_for
 from vaultops.decide.halt import read_halt
 
@@ -146,6 +147,10 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
         for clone in fleet.clones:  # each machine's redraw says it, and keeps the person's line
             assert wait_for(partial(banner_on, clone, True)), dashboard(clone)
             assert read_halt(dashboard(clone)).halted
+            shown = vaultops("--vault", str(clone), "status")  # first of all, on every machine
+            assert shown.stdout.startswith("HALTED by Person: runaway agent (since "), shown.stdout
+            doc = json.loads(vaultops("--vault", str(clone), "status", "--json").stdout)
+            assert doc["halt"]["by"] == "Person" and doc["halt"]["reason"] == "runaway agent"
 
         # while halted: a new request and a new schedule (which runs on its first pass) start nothing
         new = phone_push(phone, INBOX, add_c, "new request")

@@ -3,6 +3,7 @@ notifiers, machines) as one report: a table each, or one JSON document."""
 
 from __future__ import annotations
 
+from vaultops.commands.halted import halt_line, halt_row
 from vaultops.commands.output import Output
 from vaultops.commands.status import (
     channel_rows,
@@ -28,13 +29,17 @@ def status(vault: Vault, *, as_json: bool = False) -> Output:
     channels = channel_rows(vault)
     machines, unreadable = machine_rows(vault)
     warnings += unreadable
-    doc = {
+    halt = halt_row(vault)
+    doc: dict[str, object] = {
         "requests": rows, "profiles": profiles, "workers": workers, "notifiers": channels,
         "machines": machines,
     }  # fmt: skip
+    if halt is not None:  # only while the fleet is halted: the usual document keeps its shape
+        doc["halt"] = halt
     if as_json:
         return Output([], doc, warnings)
-    lines = [format_table(rows)]
+    lines = [halt_line(halt, vault.dashboard_rel or ""), ""] if halt is not None else []
+    lines += [format_table(rows)]
     if profiles:
         lines += ["", format_profiles(profiles)]
     if workers:

@@ -19,7 +19,7 @@ from vaultops.notify.message import Notice, obsidian_link
 from vaultops.render import results
 from vaultops.sync.git import AUTHOR_PREFIX
 
-_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
+HALT_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
 RESUME_HINT = "set `halt: no` in the dashboard note's properties (or send /resume to the bot) to resume"
 
 
@@ -39,7 +39,7 @@ def look(ctx: Context) -> Halted | None:
     else:
         halt = Halted(mark.reason, _who(ctx, mark))
         since = str(_seen(ctx).get("since") or results.iso(ctx.clock()))
-        ctx.state.set(_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
+        ctx.state.set(HALT_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
         if was is None:
             _halted(ctx, halt, since)
     ctx.warn(f"{halt.sentence()}; nothing is claimed and no job starts until the halt is lifted")
@@ -76,7 +76,11 @@ def author_shown(who: str, host: str) -> str:
 
 
 def _seen(ctx: Context) -> dict[str, object]:
-    raw = ctx.state.get(_KEY)
+    return remembered(ctx.state.get(HALT_KEY))
+
+
+def remembered(raw: str | None) -> dict[str, object]:
+    """The halt this machine remembers, as state.db keeps it under ``HALT_KEY``: {} when none."""
     try:
         seen = json.loads(raw) if raw else {}
     except ValueError:
@@ -112,7 +116,7 @@ def _halted(ctx: Context, halt: Halted, since: str) -> None:
 def _resumed(ctx: Context, was: Halted) -> None:
     host = ctx.vault.host
     since = str(_seen(ctx).get("since") or "")
-    ctx.state.set(_KEY, "")
+    ctx.state.set(HALT_KEY, "")
     ctx.state.event("resume", by=was.by, reason=was.reason)
     ctx.warn(f"resumed: the halt ({was.reason or 'no reason given'}) is lifted; nothing restarts by itself")
     body = (
