@@ -127,3 +127,12 @@ def test_a_resume_that_failed_before_its_first_turn_had_no_session_to_go_on_in()
     assert session_gone(printed_json) and session_gone(streamed)
     assert not session_gone(worked_then_failed)
     assert not session_gone(replace(LIMITED, turns=0)), "the limit again: it waits again, in its session"
+
+
+def test_the_persons_retry_under_a_waiting_request_tries_it_now() -> None:
+    said = "\n" + "\n".join(results.status_only(State.WAITING, NOW, waiting_reason("claude", RESET)))
+    holds = {"claude": RESET.timestamp()}
+    waiting = inbox(RESEARCH + said)
+    assert agenda_for(waiting, facts_for(waiting, quota=holds), CONFIG).items == ()
+    retried = inbox(RESEARCH + said + "\n- retry: yes")
+    assert kinds(agenda_for(retried, facts_for(retried, quota=holds), CONFIG)) == {"REQ-2": "profile"}

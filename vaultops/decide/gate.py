@@ -360,7 +360,8 @@ def next_step(
         if handling.approved:
             return None  # a status line now would close the approval: it runs once the budget allows
         handling = Handling("wait", handling.ruling, budget.waiting_reason())
-    if handling.kind == "profile" and (limited := held(handling.profile, facts.quota, facts.now)):
+    limited = held(handling.profile, facts.quota, facts.now) if handling.kind == "profile" else None
+    if limited is not None and not retry_asked(request):  # `- retry: yes` tries it now all the same
         if handling.approved:
             return None  # as for the budget: it runs once its account's limit has reset
         handling = Handling("wait", handling.ruling, waiting_reason(*limited))  # docs/quota.md

@@ -56,8 +56,8 @@ def _waited_key(job: Job) -> str:
 
 def held_now(ctx: Context, job: Job, lock: threading.Lock) -> RunResult | None:
     """A job whose account met its limit after it was claimed (a job before it in the same batch): it
-    waits as the gate would have had it wait, without a call."""
-    if not waits(ctx):
+    waits as the gate would have had it wait, without a call (unless the person asked to retry it now)."""
+    if not waits(ctx) or job.retried:
         return None
     now = ctx.clock()
     with lock:
