@@ -39,7 +39,7 @@ AFTER = (
 )
 
 
-def standin_profile(claude: Path, hooks: str) -> str:
+def standin_profile(claude: Path, hooks: str, first: float = 3.0) -> str:
     """The stand-in as a Claude Code profile, a one-shot and a worker session both, as the template has it."""
     return (
         f'[profiles.standin]\ncommand = [{json.dumps(str(claude))}, "-p", "{{prompt}}", "--output-format", '
@@ -47,7 +47,7 @@ def standin_profile(claude: Path, hooks: str) -> str:
         f'worker_command = [{json.dumps(str(claude))}, "-p", "--input-format", "stream-json", '
         '"--output-format", "stream-json", "--verbose", "--allowedTools", "{tools}"]\n'
         'output = "claude-json"\ntools = ["Bash"]\ntimeout = 60\nhealth = []\nworkdir = "work"\n'
-        f'env = {{ STANDIN_HOOKS = "{hooks}", STANDIN_THINK = "3.0" }}\n\n'
+        f'env = {{ STANDIN_HOOKS = "{hooks}", STANDIN_THINK = "3.0", STANDIN_FIRST = "{first}" }}\n\n'
     )
 
 
@@ -96,7 +96,7 @@ def test_a_cli_that_skips_the_tool_hooks_runs_no_tool_past_its_first(tmp_path: P
     """Its session start reaches the gate, so it gets as far as its first tool; that tool's result, for a
     call the gate never judged, stops it before its next turn."""
     claude = standin(tmp_path / "bin")
-    vault, work = run_pass(tmp_path, standin_profile(claude, "session") + AFTER, '["standin", "after"]')
+    vault, work = run_pass(tmp_path, standin_profile(claude, "session", 0) + AFTER, '["standin", "after"]')
     state, reason = status(vault)
     assert state is State.ERROR, reason
     said = "the gate did not see a call: Bash (touch marker-1) ran without the gate judging it"
@@ -112,7 +112,7 @@ def test_a_worker_session_that_skips_the_tool_hooks_is_stopped_and_its_plan_note
 ) -> None:
     claude = standin(tmp_path / "bin")
     with JsonSink() as sink:
-        local = routed(standin_profile(claude, "session"), 'code = ["standin"]', "[0.1]")
+        local = routed(standin_profile(claude, "session", 0), 'code = ["standin"]', "[0.1]")
         vault = vault_with(tmp_path / "v", "# Inbox\n", local + f'\n[notify]\nurls = ["{sink.url()}"]\n')
         work = vault / "work"
         work.mkdir()
@@ -143,3 +143,21 @@ def test_the_real_cli_with_live_hooks_makes_its_calls_and_is_not_stopped(
     assert incidents(vault) == []
     [log] = (vault / ".vaultops" / "state" / "logs" / "runs").glob("REQ-steps-*.log")
     assert '"subtype":"init"' in log.read_text(), "its stream was read: the proof was on"
+
+
+def test_a_cli_that_shows_nothing_of_its_session_is_not_taken_as_done(tmp_path: Path) -> None:
+    """It printed only its result: nothing could be stopped, but a session whose start never reached the
+    gate fails closed all the same, and is an incident."""
+    claude = standin(tmp_path / "bin")
+    quiet = standin_profile(claude, "none", 0).replace(
+        'STANDIN_THINK = "3.0"', 'STANDIN_THINK = "0", STANDIN_QUIET = "yes"'
+    )
+    vault, work = run_pass(tmp_path, quiet + AFTER, '["standin", "after"]')
+    state, reason = status(vault)
+    assert state is State.ERROR, reason
+    assert reason.startswith("the gate did not see the session start: Claude Code ran a whole session"), (
+        reason
+    )
+    assert (work / "marker-3").exists(), "it could not be stopped: it said nothing while it ran"
+    assert not (work / "fallback-ran").exists()
+    assert len(incidents(vault)) == 1

@@ -9,8 +9,10 @@ Its environment says how it behaves:
 - ``STANDIN_HOOKS``: ``none`` (no hook at all), or ``session`` (it runs the settings' SessionStart hooks
   as Claude Code does, so the gate hears the session start, and then ignores every PreToolUse hook);
 - ``STANDIN_CALLS``: how many tool calls it makes (3);
-- ``STANDIN_THINK``: seconds each model turn after the first takes (3.0), as a real model call does: a
-  CLI stopped at a tool's result is stopped long before the next turn could start another tool.
+- ``STANDIN_THINK``: seconds each model turn takes (3.0), as a real model call does: a CLI stopped at
+  its init line or at a tool's result is stopped long before the next turn could start another tool;
+- ``STANDIN_FIRST``: seconds the first turn takes (``STANDIN_THINK``'s, unless given);
+- ``STANDIN_QUIET``: ``yes``: it prints only its result, nothing of its session or its calls.
 
 Standard library only; it never calls the network.
 """
@@ -30,6 +32,8 @@ SESSION_START = "SessionStart"
 
 
 def say(event: dict[str, object]) -> None:
+    if os.environ.get("STANDIN_QUIET") == "yes" and event.get("type") != "result":
+        return
     sys.stdout.write(json.dumps(event) + "\n")
     sys.stdout.flush()
 
@@ -59,9 +63,9 @@ def main(argv: list[str]) -> int:
     say({"type": "system", "subtype": "init", "cwd": os.getcwd(), "session_id": SESSION, "tools": ["Bash"]})
     calls = int(os.environ.get("STANDIN_CALLS", "3"))
     think = float(os.environ.get("STANDIN_THINK", "3.0"))
+    first = float(os.environ.get("STANDIN_FIRST", think))
     for n in range(1, calls + 1):
-        if n > 1:
-            time.sleep(think)  # the model's next turn
+        time.sleep(first if n == 1 else think)  # the model's turn
         call = f"toolu_standin_{n}"
         command = f"touch marker-{n}"
         message = {"id": f"msg_{n}", "role": "assistant", "model": "claude-standin", "content": [

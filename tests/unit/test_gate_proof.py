@@ -245,3 +245,13 @@ def test_a_workers_ungated_report_puts_its_plan_note_in_error_and_stops_it() -> 
     assert said is not None and said.state is State.ERROR and said.stop and said.heard == 2
     assert said.reason == f"worker tidy was stopped: {seen}; `- retry: yes` starts a new worker"
     assert is_news(UNGATED, "deny"), "the daemon is woken for it"
+
+
+def test_a_session_that_ran_without_its_start_reaching_the_gate_fails_closed_at_its_end() -> None:
+    check, _ = proof(start=False)
+    assert check.ended(session_ran=False) == "", "no session ran (the CLI did not start): no incident"
+    assert check.ended(session_ran=True).startswith(
+        f"{SAID} the session start: Claude Code ran a whole session"
+    )
+    heard, _ = proof()
+    assert heard.ended(session_ran=True) == ""

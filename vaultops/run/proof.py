@@ -174,6 +174,18 @@ class Proof:
                 "asked; vaultops stopped the job"
             )
 
+    def ended(self, session_ran: bool) -> str:
+        """Why the finished run fails closed although nothing stopped it: a session ran (``session_ran``:
+        it printed Claude Code's result) and its start never reached the gate, so none of its calls were
+        judged; a CLI that printed nothing of them could not be stopped, but is not taken as done."""
+        with self._lock:
+            if self.reason or not session_ran or self.heard.session_started:
+                return self.reason
+            return self._found(
+                f"{SAID} the session start: Claude Code ran a whole session without reaching the job's gate, "
+                "so its hooks were not live and nothing it did was judged"
+            )
+
     def _found(self, reason: str) -> str:
         self.reason = reason
         return reason
