@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.decide.halt import OFF, ON, Halted, read_halt
+from vaultops.decide.halt import OFF, ON, Halted, chat_lines, read_halt, with_lines
+from vaultops.notify.replies import parse_reply, writable
 from vaultops.render.dashboard import Fleet, render_dashboard
 
 DASHBOARD = "---\nvaultops: vaultops dashboard\nrunning: 2\n{props}---\n# vaultops\n"
@@ -142,3 +143,46 @@ def test_a_redraw_never_loses_a_halt_nor_its_reason(reason: str, others: list[st
 def test_text_after_the_frontmatter_changes_nothing(body: str) -> None:
     assert read_halt(note("halt: yes") + body).halted
     assert not read_halt(note("halt: no") + body).halted
+
+
+# --- from chat: /halt <reason> and /resume ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict", "comment"),
+    [
+        ("/halt it deletes files", "halt", "it deletes files"),
+        ("Halt", "halt", ""),
+        ("/HALT@vaultops_bot: runaway", "halt", "runaway"),
+        ("/resume", "resume", ""),
+        ("/Resume@vaultops_bot", "resume", ""),
+    ],
+)
+def test_the_bot_hears_halt_and_resume(text: str, verdict: str, comment: str) -> None:
+    parsed = parse_reply(text, bot="vaultops_bot")
+    assert parsed is not None and (parsed.request_id, parsed.verdict, parsed.comment) == (
+        "",
+        verdict,
+        comment,
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["resume the work on REQ-1 later", "/halt@another_bot now", "halting problem"]
+)
+def test_chatter_and_another_bots_command_are_no_switch(text: str) -> None:
+    parsed = parse_reply(text, bot="vaultops_bot")
+    assert parsed is None or parsed.request_id
+
+
+@given(reason=TEXT, who=TEXT, others=OTHER)
+def test_what_the_bot_writes_reads_back_as_said(reason: str, who: str, others: list[str]) -> None:
+    """Whatever a chat message holds, the lines written for it are one halt, with that reason and sender,
+    and end no frontmatter."""
+    text = with_lines(note(*others), chat_lines(True, writable(reason), writable(who)))
+    mark = read_halt(text)
+    assert mark.halted
+    assert mark.reason == " ".join(writable(reason).replace("\\", "/").replace('"', "'").split())
+    assert mark.by == " ".join(writable(who).replace("\\", "/").replace('"', "'").split())
+    assert not read_halt(with_lines(text, chat_lines(False, "", ""))).halted
+    assert text.split("\n")[-2:] == ["# vaultops", ""]  # the body stays where it was

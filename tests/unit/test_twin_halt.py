@@ -14,6 +14,7 @@ from tests.support.clones import request_block
 from tests.support.twin import TwinFleet, no_processes  # noqa: F401
 from vaultops.decide.halt import read_halt
 from vaultops.model import State
+from vaultops.notify.replies import ChatAnswer
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
@@ -100,3 +101,27 @@ def test_a_redraw_crossing_the_phones_halt_keeps_the_halt(tmp_path: Path) -> Non
     fleet.tick(1)
     assert read_halt(fleet.remote_text(DASHBOARD)).halted
     assert fleet.runs()["REQ-here"] == 0
+
+
+def test_halt_and_resume_from_the_bot_reach_every_machine(tmp_path: Path) -> None:
+    fleet = fleet_of(tmp_path)
+    when = int(fleet.clock.now.timestamp())
+    fleet[0].replies.say(ChatAnswer("", "halt", "it loops on the billing page", "Ann", "Telegram", when))
+    fleet.person_push(lambda t: t + request_block("REQ-new", "Summarise the week."))
+    fleet.tick(0)
+    fleet.tick(1)
+    assert fleet.runs()["REQ-new"] == 0
+    said = "HALTED by Ann (Telegram): it loops on the billing page"
+    assert sorted(t.split(": ", 1)[1] for t in fleet.sent() if "HALTED" in t) == [
+        f"host0 {said}",
+        f"host1 {said}",
+    ]
+    assert 'halted_by: "Ann (Telegram)"' in fleet.remote_text(DASHBOARD)
+    fleet[1].replies.say(ChatAnswer("", "resume", "", "Ann", "Telegram", when + 60))
+    fleet.tick(1)
+    fleet.tick(0)
+    assert sorted(t.split(": ", 1)[1] for t in fleet.sent() if "resumed" in t) == [
+        "host0 resumed",
+        "host1 resumed",
+    ]
+    assert fleet.runs()["REQ-new"] == 1

@@ -16,10 +16,13 @@ closed.  An empty value (Obsidian adds the property before its value is typed) i
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 HALT_KEY = "halt"
 REASON_KEYS = frozenset({"haltreason", "haltwhy", "haltedbecause", "reasonforhalt"})
+BY_KEYS = frozenset({"haltedby", "haltby"})  # who halted, when vaultops wrote it for a chat's user
+PERSON_KEYS = frozenset({HALT_KEY}) | REASON_KEYS | BY_KEYS  # the lines of the person's, kept verbatim
 ON = frozenset({"yes", "y", "true", "on", "1", "halt", "halted", "stop", "stopped", "now", "x", "checked"})
 OFF = frozenset(
     {"no", "n", "false", "off", "0", "resume", "resumed", "go", "run", "none", "null", "unchecked"}
@@ -40,6 +43,7 @@ class HaltMark:
     reason: str = ""
     line: int | None = None
     kept: tuple[str, ...] = ()
+    by: str = ""  # a ``halted_by`` line's value: who, when no commit can say it (a chat's user)
 
 
 def key_of(raw: str) -> str:
@@ -101,7 +105,7 @@ def _entries(lines: list[str]) -> list[tuple[int, str, str, tuple[str, ...]]]:
 def read_halt(text: str) -> HaltMark:
     """The halt the note's frontmatter says; never raises, whatever the text."""
     lines = [line.removesuffix("\r") for line in text.split("\n")]  # as git numbers them, for blame
-    halted, line, said, reason = False, None, "", ""
+    halted, line, said, reason, by = False, None, "", "", ""
     kept: list[str] = []
     for i, key, value, verbatim in _entries(lines):
         if key == HALT_KEY:
@@ -113,7 +117,12 @@ def read_halt(text: str) -> HaltMark:
         elif key in REASON_KEYS:
             reason = reason or value
             kept += verbatim
-    return HaltMark(halted, (reason or said) if halted else "", line, tuple(kept))
+        elif key in BY_KEYS:
+            by = by or value
+            kept += verbatim
+    if not halted:
+        return HaltMark(False, "", line, tuple(kept))
+    return HaltMark(True, reason or said, line, tuple(kept), by)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +153,31 @@ def carry_halt(before: bytes | None, after: bytes | None, now: bytes) -> bytes |
     rendering stands as it is)."""
     if after is None or not person_changed(before, after):
         return None
-    lines = _text(now).split("\n")
+    return with_lines(_text(now), read_halt(_text(after)).kept).encode("utf-8", "surrogateescape")
+
+
+def with_lines(text: str, kept: Sequence[str]) -> str:
+    """``text`` with its halt lines replaced by ``kept``, at the end of its frontmatter (one is made when
+    it has none)."""
+    lines = text.split("\n")
     inside = frontmatter_lines(lines)
     if not inside and not (lines and lines[0].strip() == "---"):
-        lines, inside = ["---", "---", *lines], range(1, 1)
-    drop = {i for i, key, _, verbatim in _entries(lines) if key == HALT_KEY or key in REASON_KEYS}
-    drop |= {i + k for i, key, _, verbatim in _entries(lines) if i in drop for k in range(len(verbatim))}
+        lines = ["---", "---", *lines]
+    drop = {
+        i + k for i, key, _, verbatim in _entries(lines) if key in PERSON_KEYS for k in range(len(verbatim))
+    }
     end = inside.stop if inside else 1
-    kept = list(read_halt(_text(after)).kept)
-    out = [ln for i, ln in enumerate(lines[:end]) if i not in drop] + kept + lines[end:]
-    return "\n".join(out).encode("utf-8", "surrogateescape")
+    return "\n".join([ln for i, ln in enumerate(lines[:end]) if i not in drop] + list(kept) + lines[end:])
+
+
+def chat_lines(halt: bool, reason: str, who: str) -> tuple[str, ...]:
+    """The halt lines vaultops writes for ``/halt <reason>`` or ``/resume`` from chat: one line each,
+    quoted so that no reason can end the frontmatter or start another property."""
+    if not halt:
+        return ("halt: no",)
+
+    def quoted(text: str) -> str:
+        clean = " ".join(text.replace("\\", "/").replace('"', "'").split())
+        return f'"{clean}"'
+
+    return ("halt: yes", f"halt_reason: {quoted(reason)}", f"halted_by: {quoted(who)}")

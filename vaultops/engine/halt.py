@@ -11,11 +11,14 @@ that a dashboard that cannot be read for a moment leaves the fleet as it was, ne
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from vaultops.base.errors import VaultopsError
-from vaultops.decide.halt import Halted, HaltMark, read_halt
+from vaultops.decide.halt import Halted, HaltMark, chat_lines, read_halt, with_lines
 from vaultops.engine.context import Context
+from vaultops.model import PassOutcome
 from vaultops.notify.message import Notice, obsidian_link
+from vaultops.notify.replies import ChatAnswer
 from vaultops.render import results
 from vaultops.sync.git import AUTHOR_PREFIX
 
@@ -37,7 +40,7 @@ def look(ctx: Context) -> Halted | None:
     if was is not None and was.reason == mark.reason:
         halt = was
     else:
-        halt = Halted(mark.reason, _who(ctx, mark))
+        halt = Halted(mark.reason, mark.by or _who(ctx, mark))
         since = str(_seen(ctx).get("since") or results.iso(ctx.clock()))
         ctx.state.set(HALT_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
         if was is None:
@@ -130,3 +133,32 @@ def _tell(ctx: Context, key: str, title: str, body: str) -> None:
     rel = ctx.vault.dashboard_rel or ""
     link = obsidian_link(ctx.vault.root.name, rel) if rel else ""
     ctx.teller.outbox.queue(Notice(key=key, title=title, body="\n".join(p for p in (body, link) if p)))
+
+
+def from_chat(ctx: Context, switches: Sequence[ChatAnswer]) -> bool:
+    """``/halt <reason>`` or ``/resume`` from chat (the last one counts) written into the dashboard note's
+    properties and committed (and pushed) before anything is claimed, so that it reaches every machine as
+    the phone's edit would; this pass sees it at once.  False when the note could not be written (the
+    answers are read again on the next pass)."""
+    rel = ctx.vault.dashboard_rel
+    if not switches or rel is None:
+        return True
+    last = max(switches, key=lambda a: a.date)
+    who = f"{last.who} ({last.via})"
+    lines = chat_lines(last.verdict == "halt", last.comment, who)
+    try:
+        note = ctx.writer.read(rel, requests=False)
+        text = note.raw.decode("utf-8", "replace") if note is not None else ""
+        if read_halt(text).kept == lines:
+            return True  # said already
+        ctx.writer.own(rel, with_lines(text, lines).encode("utf-8"))
+    except (OSError, VaultopsError) as exc:
+        ctx.warn(f"{rel}: the {last.verdict} from chat could not be written ({exc}); it is read again")
+        return False
+    said = "halted" if last.verdict == "halt" else "resumed"
+    outcome = PassOutcome("halt", said, f"from chat, by {who}")
+    if ctx.publisher.git.is_repo():
+        ctx.publisher.commit([rel], [outcome], ctx.report.warnings)
+    else:
+        ctx.report.written.append(rel)
+    return True

@@ -6,6 +6,7 @@ only once they are all in the notes, and only then is each press answered where 
 from __future__ import annotations
 
 from vaultops.engine.context import Context
+from vaultops.engine.halt import from_chat
 from vaultops.engine.heard import PressHeard, hear
 from vaultops.engine.tell import TelegramSource
 from vaultops.model import PassOutcome
@@ -17,12 +18,12 @@ def take_replies(ctx: Context, read_telegram: TelegramSource | None = None, *, a
     """``read_telegram``: where Telegram's updates come from (the daemon's listener); None: asked here.
     ``ask``: ask the chat services (without it, only what ``read_telegram`` has)."""
     listened = ctx.teller.listen(read_telegram, ask=ask)
-    answers = listened.answers
+    answers = [a for a in listened.answers if a.request_id]
+    whole = from_chat(ctx, [a for a in listened.answers if not a.request_id])  # /halt, /resume
     plans = {plan_id(rel): rel for rel in ctx.vault.plan_notes()} if answers else {}
     by_note: dict[str, list[ChatAnswer]] = {}
     for answer in answers:
         by_note.setdefault(plans.get(answer.request_id, ctx.inbox), []).append(answer)
-    whole = True
     answered: list[PassOutcome] = []
     written: list[str] = []
     presses: list[PressHeard] = []

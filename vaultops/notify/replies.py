@@ -2,7 +2,8 @@
 typed in Telegram or Zulip, or a Telegram button pressed.  Pure: text in, verdict out.
 
 ``approve REQ-… for this request`` (or ``approve for this request REQ-…``) widens an approval from one
-tool call to the same call for the rest of that request's job; nothing wider exists.
+tool call to the same call for the rest of that request's job; nothing wider exists.  ``/halt <reason>``
+and ``/resume`` are the fleet's kill switch (``decide.halt``): they name no request.
 
 Phones capitalise the first word and Telegram groups send ``/approve@some_bot``, so the verb is read
 case-insensitively, with an optional slash and bot name.  The id follows the inbox grammar
@@ -21,9 +22,15 @@ from vaultops.classifier.normalize import latin_skeleton
 from vaultops.model import ApprovalScope
 
 Verdict = Literal["approve", "deny"]
+Switch = Literal["halt", "resume"]  # the fleet's kill switch, for every request at once (``decide.halt``)
 
 _COMMAND = re.compile(
     r"\A\s*/?(?P<verb>approve|deny)(?:@(?P<bot>[A-Za-z0-9_]+))?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+# ``/halt <reason>`` (the slash may be left out: a kill switch typed in a hurry still halts) and ``/resume``
+_SWITCH = re.compile(
+    r"\A\s*(?P<slash>/)?(?P<verb>halt|resume)(?:@(?P<bot>[A-Za-z0-9_]+))?(?=\s|\Z|[:,.!])[\s:,.!]*(?P<rest>.*)\Z",
     re.IGNORECASE | re.DOTALL,
 )
 # what names a request, whatever the keyboard made of it: quoted, after a '#', its letters Cyrillic, its
@@ -42,8 +49,8 @@ _SCOPE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    request_id: str
-    verdict: Verdict
+    request_id: str  # "" for the kill switch
+    verdict: Verdict | Switch
     comment: str
     scope: ApprovalScope = "once"
 
@@ -66,8 +73,8 @@ class Press:
 class ChatAnswer:
     """An answer from chat, for a request: typed (``press`` None) or a button (``press`` set)."""
 
-    request_id: str
-    verdict: Verdict
+    request_id: str  # "" for the kill switch
+    verdict: Verdict | Switch
     comment: str
     who: str  # the sender's name (with the group's title in a group chat): it signs the line in the note
     via: str  # "Telegram", "Zulip": said in the note
@@ -95,6 +102,12 @@ def parse_reply(text: str, replied_to: str = "", bot: str = "") -> Parsed | None
     command for another bot than ``bot``).  The id may be left out in a reply to a message that names
     one request; a message that names a request in any other way than as the grammar writes it is not
     an answer (it would be taken for the one replied to)."""
+    switch = _SWITCH.match(text)
+    if switch is not None and not (bot and switch["bot"] and switch["bot"].lower() != bot.lower()):
+        if switch["verb"].lower() == "halt":
+            return Parsed(request_id="", verdict="halt", comment=writable(switch["rest"]))
+        if switch["slash"]:  # a word "resume" in chatter must not restart the fleet
+            return Parsed(request_id="", verdict="resume", comment="")
     m = _COMMAND.match(text)
     if m is None or (bot and m["bot"] and m["bot"].lower() != bot.lower()):
         return None
