@@ -17,8 +17,10 @@ from tests.e2e.test_dispatch import profile, routed_vault
 from tests.e2e.test_review import answer, open_vault, prompts, request
 from tests.support.helpers import FAKE_AGENT, code_repo, inbox_text
 from vaultops.engine.context import local_now
+from vaultops.engine.recover import stop_leftovers
 from vaultops.engine.tick import tick
 from vaultops.model import State
+from vaultops.run.carry import Carry, FailedCheck
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job
 from vaultops.scan.note import parse_note
@@ -78,7 +80,9 @@ def test_a_retrys_prompt_holds_the_failing_checks_tail(code_vault: Path, tmp_pat
 
 def test_a_loop_of_identical_failures_stops_at_the_limit_and_goes_to_the_person(tmp_path: Path) -> None:
     counter = tmp_path / "c1"
-    vault = routed_vault(tmp_path, ONE.format(fields=""), profile("worker-code", "500", counter))
+    # each error says its time and pid, as real ones do: the status lines differ, the signatures do not
+    noisy = profile("worker-code", "500", counter, env=', FAKE_AGENT_NOISE = "1"')
+    vault = routed_vault(tmp_path, ONE.format(fields=""), noisy)
     once(vault)  # the retry table: an error has no fallback here, so one attempt a run
     assert status_of(vault).startswith("error — API error 500"), status_of(vault)
     for n in (2, 3):
@@ -120,10 +124,10 @@ def test_the_limit_stops_the_retry_table_too(tmp_path: Path) -> None:
     assert not (tmp_path / "c2").exists(), "the fallback never ran"
 
 
-def metered_profile(counter: Path, script: str) -> str:
+def metered_profile(counter: Path, script: str, name: str = "worker-code") -> str:
     """A profile vaultops can hold to a cost limit: it reads its stream-json as it runs."""
     return (
-        "[profiles.worker-code]\n"
+        f"[profiles.{name}]\n"
         f'command = ["{FAKE_AGENT}", "-p", "{{prompt}}", "--output-format", "stream-json"]\n'
         'tools = ["Bash", "Read"]\ngate = "none"\noutput = "claude-json"\ntimeout = 20\nhealth = []\n'
         f'env = {{ FAKE_AGENT_FORMAT = "claude-json", FAKE_AGENT_SCRIPT = "{script}", '
@@ -149,3 +153,47 @@ def test_a_retry_is_cut_to_what_is_left_of_the_requests_cost_limit(tmp_path: Pat
         "error — the request's cost limit $1 is spent ($1.20 over 2 attempts); raise it in the request"
     ), status_of(vault)
     assert calls(counter) == 2, "nothing was left: no third attempt started"
+
+
+def test_a_fallback_does_not_start_when_the_failure_spent_the_requests_limit(tmp_path: Path) -> None:
+    profiles = metered_profile(tmp_path / "c1", "max-turns") + metered_profile(
+        tmp_path / "c2", "ok", "worker-fast"
+    )
+    vault = routed_vault(tmp_path, ONE.format(fields="- max_cost_usd: 0.5\n"), profiles)
+    once(vault)
+    assert status_of(vault) == (
+        "error — Claude Code stopped: error_max_turns; the request's cost limit $0.5 is spent ($0.60 over "
+        "1 attempt); raise it in the request and write `- retry: yes` to give it more"
+    ), status_of(vault)
+    assert not (tmp_path / "c2").exists(), "the fallback never ran"
+
+
+def carry_of(tmp_path: Path, job: Job) -> Carry:
+    return Carry(StateDB(tmp_path / "state.db"), threading.Lock(), job, 3)
+
+
+JOB = Job(INBOX, "REQ-fix", "Fix", "Fix the tab preview.", "code", "c0ffee", "worker-code", review=True)
+
+
+def test_a_session_gone_on_with_after_review_is_told_the_failing_checks_as_json(tmp_path: Path) -> None:
+    carry = carry_of(tmp_path, JOB)
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    failed = FailedCheck("pytest -q", "exit 1", f"E   assert 2 == 3\ntoken={secret}\nFAILED test_tab.py")
+    carry.checked([failed], 2)
+    told = carry.told()
+    assert told.startswith("\n\nYour last attempt, as JSON:\n")
+    note = json.loads(told.split("\n", 3)[3])
+    assert note["error"] == "1 of 2 checks failed: pytest -q (exit 1)"
+    assert note["failing_check_output"].startswith("$ pytest -q\nE   assert 2 == 3\n")
+    assert secret not in told, "redacted"
+    carry.checked([], 2)  # the checks passed: nothing more to carry
+    assert carry.told() == "" and carry.note() == ()
+
+
+def test_an_attempt_a_crash_cut_short_is_said_to_the_next(tmp_path: Path) -> None:
+    state = StateDB(tmp_path / "state.db")
+    state.run_started(INBOX, "REQ-fix", "c0ffee", 1, "worker-code", "vm", None)  # never ended: a crash
+    stop_leftovers(state, "vm")
+    note = dict(carry_of(tmp_path, JOB).note())
+    assert note["error"].startswith("interrupted: vaultops stopped before this attempt finished"), note
+    assert note["attempt"] == "worker-code: aside"

@@ -54,6 +54,9 @@ class Carry:
         self.lock = lock
         self.job = job
         self.limit = limit
+        self.own = Limits()  # the last attempt's limits before its earlier attempts' spend was taken off
+        self.stop = ""  # why no attempt may follow the last one: "loop" or "spent"
+        self.detail = ""  # the last attempt's error
 
     def history(self) -> list[streak.Tried]:
         with self.lock:
@@ -76,6 +79,7 @@ class Carry:
     def limits(self, own: Limits) -> Limits:
         """An attempt's limits: ``own`` (the request's within its profile's) less what its earlier attempts
         spent since the request last finished."""
+        self.own = own
         return streak.left(own, self.history()) if own else own
 
     def refused(self, started: datetime, profile: str, own: Limits) -> RunResult | None:
@@ -101,7 +105,8 @@ class Carry:
         )
 
     def ran(self, attempt: Attempt) -> bool:
-        """Record an attempt; True when it makes the request's streak reach the limit (no more retries)."""
+        """Record an attempt; True when no other may follow it: it makes the request's streak of one
+        failure reach the limit, or it spent what was left of the request's own limits."""
         job = self.job
         if attempt.ok:
             # a code job under review is done only when its checks pass (``checked``); its spend counts now
@@ -109,6 +114,7 @@ class Carry:
             self._add(attempt.profile, kind, cost_usd=attempt.cost_usd, turns=attempt.turns)
             return False
         failure = attempt.failure or Failure.OTHER
+        self.detail = attempt.detail
         aside = failure.value in _ASIDE
         self._add(
             attempt.profile,
@@ -119,7 +125,22 @@ class Carry:
             cost_usd=attempt.cost_usd,
             turns=attempt.turns,
         )
-        return not aside and streak.looping(self.history(), self.limit)
+        history = self.history()
+        if not aside and streak.looping(history, self.limit):
+            self.stop = "loop"
+        elif failure is not Failure.LIMIT and streak.spent_out(self.own, history):  # a limit says it itself
+            self.stop = "spent"
+        return bool(self.stop)
+
+    def ended(self, result: RunResult) -> RunResult:
+        """The job's result, as the reason its attempts stopped early says it (the retry table did not
+        have its say on the last attempt: what it would have done is not what happens)."""
+        if self.stop == "loop":
+            return self.looped(result)
+        if self.stop == "spent":
+            spent = streak.spent_out(self.own, self.history())
+            return replace(result, state=State.ERROR, reason=f"{self.detail}; {spent}")
+        return result
 
     def checked(self, failed: Sequence[FailedCheck], total: int) -> None:
         """Record a review's checks: all passed (the request finished), or which failed and how they ended."""

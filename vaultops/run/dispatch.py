@@ -111,7 +111,6 @@ class Dispatcher:
             started, first, job.limits.within(self.vault.config.profiles[first].limits)
         ):
             return Dispatched(refused, ())
-        looped = False
         attempts: list[Attempt] = []
         logs: list[str] = []
         name = first
@@ -155,7 +154,7 @@ class Dispatcher:
                 )
             attempts.append(attempt)
             logs.append(log)
-            if looped := carry.ran(attempt):  # the same failure once too often: the person decides
+            if carry.ran(attempt):  # the same failure once too often, or the request's limits are spent
                 break
             step = self._next(attempts, route, offline)
             if step.action == "retry":
@@ -168,7 +167,7 @@ class Dispatcher:
             else:
                 break
         result = self._result(attempts, logs, step, started, ran_out)
-        return Dispatched(carry.looped(result) if looped else result, tuple(attempts))
+        return Dispatched(carry.ended(result), tuple(attempts))
 
     def carry(self, job: Job) -> Carry:
         return Carry(self.state, self.lock, job, self.vault.config.retry.same_failure_limit)
