@@ -11,9 +11,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vaultops.base.usage_limit import WORDS_MARGIN, from_events, from_words, reported
+from vaultops.base.usage_limit import WORDS_MARGIN, from_events, from_words, reported, said_wait
 from vaultops.run.outcome import Failure, from_claude, from_text
 from vaultops.run.process import ProcessResult
+from vaultops.run.retry import next_step
 
 NOW = datetime(2026, 12, 3, 22, 51, 9, tzinfo=UTC)
 RESET = 1796345469  # 2026-12-04 00:51:09 UTC
@@ -162,3 +163,32 @@ def test_any_text_is_read_without_failing(text: str) -> None:
     if found is not None:
         found.resets(NOW)
     from_events(text)
+
+
+def test_other_agents_words_for_a_wait_are_read_as_one() -> None:
+    codex = from_words(
+        "You've hit your usage limit. Upgrade to Pro, or try again in 4 days 23 hours 55 minutes."
+    )
+    assert codex is not None and codex.after == 4 * 86400 + 23 * 3600 + 55 * 60 + WORDS_MARGIN
+    assert codex.resets(NOW) == NOW + timedelta(seconds=codex.after)
+    for words, seconds in {
+        "Error: 429 Too Many Requests; retry after 3600 seconds": 3600.0,
+        "rate limited\nRetry-After: 120": 120.0,
+        "rate limited, try again in 2h 30m": 9000.0 + WORDS_MARGIN,
+    }.items():
+        wait = said_wait(words)
+        assert wait is not None and wait.after == seconds, words
+    assert said_wait("rate limited, try again in a moment") is None
+
+
+def test_a_plain_agents_429_that_says_a_long_wait_waits_and_a_short_one_is_retried() -> None:
+    long = from_text("codex", proc("Error: 429 Too Many Requests; retry after 3600 seconds"), 60.0)
+    assert long.failure is Failure.RATE_LIMIT and long.usage is not None and long.usage.after == 3600
+    assert next_step([long], ("codex",)).action == "wait"
+    assert next_step([long], ("codex",), on_quota="fallback").action == "retry"  # the old way
+    short = from_text("codex", proc("Error: 429 Too Many Requests; retry after 10 seconds"), 60.0)
+    assert next_step([short], ("codex",)).action == "retry"
+    said = json.loads(KEYED) | {"result": "API Error: Request rejected (429) · retry after 7200 seconds"}
+    claude = from_claude("worker-code", proc(json.dumps(said)), 60.0)
+    assert claude.failure is Failure.RATE_LIMIT and next_step([claude], ("worker-code",)).action == "wait"
+    assert next_step([from_claude("worker-code", proc(KEYED), 60.0)], ("worker-code",)).action == "retry"

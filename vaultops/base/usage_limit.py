@@ -11,6 +11,9 @@ with ``anthropic-ratelimit-unified-status: rejected`` and ``anthropic-ratelimit-
 - older versions: ``Claude AI usage limit reached|1755615600``, or ``Claude usage limit reached. Your limit
   will reset at 5pm (Europe/Warsaw).``;
 - an API key's own spending limit: ``You will regain access on 2026-04-01 at 00:00 UTC.``
+- other agents' words for a wait: ``You've hit your usage limit … try again in 4 days 23 hours 55 minutes``;
+  and a 429 that says how long to wait (``retry after 3600 seconds``), which the retry table waits for
+  when that is longer than its own delays (``said_wait``).
 
 A 429 that is not the account's limit says so (``Server is temporarily limiting requests (not your usage
 limit)``) and is left to the retry table, as is a limit whose reset time is not said.
@@ -50,6 +53,7 @@ class UsageLimit:
     at: float | None = None
     when: tuple[int, int, int, int] | None = None  # (month or 0, day or 0, hour 0-23, minute)
     zone: str = ""
+    after: float | None = None  # or as a wait from when it was said ("try again in 2 hours")
 
     def resets(self, now: datetime) -> datetime:
         """When the limit lifts, in ``now``'s zone: the epoch it gave, or its words' next time after
@@ -57,6 +61,8 @@ class UsageLimit:
         tz = now.tzinfo or UTC
         if self.at is not None:
             return datetime.fromtimestamp(self.at, tz)
+        if self.after is not None:
+            return now + timedelta(seconds=self.after)
         assert self.when is not None
         month, day, hour, minute = self.when
         zone = _zone(self.zone) or tz
@@ -145,7 +151,38 @@ def from_words(text: str) -> UsageLimit | None:
         when = _when(m)
         if when is not None:
             return UsageLimit(said, when=when, zone=m.group("zone") or "")
-    return None
+    after = _wait(text)
+    return UsageLimit(said, after=after) if after is not None else None
+
+
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_AMOUNT = r"(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b"
+_WAIT = re.compile(
+    rf"(?:try again|retry|retry-after)(?:\s+(?:in|after))?[:\s]+((?:{_AMOUNT}[,\s]*(?:and\s+)?)+)", re.I
+)
+
+_HEADER = re.compile(r"\bretry-after:\s*(\d+)\s*$", re.I | re.M)
+
+
+def _wait(text: str) -> float | None:
+    """A wait said in words, in seconds: ``try again in 2 hours 5 minutes``, ``retry after 3600 seconds``;
+    a minute more when the words stop at minutes or above (they cut what is below)."""
+    if (header := _HEADER.search(text)) is not None:  # the header's own form: whole seconds
+        return float(header.group(1))
+    m = _WAIT.search(text)
+    if m is None:
+        return None
+    amounts = re.findall(_AMOUNT, m.group(1), re.I)
+    seconds = sum(float(n) * _UNITS[unit[0].lower()] for n, unit in amounts)
+    exact = any(unit[0].lower() == "s" for _, unit in amounts)
+    return seconds if exact else seconds + WORDS_MARGIN
+
+
+def said_wait(text: str) -> UsageLimit | None:
+    """How long a refused call was told to wait, when its words say (a 429's ``retry after 3600 seconds``):
+    the retry table waits for it when it is longer than its own delays."""
+    after = _wait(text)
+    return UsageLimit(_said(text) or text.strip()[:160], after=after) if after is not None else None
 
 
 def _when(m: re.Match[str]) -> tuple[int, int, int, int] | None:

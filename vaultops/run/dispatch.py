@@ -198,9 +198,9 @@ class Dispatcher:
         elif step.action == "done":
             state, reason = State.DONE, ""
         elif step.action == "escalate":
+            state, reason = State.ESCALATED, f"{step.reason}; check its credentials"
         elif step.action == "wait":  # its account's usage limit: vaultops.engine.quota says until when
             state, reason = State.WAITING, step.reason
-            state, reason = State.ESCALATED, f"{step.reason}; check its credentials"
         else:
             state, reason = State.ERROR, ran_out or last.detail
             if len(attempts) > 1:

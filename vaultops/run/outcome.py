@@ -8,13 +8,14 @@ perfectly good result object on stdout, and that object says which failure it wa
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from vaultops.base.claude_code import result_object
 from vaultops.base.redact import redact
-from vaultops.base.usage_limit import UsageLimit, from_words, reported
+from vaultops.base.usage_limit import UsageLimit, from_words, reported, said_wait
 from vaultops.run.process import ProcessResult
 
 
@@ -43,7 +44,7 @@ class Attempt:
     turns: int | None = None
     session_id: str | None = None
     denials: tuple[str, ...] = ()  # tool calls the agent was refused, e.g. "Bash: rm -rf build"
-    usage: UsageLimit | None = None  # QUOTA: when the account's usage limit resets
+    usage: UsageLimit | None = None  # QUOTA: when the account's limit resets; RATE_LIMIT: a wait it said
 
     @property
     def ok(self) -> bool:
@@ -131,9 +132,13 @@ def from_text(profile: str, proc: ProcessResult, timeout: float | Allowed) -> At
     if (usage := from_words(output)) is not None:
         detail = f"usage limit: {usage.said}"
         return Attempt(profile, Failure.QUOTA, output, detail, proc.duration, proc.exit_code, usage=usage)
+    if _RATE_LIMITED.search(output) and (wait := said_wait(output)) is not None:  # the retry table weighs it
+        detail = f"rate limited: {wait.said}"
+        return Attempt(profile, Failure.RATE_LIMIT, output, detail, proc.duration, proc.exit_code, usage=wait)
     return Attempt(profile, Failure.OTHER, output, f"exit {proc.exit_code}", proc.duration, proc.exit_code)
 
 
+_RATE_LIMITED = re.compile(r"\b429\b|rate.?limit", re.I)  # a plain agent's words for a refused call
 
 
 def _denials(result: dict[str, Any]) -> tuple[str, ...]:
@@ -186,18 +191,21 @@ def from_claude(profile: str, proc: ProcessResult, timeout: float | Allowed) -> 
     if subtype != "success":  # error_max_turns, error_during_execution, error_max_budget_usd, …
         stopped = f"Claude Code stopped: {subtype}"
         return Attempt(profile, Failure.OTHER, text, stopped, proc.duration, **common)
+    if result.get("is_error"):
+        status_code = status if isinstance(status, int) else None
         if (usage := reported(proc.stdout, text)) is not None:  # not a 429 to retry in seconds
             detail = f"usage limit: {usage.said}"
             quota = Failure.QUOTA
             return Attempt(
                 profile, quota, text, detail, proc.duration, status_code=status_code, usage=usage, **common
             )
-    if result.get("is_error"):
-        status_code = status if isinstance(status, int) else None
         failure = _api_failure(status, text)
         label = f"API error {status_code}" if status_code else "error"
         detail = f"{label}: {_first_lines(text, 1)}"
-        return Attempt(profile, failure, text, detail, proc.duration, status_code=status_code, **common)
+        wait = said_wait(text) if failure is Failure.RATE_LIMIT else None  # how long, when its words say
+        return Attempt(
+            profile, failure, text, detail, proc.duration, status_code=status_code, usage=wait, **common
+        )
     return Attempt(profile, None, text, "", proc.duration, **common)
 
 
@@ -206,9 +214,9 @@ def redacted(attempt: Attempt, secrets: tuple[str, ...] = ()) -> Attempt:
     return dataclasses.replace(
         attempt,
         text=redact(attempt.text, secrets),
-        usage=attempt.usage and dataclasses.replace(attempt.usage, said=redact(attempt.usage.said, secrets)),
         detail=redact(attempt.detail, secrets),
         denials=tuple(redact(d, secrets) for d in attempt.denials),
+        usage=attempt.usage and dataclasses.replace(attempt.usage, said=redact(attempt.usage.said, secrets)),
     )
 
 

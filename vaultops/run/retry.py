@@ -3,6 +3,7 @@
 | failure              | action                                                    |
 |----------------------|-----------------------------------------------------------|
 | rate limit (429)     | same profile after 1 s, 4 s, 16 s; at most 3 retries      |
+| a 429 told to wait longer than those | as the account's usage limit             |
 | timeout              | once on the fallback profile                              |
 | unavailable (503/529)| fallback at once                                          |
 | auth (401/403)       | no retry; escalate "auth"                                 |
@@ -53,6 +54,9 @@ def next_step(
     if last.failure is Failure.AUTH:
         return Step("escalate", last.profile, reason=f"auth: {last.profile} was refused ({last.detail})")
     if last.failure is Failure.RATE_LIMIT:
+        told = last.usage.after if last.usage is not None else None  # the wait its words said, if any
+        if on_quota == "wait" and told is not None and told > max(delays, default=0.0):
+            return Step("wait", last.profile, reason=last.detail)  # longer than this table waits: the quota
         streak = 0
         for a in reversed(attempts):
             if a.profile != last.profile or a.failure is not Failure.RATE_LIMIT:
