@@ -16,6 +16,8 @@ import pytest
 from tests.e2e.test_dispatch import profile, routed_vault
 from tests.e2e.test_review import answer, open_vault, prompts, request
 from tests.support.helpers import FAKE_AGENT, code_repo, inbox_text
+from vaultops.base.errors import ConfigError
+from vaultops.config import load_config
 from vaultops.engine.context import local_now
 from vaultops.engine.recover import stop_leftovers
 from vaultops.engine.tick import tick
@@ -197,3 +199,16 @@ def test_an_attempt_a_crash_cut_short_is_said_to_the_next(tmp_path: Path) -> Non
     note = dict(carry_of(tmp_path, JOB).note())
     assert note["error"].startswith("interrupted: vaultops stopped before this attempt finished"), note
     assert note["attempt"] == "worker-code: aside"
+
+
+@pytest.mark.parametrize(("value", "said"), [("0", "greater than or equal to 1"), ('"three"', "integer")])
+def test_a_same_failure_limit_that_is_not_a_count_is_one_sentence_naming_the_file(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    (tmp_path / ".vaultops").mkdir()
+    (tmp_path / ".vaultops" / "config.toml").write_text(f"[retry]\nsame_failure_limit = {value}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path)
+    message = raised.value.message
+    assert "config.toml" in message and "[retry] same_failure_limit" in message and said in message, message
+    assert "\n" not in message.strip()
