@@ -23,6 +23,13 @@ _STATUS = re.compile(
 )
 # The person's answers under a request; cleanup removes a code job's worktree (vaultops.run.worktrees).
 ANSWER_KEYS = ("decision", "retry", "cancel", "cleanup")
+# What a request that waits for the person takes, as the lines and messages vaultops writes say it (one
+# wording, so that the note, the chat and the docs never tell the person different answers).
+ESCALATION_ANSWERS = "`- decision: approve` below runs it once, `- decision: deny — why` does not"
+REVIEW_ANSWERS = (
+    "`- decision: accept` makes it done, `- retry: yes — what to change` sends it back, "
+    "`- decision: deny` rejects it"
+)
 # A phone's period or exclamation mark after the answer is not part of it ("- decision: approve."); after
 # one, the rest of the line is the comment as if a dash stood there ("approve. Looks fine").
 _ANSWER = re.compile(

@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
+from vaultops import lines as fmt
 from vaultops.config import Config
 from vaultops.decide.route import Handling, decide, decide_text, to_profile
 from vaultops.lines import line_time
@@ -51,7 +52,10 @@ def answered(request: Request, config: Config) -> Handling | None:
             return Handling("accept", ruling_of(request, config), f"accepted by the person{said}")
         if answer.value == "deny":
             return Handling("deny", ruling_of(request, config), f"rejected by the person{said}")
-        return None  # `approve` is not an answer to a review: `accept`, or `- retry: yes — changes`
+        # `approve` is not an answer to a review: said once, on a review line of its own, and nothing runs
+        # (it ran the agent again once, and made a second commit)
+        why = f"`- decision: {answer.value}` is no answer to a review and ran nothing; {fmt.REVIEW_ANSWERS}"
+        return Handling("misanswered", ruling_of(request, config), why)
     if answer.key != "decision" or request.state is not State.ESCALATED or answer.value == "accept":
         return None
     if answer.value == "deny":

@@ -244,7 +244,9 @@ def agenda_for(note: ParsedNote, facts: Facts, config: Config) -> Agenda:
 
 
 # What vaultops writes as a status line's reason: the naming of lines it did not write goes there.
-_SAID_IN_REASON = frozenset({"escalate", "error", "wait", "deny", "cancel", "accept", "takeover"})
+_SAID_IN_REASON = frozenset(
+    {"escalate", "error", "wait", "deny", "cancel", "accept", "takeover", "misanswered"}
+)
 
 
 def owned(note: ParsedNote, item: AgendaItem) -> list[AgendaItem]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from vaultops import lines as fmt
 from vaultops.base.durations import parse_duration
 from vaultops.classifier.rules import TYPES, Classification, classify
 from vaultops.classifier.triage import SecondOpinion, combine
@@ -27,8 +28,8 @@ DIRECT = "direct"
 # answered (deny, cancel), or say the times a schedule skipped (missed).
 HandlingKind = Literal[
     "builtin", "profile", "escalate", "error", "wait", "deny", "cancel", "takeover", "missed", "cleanup",
-    "accept",
-]
+    "accept", "misanswered",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +82,10 @@ def decide(request: Request, config: Config, second_opinion: SecondOpinion | Non
     if ruling.safety_class == "blocked":
         found = [r for r in ruling.reasons if r.startswith("blocked")]
         why = "; ".join(found) or f"blocked: {', '.join(ruling.blocked)}"
-        return Handling("escalate", ruling, f"{why}; vaultops will not run it")
+        return Handling("escalate", ruling, f"{why}; it runs only if you approve: {fmt.ESCALATION_ANSWERS}")
     if ruling.safety_class == "unknown":
         unsure = "; ".join(ruling.reasons) or "could not tell what kind of request this is"
-        why = f"unknown: {unsure}; say in the text what to do, or approve it to run it once"
+        why = f"unknown: {unsure}; say in the text what to do, or answer: {fmt.ESCALATION_ANSWERS}"
         return Handling("escalate", ruling, why)
     if ruling.complexity == "light" and ruling.safety_class == "routine" and "profile" not in fields:
         return Handling("builtin", ruling, "", DIRECT, _duration(fields))

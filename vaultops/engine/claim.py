@@ -188,6 +188,9 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         if kind == "cleanup":  # the state it ended in stays; the line says what became of the worktree
             _say(batch, p, p.request.state, now, clean_up(ctx, p.request, force=p.handling.reason == "force"))
             continue
+        if kind == "misanswered":  # an answer its state does not take: said once, the state stays
+            _say(batch, p, p.request.state, now, p.handling.reason)
+            continue
         place = place_of(ctx, p.request) if kind == "profile" else None
         if isinstance(place, str):  # its repository cannot take a worktree now: said, nothing claimed
             _say(batch, p, State.ERROR, now, place)

@@ -53,7 +53,6 @@ from vaultops.sync.git import AUTHOR_PREFIX, Blamed
 
 # lock lines too: a lock this clone wrote is known as its own, not only by its claim
 _REMEMBERED = frozenset({"status", "locked-by", *fmt.ANSWER_KEYS})
-_ANSWERS = frozenset(fmt.ANSWER_KEYS)
 # a request's last status line set aside uncovers the one before it: asked in turn, this many at most
 _MAX_UNCOVER = 8
 
@@ -104,8 +103,7 @@ def _between(text: str) -> bool:
     stripped = text.strip()
     if not stripped or stripped.startswith(("<!--", "%%")):
         return True
-    item = fmt.item_field(text)
-    return item is not None and item[0] in _ANSWERS and fmt.parse_answer(item[2], 0) is not None
+    return fmt.read_answer(text, 0) is not None  # as the request's reader reads it (a phone's too)
 
 
 class Vetter:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from vaultops import lines as fmt
 from vaultops.base.redact import redact, secret_values
 from vaultops.base.words import counted
 from vaultops.config import check_environ
@@ -180,8 +181,7 @@ def summary(checks: Sequence[Check], work: Work | str, tree: Worktree) -> str:
     else:
         head = f"review: {counted(len(checks), 'check')} passed" if checks else "review: no checks configured"
     commits = f"{counted(len(work.commits), 'commit')} on {tree.branch}" if isinstance(work, Work) else work
-    answers = "`- decision: accept` makes it done, `- retry: yes — what to change` sends it back"
-    return f"{head}; {commits}; {answers}"
+    return f"{head}; {commits}; {fmt.REVIEW_ANSWERS}"
 
 
 def report(checks: Sequence[Check], work: Work | str, tree: Worktree, said: str) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
+from vaultops import lines as fmt
 from vaultops.base.obsidian import heading_anchor
 from vaultops.base.redact import redact
 
@@ -149,8 +150,7 @@ def escalation_notice(
         f"Asked: {show(asked, ASKED_LIMIT)}",
         f"Class: {safety_class}" + (f" — {why}" if why else ""),
         f"Proposed: {show(proposed, PROPOSED_LIMIT)}",
-        f"Answer under the request in the note (- decision: approve, or - decision: deny — why), or reply "
-        f'"approve {request_id}" or "deny {request_id} <why>" in chat.',
+        how_to_answer(state, request_id),
         link,
     ]
     if not show.whole:
@@ -163,6 +163,19 @@ def escalation_notice(
         body="\n".join(lines),
         ask=Ask(request_id, bound, link, show.whole) if bound else None,
     )
+
+
+def how_to_answer(state: str, request_id: str) -> str:
+    """The answers a request in ``state`` takes, as the message says them: a review takes no approval
+    (an approval under it once ran the agent again), an interrupted or failed one a retry."""
+    if state == "escalated":
+        return (
+            f"Answer under the request in the note ({fmt.ESCALATION_ANSWERS.replace('`', '')}), or reply "
+            f'"approve {request_id}" or "deny {request_id} <why>" in chat.'
+        )
+    if state == "review":
+        return f"Answer under the request in the note: {fmt.REVIEW_ANSWERS.replace('`', '')}."
+    return "Write - retry: yes under the request in the note to run it again, or - cancel: yes to drop it."
 
 
 def budget_notice(
