@@ -64,7 +64,7 @@ allowed_roots = []                  # besides the vault: where jobs may run and 
 # timeout = 600
 
 # Model triage (optional): a second opinion on each request, asked once per version of its block.  It can
-# only make a request stricter (see the README's "Model triage").  Claude Code with no tools at all, asked
+# only make a request stricter (see docs/safety/deciding.md, Model triage).  Claude Code with no tools, asked
 # for JSON; it still runs behind the policy gate, as every Claude job does.
 # [profiles.triage]
 # command = ["claude", "-p", "{prompt}", "--output-format", "json", "--tools", ""]
@@ -87,7 +87,7 @@ push = true
 claim_offline = false
 
 # Answers (optional): count the person's answers only from git commits by these authors, for a vault where
-# agents write requests too (see the README's "How answers are trusted").
+# agents write requests too (see docs/safety/answers.md, How answers are trusted).
 # [answers]
 # authors = ["Ann Example <ann@example.org>"]
 """

@@ -21,7 +21,7 @@ KINDS: tuple[Kind, ...] = ("approve", "escalate", "deny")
 # The order of restriction: the most restrictive verdict of a call's actions wins.
 RANK: dict[Kind, int] = {"approve": 0, "escalate": 1, "deny": 2}
 
-# action -> (default verdict, what it covers).  The text doubles as the README's table and the reasons.
+# action -> (default verdict, what it covers); the text doubles as docs/safety/gate.md's table and reasons.
 DEFAULTS: dict[str, tuple[Kind, str]] = {
     # --- the seed's table: worker REQUESTs (and the same actions in tool calls) ---
     "create_worktree": ("approve", "create a git worktree for the job"),

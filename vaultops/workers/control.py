@@ -122,7 +122,7 @@ def spawn(
         )
     _check_name(name)
     if not command and profile is None:
-        # the README's `worker spawn NAME --dir DIR --prompt TEXT`: the profile code work goes to
+        # docs/guides/workers.md's `worker spawn NAME --dir DIR --prompt TEXT`: the profile code work goes to
         profile = next((p for p in vault.config.route_for("code") if p in vault.config.profiles), None)
     profile_env: dict[str, str] = {}
     if profile is not None:
