@@ -6,6 +6,7 @@ request's own cost limit."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from datetime import UTC, datetime, timedelta
@@ -22,9 +23,10 @@ from vaultops.engine.context import local_now
 from vaultops.engine.recover import stop_leftovers
 from vaultops.engine.tick import tick
 from vaultops.model import State
-from vaultops.run.carry import Carry, FailedCheck
+from vaultops.run.carry import Carry, FailedCheck, keyed
 from vaultops.run.dispatch import Dispatcher
 from vaultops.run.jobs import Job
+from vaultops.run.outcome import Attempt, Failure
 from vaultops.scan.note import parse_note
 from vaultops.store.state import StateDB
 from vaultops.vault import Vault
@@ -212,3 +214,17 @@ def test_a_same_failure_limit_that_is_not_a_count_is_one_sentence_naming_the_fil
     message = raised.value.message
     assert "config.toml" in message and "[retry] same_failure_limit" in message and said in message, message
     assert "\n" not in message.strip()
+
+
+def test_each_task_of_a_fanned_out_request_carries_its_own_attempts(tmp_path: Path) -> None:
+    """A plan note's tasks run as jobs of their own (claim ``<claim>-t<n>``, run.fanout): one task's
+    failure is not told to another, nor counted in its streak."""
+    assert keyed("REQ-plan", "ab12cd-t2") == "REQ-plan#task2" and keyed("REQ-plan", "ab12cd") == "REQ-plan"
+    task = dataclasses.replace(JOB, request_id="REQ-plan", review=False)
+    second = carry_of(tmp_path, dataclasses.replace(task, claim="ab12cd-t2"))
+    failed = Attempt("worker-code", Failure.OTHER, "Traceback: …", "exit 2", 1.0)
+    assert [second.ran(failed) for _ in range(3)] == [False, False, True]
+    assert dict(second.note())["error"] == "exit 2"
+    first = carry_of(tmp_path, dataclasses.replace(task, claim="ff00ee-t1"))  # another run's claim, task 1
+    assert first.note() == () and first.history() == []
+    assert carry_of(tmp_path, dataclasses.replace(task, claim="ff00ee-t2")).history() == second.history()

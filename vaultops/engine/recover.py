@@ -12,10 +12,9 @@ from vaultops.engine.context import Context
 from vaultops.engine.follow import runs_on
 from vaultops.model import Lock, Request, State, Target, targets_of
 from vaultops.render import results
+from vaultops.run.carry import interrupted
 from vaultops.run.process import process_start_time
-from vaultops.run.streak import ASIDE
 from vaultops.scan.note import ParsedNote
-from vaultops.store.attempts_table import AttemptsTable
 from vaultops.store.inserts import Insert
 from vaultops.store.state import StateDB
 
@@ -49,10 +48,7 @@ def stop_leftovers(state: StateDB, host: str) -> list[str]:
             said.append(f"stopped {run['request_id']} (pid {pid}), left running by a pass that stopped")
         state.run_ended(int(run["id"]), "interrupted", None, 0.0)
         if run["attempt"]:  # an agent's attempt: the next one, after `- retry: yes`, is told it was cut short
-            why = "interrupted: vaultops stopped before this attempt finished; what it did so far is kept"
-            AttemptsTable(state).add(
-                run["file"], run["request_id"], run["claim"], run["handler"], ASIDE, detail=why
-            )
+            interrupted(state, run["file"], run["request_id"], run["claim"], run["handler"])
     return said
 
 

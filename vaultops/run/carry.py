@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,22 @@ class FailedCheck:
     tail: str  # the end of its output, redacted
 
 
+_TASK = re.compile(r"-t(\d+)\Z")  # a fanned-out request's task runs under its claim and this (run.fanout)
+INTERRUPTED = "interrupted: vaultops stopped before this attempt finished; what it did so far is kept"
+
+
+def keyed(request_id: str, claim: str) -> str:
+    """Whose attempts a job's are: its request's, or one task's of a fanned-out request (each task is
+    retried on its own, and one task's failure is nothing to tell another, nor one streak with it)."""
+    task = _TASK.search(claim)
+    return f"{request_id}#task{task.group(1)}" if task else request_id
+
+
+def interrupted(state: StateDB, file: str, request_id: str, claim: str, profile: str) -> None:
+    """An attempt a crash cut short (``engine.recover``), said to the next one."""
+    AttemptsTable(state).add(file, keyed(request_id, claim), claim, profile, streak.ASIDE, detail=INTERRUPTED)
+
+
 def _clean(text: str) -> str:
     return redact(text, secret_values(os.environ))
 
@@ -54,13 +71,14 @@ class Carry:
         self.lock = lock
         self.job = job
         self.limit = limit
+        self.key = keyed(job.request_id, job.claim)
         self.own = Limits()  # the last attempt's limits before its earlier attempts' spend was taken off
         self.stop = ""  # why no attempt may follow the last one: "loop" or "spent"
         self.detail = ""  # the last attempt's error
 
     def history(self) -> list[streak.Tried]:
         with self.lock:
-            return [streak.tried(row) for row in self.table.of(self.job.file, self.job.request_id)]
+            return [streak.tried(row) for row in self.table.of(self.job.file, self.key)]
 
     def note(self) -> tuple[tuple[str, str], ...]:
         """What the next attempt's prompt carries: the last attempt's failure, and the person's words."""
@@ -173,6 +191,6 @@ class Carry:
         job = self.job
         with self.lock:
             self.table.add(
-                job.file, job.request_id, job.claim, profile, kind, signature=signature, detail=detail,
+                job.file, self.key, job.claim, profile, kind, signature=signature, detail=detail,
                 tail=tail, cost_usd=cost_usd, turns=turns,
             )  # fmt: skip
