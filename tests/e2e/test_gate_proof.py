@@ -86,7 +86,9 @@ def test_a_cli_that_never_reaches_the_gate_is_stopped_before_any_tool_and_told(t
         assert "not retried" in reason
         assert not list(work.glob("marker-*")), "no tool ran: the job was stopped at its init line"
         assert not (work / "fallback-ran").exists(), "failed closed: no fallback"
-        [told] = [m for m in sink.messages() if "gate did not see" in m]
+        titles = [body.get("title", "") for _, body in sink.received]
+        assert titles.count("v: REQ-steps stopped, the gate did not see a call") == 1, titles
+        [told] = [m for m in sink.messages() if m.startswith("REQ-steps was stopped: the gate did not see")]
         assert "REQ-steps" in told and "will not retry" in told
     [incident] = incidents(vault)
     assert incident["request_id"] == "REQ-steps"

@@ -248,10 +248,11 @@ def test_a_workers_ungated_report_puts_its_plan_note_in_error_and_stops_it() -> 
 
 
 def test_a_session_that_ran_without_its_start_reaching_the_gate_fails_closed_at_its_end() -> None:
+    end = json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": "done"})
     check, _ = proof(start=False)
-    assert check.ended(session_ran=False) == "", "no session ran (the CLI did not start): no incident"
-    assert check.ended(session_ran=True).startswith(
-        f"{SAID} the session start: Claude Code ran a whole session"
-    )
-    heard, _ = proof()
-    assert heard.ended(session_ran=True) == ""
+    assert check.ended() == "", "no session ran (the CLI did not start): no incident"
+    assert check.feed(end) == ""
+    assert check.ended().startswith(f"{SAID} the session start: Claude Code ran a whole session")
+    live, _ = proof()
+    live.feed(end)
+    assert live.ended() == ""

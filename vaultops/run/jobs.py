@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from vaultops.base.argv import fill_argv
-from vaultops.base.claude_code import is_claude, result_object, streaming_argv
+from vaultops.base.claude_code import is_claude, streaming_argv
 from vaultops.base.confine import make_dirs, write_text
 from vaultops.base.redact import redact, secret_values
 from vaultops.classifier import targets
@@ -313,7 +313,7 @@ def run_attempt(
         attempt = _refs_kept(attempt, Path(job.repo), refs, job.branch)
     if meter is not None:
         attempt = metered(attempt, meter, proc.secrets)
-    if proof is not None and proof.ended(result_object(proc.stdout) is not None):
+    if proof is not None and proof.ended():
         attempt = unjudged(attempt, proof.reason, proc.secrets)  # whatever else it did, a call went unjudged
     if attempt.failure is Failure.OTHER and proc.start_error:
         # only a missing or unusable program is the profile's fault; anything else says what it is

@@ -71,6 +71,7 @@ class Line:
     init: bool = False
     calls: tuple[Call, ...] = ()
     results: tuple[Result, ...] = ()
+    end: bool = False  # Claude Code's result: a session ran (a worker's prints one per turn)
 
 
 def read_line(text: str) -> Line:
@@ -86,6 +87,8 @@ def read_line(text: str) -> Line:
     kind = event.get("type")
     if kind == "system":
         return Line(init=event.get("subtype") == "init")
+    if kind == "result":
+        return Line(end=True)
     message = event.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
@@ -130,6 +133,7 @@ class Proof:
     reason: str = ""
     waiting: dict[str, tuple[Call, float]] = field(default_factory=dict)  # calls without a result yet
     moved: float = 0.0  # when the stream last showed a call or a result
+    session_ran: bool = False  # the stream showed Claude Code's result
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def feed(self, text: str) -> str:
@@ -138,6 +142,7 @@ class Proof:
             if self.reason:
                 return ""
             now = self.clock()
+            self.session_ran = self.session_ran or line.end
             if (line.init or line.calls) and not self.heard.session_started:
                 before = f" before it asked for {line.calls[0].shown()}" if line.calls else ""
                 return self._found(
@@ -174,12 +179,12 @@ class Proof:
                 "asked; vaultops stopped the job"
             )
 
-    def ended(self, session_ran: bool) -> str:
-        """Why the finished run fails closed although nothing stopped it: a session ran (``session_ran``:
-        it printed Claude Code's result) and its start never reached the gate, so none of its calls were
-        judged; a CLI that printed nothing of them could not be stopped, but is not taken as done."""
+    def ended(self) -> str:
+        """Why the finished run fails closed, once its every line was fed: what stopped it, or a session
+        that ran (it printed Claude Code's result) whose start never reached the gate, so none of its calls
+        were judged; a CLI that printed nothing of them could not be stopped, but is not taken as done."""
         with self._lock:
-            if self.reason or not session_ran or self.heard.session_started:
+            if self.reason or not self.session_ran or self.heard.session_started:
                 return self.reason
             return self._found(
                 f"{SAID} the session start: Claude Code ran a whole session without reaching the job's gate, "

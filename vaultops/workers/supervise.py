@@ -196,7 +196,7 @@ class Supervisor:
             if self.proof is not None and (why := self.proof.overdue()):
                 self.ungated(why)
 
-    def ungated(self, why: str) -> None:
+    def ungated(self, why: str, stop: bool = True) -> None:
         """A tool call its gate did not see: the worker is stopped at once (as ``terminate`` stops it), and
         its plan note says why, which tells the person (``vaultops.workers.plans``).  The report is written
         first, a few milliseconds: the worker's end, recorded once it is stopped, must find it there."""
@@ -209,7 +209,8 @@ class Supervisor:
                 "worker_report", worker=self.worker.name, tag=UNGATED, label="gate", verdict="deny",
                 reason=why, line=why,
             )  # fmt: skip
-        self.on_term(signal.SIGTERM, None)
+        if stop:
+            self.on_term(signal.SIGTERM, None)
         self.log.write(f"{OWN_PREFIX}{why}".encode())
         if self.worker.plan:
             self.tell_daemon()
@@ -324,6 +325,8 @@ class Supervisor:
         self.stop_leftovers()
         for thread in readers:
             thread.join(DRAIN_AFTER_EXIT)
+        if self.proof is not None and not self.proof.reason and (why := self.proof.ended()):
+            self.ungated(why, stop=False)  # it has ended: its note and the person are told all the same
         self.answers.put(None)
         writer.join(DRAIN_AFTER_EXIT)
         with self.db_lock:
