@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.claude_cli import profile, requires_claude
 from tests.support.fake_anthropic import FakeAnthropic, Text, ToolUse, UsageLimit
 from tests.support.helpers import inbox_path, inbox_text, routed, vault_with
@@ -53,24 +55,25 @@ def said(body: dict[str, Any]) -> str:
     return json.dumps(body.get("messages", []))
 
 
-def vault_for(tmp_path: Path, api: FakeAnthropic, limits: str = "max_concurrent = 1") -> Path:
+def vault_for(tmp_path: Path, api: FakeAnthropic, limits: str = "max_concurrent = 1", gate: str = "") -> Path:
     table = profile(
         "worker-code", api.start(), tmp_path / "cc", workdir="work", timeout=120, subscription=True
     )
+    table += f'gate = "{gate}"\n' if gate else ""  # "none": its JSON result alone, not the stream
     local = routed(table, 'code = ["worker-code"]', "[0.1]") + f"\n[limits]\n{limits}\n"
     vault = vault_with(tmp_path / "v", INBOX, local)
     (vault / "work").mkdir()
     return vault
 
 
-def limited(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Clock, str, datetime]:
+def limited(tmp_path: Path, api: FakeAnthropic, gate: str = "") -> tuple[Path, Clock, str, datetime]:
     """A vault whose first request took a step and met its account's usage limit, two hours from the
     clock: (the vault, the clock, its waiting status, the minute that status says it resumes at)."""
     # the CLI words the reset on the real clock ("resets 1:05am (UTC)"): the test's clock starts there
     start = datetime.now(UTC).replace(microsecond=0)
     reset = int(start.timestamp()) + 2 * 3600 + 30
     api.script(ToolUse("Bash", {"command": "echo part one >> steps.txt"}), UsageLimit(reset))
-    vault = vault_for(tmp_path, api)
+    vault = vault_for(tmp_path, api, gate=gate)
     clock = Clock(start)
     tick(Vault.open(vault), clock=clock, wait_settle=False)
     state, reason = statuses(vault)["REQ-first"]
@@ -82,13 +85,17 @@ def limited(tmp_path: Path, api: FakeAnthropic) -> tuple[Path, Clock, str, datet
     assert reset - 60 <= resumes.timestamp() <= reset + 60, (resumes, reset)
     assert len(api.requests) == 2, "the limit ends the run: no retry in seconds, no fallback"
     assert (vault / "work" / "steps.txt").read_text() == "part one\n"  # its work so far is kept
+    if gate == "none":  # the reset was read from the result's words: the CLI printed no stream
+        logs = "".join(p.read_text() for p in (vault / ".vaultops" / "state" / "logs" / "runs").glob("*.log"))
+        assert "rate_limit_event" not in logs and "You've hit your session limit" in logs
     return vault, clock, reason, resumes
 
 
+@pytest.mark.parametrize("gate", ["claude", "none"], ids=["gated-stream", "ungated-json"])
 def test_a_request_at_its_accounts_usage_limit_waits_for_the_reset_and_goes_on_in_its_session(
-    tmp_path: Path, api: FakeAnthropic
+    tmp_path: Path, api: FakeAnthropic, gate: str
 ) -> None:
-    vault, clock, reason, resumes = limited(tmp_path, api)
+    vault, clock, reason, resumes = limited(tmp_path, api, gate)
     start = clock.now
 
     # an hour on, a second request for the same account waits too, and asks the API nothing
