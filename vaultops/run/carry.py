@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vaultops.base.redact import redact, secret_values
+from vaultops.base.words import counted
 from vaultops.model import Limits, State
 from vaultops.render.results import RunResult
 from vaultops.run import streak
@@ -173,7 +174,7 @@ class Carry:
             signature=streak.signature(
                 streak.REVIEW, "; ".join(c.verdict for c in failed), [c.shown for c in failed]
             ),
-            detail=_clean(f"{len(failed)} of {total} checks failed: {said}")[:DETAIL_CHARS],
+            detail=_clean(f"{len(failed)} of {counted(total, 'check')} failed: {said}")[:DETAIL_CHARS],
             tail=_clean(streak.tail(tails, lines=3 * streak.TAIL_LINES)),
         )
 
