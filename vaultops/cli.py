@@ -263,7 +263,7 @@ def _add_worker_parser(sub: argparse._SubParsersAction[_Command]) -> None:
         "spawn",
         help="start a worker: vaultops worker spawn NAME [options] -- COMMAND …",
         usage="vaultops worker spawn NAME [--dir DIR] [--files GLOB …] [--persona NAME] [--notify URL …] "
-        "[--parent NAME] [--stream-json] -- COMMAND …",
+        "[--parent NAME] [--stream-json] [--prompt TEXT] [--profile NAME] [--vault DIR] -- COMMAND …",
     )
     s.add_argument("name", help="the worker's name (its folder, its bus inbox)")
     _spawn_options(s)
