@@ -17,6 +17,7 @@ a streak nor break it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -133,9 +134,12 @@ def spent(history: Sequence[Tried]) -> tuple[float, int]:
 
 
 def left(limits: Limits, history: Sequence[Tried]) -> Limits:
-    """What the request's limits leave for its next attempt (a limit it does not have stays None)."""
+    """What the request's limits leave for its next attempt (a limit it does not have stays None); dollars
+    to the cent below, as a person reads them ("$0.19 left", not "$0.19955")."""
     cost, turns = spent(history)
-    most_cost = None if limits.max_cost_usd is None else max(0.0, limits.max_cost_usd - cost)
+    most_cost = None
+    if limits.max_cost_usd is not None:
+        most_cost = max(0.0, math.floor((limits.max_cost_usd - cost) * 100 + 1e-9) / 100)
     most_turns = None if limits.max_turns is None else max(0, limits.max_turns - turns)
     return Limits(most_cost, most_turns)
 
