@@ -131,15 +131,26 @@ def parse_answer(body: str, line: int) -> Answer | None:
     return Answer(key, value, comment, line, "request" if m["request"] else "once")
 
 
+def _typed_answer(line: str) -> re.Match[str] | None:
+    if ":" not in line and not any(c in line for c in "\uff1a\ufe55\ufe13\ua789\u2236"):
+        return None
+    return _TYPED_ANSWER.match(typed.plain(line).translate(_COLONS))
+
+
+def unread_answer(line: str) -> bool:
+    """A line that is one of the person's answer items (``- decision: …``) with a value vaultops does not
+    read (``approved``, ``yes``, ``ok``): it is named, never guessed at."""
+    m = _typed_answer(line)
+    return m is not None and parse_answer(m["body"], 0) is None
+
+
 def read_answer(line: str, n: int) -> Answer | None:
     """The person's answer on note line ``line`` (number ``n``), read as a phone may type it: capitals
     (``- Decision: Approve``), a non-breaking space after the dash or the colon, a full-width colon or
     letters, zero-width characters, another bullet, a period after it.  Only the person's answer keys
     are read this way: vaultops's own status and lock lines are read in their one exact form (a line
     that only imitates one is set aside, ``vaultops.scan.lookalike``)."""
-    if ":" not in line and not any(c in line for c in "\uff1a\ufe55\ufe13\ua789\u2236"):
-        return None
-    m = _TYPED_ANSWER.match(typed.plain(line).translate(_COLONS))
+    m = _typed_answer(line)
     return parse_answer(m["body"], n) if m is not None else None
 
 

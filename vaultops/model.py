@@ -103,6 +103,9 @@ class Request:
     # hash of what the person asks (heading, fields and text; not answers, not vaultops's lines): an
     # approval counts for the text its escalation was written for (vaultops.decide.trust)
     text_hash: str = ""
+    # answer lines after its last status whose value vaultops does not read (`- decision: approved`), as
+    # typed, by line: told once what the request takes, never guessed at (vaultops.decide.answers)
+    unread: tuple[tuple[int, str], ...] = ()
 
     @property
     def asked(self) -> str:

@@ -189,3 +189,13 @@ def test_frontmatter_is_not_read_for_headings() -> None:
     text = "---\ntags: [x]\n#\u00a0req-zzz: a yaml comment\n---\n\n## REQ-a one\n\ntext\n"
     (request,) = parse_note("inbox.md", text.encode()).requests
     assert request.id == "REQ-a"
+
+
+def test_an_answer_that_does_not_read_is_kept_to_be_named_only_below_a_waiting_status() -> None:
+    text = f"## REQ-a wipe\n\n- decision: pending on budget\nwipe it\n\n{STATUS}\n- Decision: Approved\n"
+    (request,) = parse_note("inbox.md", text.encode(), full=False).requests
+    assert request.unread == ((6, "- Decision: Approved"),) and request.answers == ()
+    assert request.text == "- decision: pending on budget\nwipe it"  # above every status: the person's text
+    done = text.replace("escalated", "done")
+    (finished,) = parse_note("inbox.md", done.encode()).requests
+    assert finished.unread == ()

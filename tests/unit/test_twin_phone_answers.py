@@ -111,3 +111,34 @@ def test_a_near_heading_is_named_once_and_the_result_above_lands_above(tmp_path:
     machine.tick()
     assert fleet.runs() == {"REQ-env": 1, "REQ-disk": 1}
     assert machine.requests()["REQ-disk"].state is State.DONE
+
+
+@pytest.mark.parametrize("typed", ["- decision: approved", "- Decision: Yes", "- decision: ok, go"])
+def test_an_answer_that_does_not_read_under_a_review_is_named_once(tmp_path: Path, typed: str) -> None:
+    fleet, machine = in_review(tmp_path)
+    answer(machine, "REQ-fix", typed)
+    machine.tick()
+    machine.tick()
+    said = statuses(machine.text(), "REQ-fix")
+    assert [s.split()[0] for s in said] == ["running", "review", "review"], said
+    assert f"`{typed}` is no answer vaultops reads and ran nothing" in said[-1]
+    assert fleet.runs() == {"REQ-fix": 1}
+
+
+def test_an_answer_that_does_not_read_under_an_escalation_is_named_and_approve_still_works(
+    tmp_path: Path,
+) -> None:
+    fleet, machine = alone(tmp_path, ROTATE)
+    machine.tick()
+    answer(machine, "REQ-rotate", "- Decision: Approved")
+    machine.tick()
+    machine.tick()
+    said = statuses(machine.text(), "REQ-rotate")
+    assert [s.split()[0] for s in said] == ["escalated", "escalated"], said
+    assert "`- Decision: Approved` is no answer vaultops reads and ran nothing" in said[-1]
+    assert fleet.runs() == {}, "a word that is not `approve` is never taken for it"
+    answer(machine, "REQ-rotate", "- Decision: Approve")
+    machine.tick()
+    said = statuses(machine.text(), "REQ-rotate")
+    assert [s.split()[0] for s in said] == ["escalated", "escalated", "approved", "running", "done"], said
+    assert fleet.runs() == {"REQ-rotate": 1}

@@ -39,7 +39,7 @@ def answered(request: Request, config: Config) -> Handling | None:
     None when there is no such answer (``- retry: yes`` is read where runs are planned)."""
     answer = standing_answer(request)
     if answer is None:
-        return None
+        return unread(request, config)
     said = f" — {answer.comment}" if answer.comment else ""
     if answer.key == "cleanup":  # its worktree, once its job is over; the state it ended in stays
         if request.state in (State.LOCKED, State.RUNNING):
@@ -61,6 +61,17 @@ def answered(request: Request, config: Config) -> Handling | None:
     if answer.value == "deny":
         return Handling("deny", ruling_of(request, config), f"denied by the person{said}")
     return _approved(request, config, answer)
+
+
+def unread(request: Request, config: Config) -> Handling | None:
+    """An answer line under an escalation or a review whose value vaultops does not read (``- decision:
+    approved``, ``- decision: yes``): one line of the request's own state says which answers it takes, and
+    nothing runs.  The value is never guessed at: a request runs on an answer the person wrote as such."""
+    if not request.unread or request.state not in (State.ESCALATED, State.REVIEW):
+        return None
+    takes = fmt.REVIEW_ANSWERS if request.state is State.REVIEW else fmt.ESCALATION_ANSWERS
+    why = f"`{request.unread[-1][1]}` is no answer vaultops reads and ran nothing; {takes}"
+    return Handling("misanswered", ruling_of(request, config), why)
 
 
 def forgery_action(request: Request, config: Config) -> Handling:

@@ -51,4 +51,5 @@ def may_start(request: Request) -> bool:
         return retry_asked(request) or input_error_shaped(request) or standing_answer(request) is not None
     if request.state in FINISHED:  # done, cancelled or denied: only its worktree's cleanup is asked for
         return cleanup_asked(request)
-    return request.state in (State.ESCALATED, State.REVIEW) and standing_answer(request) is not None
+    waits = request.state in (State.ESCALATED, State.REVIEW)
+    return waits and (standing_answer(request) is not None or bool(request.unread))

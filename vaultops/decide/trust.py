@@ -73,6 +73,10 @@ def standing(request: Request) -> tuple[Answer, ...]:
 
 def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vetted:
     """``request`` with only the answers that count.  ``lines`` are the note's, to quote a forged line."""
+    if request.unread and (provenance.status is not Origin.OURS or provenance.consumed):
+        # an answer that does not read is named only under a status line this clone wrote and has not
+        # acted on: under any other, vaultops would write the request's state again on a line's word
+        request = replace(request, unread=())
     answers = standing(request)
     if not answers:
         return Vetted(request)

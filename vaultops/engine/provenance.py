@@ -159,7 +159,8 @@ class Vetter:
                 requests.append(kept)
                 continue
             # its answers judged afresh under its real last status line, less those judged forged already
-            vetted = vet(bare, note.lines, self.provenance(note, bare)) if standing(bare) else None
+            asked = standing(bare) or bare.unread
+            vetted = vet(bare, note.lines, self.provenance(note, bare)) if asked else None
             request = vetted.request if vetted is not None else bare
             if vetted is not None and vetted.waiting:
                 waiting.append(vetted.waiting)
@@ -175,12 +176,12 @@ class Vetter:
 
     def _answers(self, note: ParsedNote) -> tuple[ParsedNote, list[str]]:
         """The note with only the answers that count, and why some of them wait."""
-        if not any(standing(r) for r in note.requests):
+        if not any(standing(r) or r.unread for r in note.requests):
             return note, []
         requests: list[Request] = []
         waiting: list[str] = []
         for request in note.requests:
-            if not standing(request):
+            if not standing(request) and not request.unread:
                 requests.append(request)
                 continue
             vetted = vet(request, note.lines, self.provenance(note, request))

@@ -218,6 +218,7 @@ def _parse_block(
     locks: list[Lock] = []
     statuses: list[StatusLine] = []
     answers: list[Answer] = []
+    unread: list[tuple[int, str]] = []
     outcomes: list[Outcome] = []
     outcome_line = -1
     for n in block_items:
@@ -236,6 +237,8 @@ def _parse_block(
             answers.append(answer)  # as a phone may type it: `- Decision: Approve.` (never a status line)
             field_lines.add(n)
             answer_lines.add(n)
+        elif (parsed is None or key in fmt.ANSWER_KEYS) and fmt.unread_answer(line):
+            unread.append((n, " ".join(line.split())))  # `- decision: approved`: named, not guessed at
         elif parsed is None:
             continue
         elif key == "locked-by" and (lock := fmt.parse_lock(body, n)):
@@ -258,6 +261,14 @@ def _parse_block(
         if outcome:
             outcomes.append(outcome)
 
+    # An answer line that does not read, below a status line, is an answer, not part of what is asked (its
+    # text hash stays the one an escalation was written for); above them all it is the person's text.  It
+    # is named while it stands after the status of a request that waits for an answer.
+    unread = [(n, said) for n, said in unread if statuses and n > statuses[0].line]
+    field_lines.update(n for n, _ in unread)
+    answer_lines.update(n for n, _ in unread)
+    waits = bool(statuses) and statuses[-1].state in WAITING_ON_PERSON
+    unread = [(n, said) for n, said in unread if waits and n > statuses[-1].line]
     last_line = _last_line(lines, start, end)
     statuses_t = tuple(statuses)
     problems: list[str] = [id_problem] if id_problem else []
@@ -280,6 +291,7 @@ def _parse_block(
         problems=tuple(problems),
         person_hash=digest,
         text_hash=_digest("\n".join(line for line in asked if line)),
+        unread=tuple(unread),
     )
 
 
@@ -306,8 +318,8 @@ def _last_status(lines: list[str], block_items: list[int]) -> tuple[StatusLine |
             parsed = fmt.item_field(line)
             if parsed is not None and parsed[0] == "status" and (status := fmt.parse_status(parsed[2], n)):
                 return status, answered
-        if not answered:  # as a phone may type it (`- Decision: Approve`); "— status: ok" too
-            answered = fmt.read_answer(line, n) is not None
+        if not answered:  # as a phone may type it (`- Decision: Approve`); "— status: ok" too; or one
+            answered = fmt.read_answer(line, n) is not None or fmt.unread_answer(line)  # to be named
     return None, answered
 
 
