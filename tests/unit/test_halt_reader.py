@@ -3,12 +3,14 @@ forgivingly, failing closed; and kept whole when vaultops redraws the dashboard 
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vaultops.base.claude_code import stream_session
 from vaultops.decide.halt import OFF, ON, Halted, chat_lines, read_halt, with_lines
 from vaultops.notify.replies import parse_reply, writable
 from vaultops.render.dashboard import Fleet, render_dashboard
@@ -186,3 +188,11 @@ def test_what_the_bot_writes_reads_back_as_said(reason: str, who: str, others: l
     assert mark.by == " ".join(writable(who).replace("\\", "/").replace('"', "'").split())
     assert not read_halt(with_lines(text, chat_lines(False, "", ""))).halted
     assert text.split("\n")[-2:] == ["# vaultops", ""]  # the body stays where it was
+
+
+def test_a_stopped_runs_session_is_the_one_its_stream_announced() -> None:
+    init = json.dumps({"type": "system", "subtype": "init", "session_id": "sess-1", "tools": []})
+    assistant = json.dumps({"type": "assistant", "session_id": "sess-1", "message": {"content": []}})
+    assert stream_session(f"{init}\n{assistant}\n{{half a line") == "sess-1"
+    assert stream_session("plain text, no stream\n") == ""
+    assert stream_session('{"session_id": 3}\n') == ""

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.clones import request_block
+from tests.support.clones import after, request_block
 from tests.support.twin import TwinFleet, no_processes  # noqa: F401
 from vaultops.decide.halt import read_halt
 from vaultops.model import State
 from vaultops.notify.replies import ChatAnswer
+from vaultops.render.results import RunResult
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
@@ -125,3 +126,22 @@ def test_halt_and_resume_from_the_bot_reach_every_machine(tmp_path: Path) -> Non
         "host1 resumed",
     ]
     assert fleet.runs()["REQ-new"] == 1
+
+
+def test_a_stopped_job_retried_goes_on_in_its_session(tmp_path: Path) -> None:
+    """The halt stopped the agent mid-run (its session announced, no result): the person's ``- retry: yes``
+    resumes that session, told why it stopped."""
+    fleet = TwinFleet(tmp_path, 1, "# Inbox\n" + request_block("REQ-x", "Summarise the week."))
+    machine = fleet[0]
+    machine.runner.script["REQ-x"] = RunResult(
+        State.INTERRUPTED, "worker-research", fleet.clock.now, 1.0, "", "stopped by the fleet's halt",
+        session="sess-1",
+    )  # fmt: skip
+    fleet.tick(0)
+    assert fleet.remote_requests()["REQ-x"].state is State.INTERRUPTED
+    del machine.runner.script["REQ-x"]
+    fleet.person_push(after("REQ-x", "- retry: yes"))
+    fleet.tick(0)
+    resumed = machine.runner.jobs[-1]
+    assert (resumed.resume, resumed.waited) == ("sess-1", "a halt of the fleet, which the person lifted")
+    assert fleet.remote_requests()["REQ-x"].state is State.DONE

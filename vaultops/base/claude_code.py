@@ -81,6 +81,21 @@ def result_object(stdout: str) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("type") == "result" else None
 
 
+def stream_session(stdout: str) -> str:
+    """The session a stream-json run announced (its ``init`` event comes first): a run stopped before its
+    result can still be resumed in it.  "" when it announced none."""
+    for line in stdout.splitlines():
+        if '"session_id"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and isinstance(event.get("session_id"), str) and event["session_id"]:
+            return str(event["session_id"])
+    return ""
+
+
 def message_lines(raw: str, streamed: bool = False) -> list[str]:
     """The lines a worker said.  Claude Code with ``--output-format stream-json`` prints JSON events;
     what the model said is the text of its ``assistant`` messages, and tags are read from that.  With

@@ -11,15 +11,19 @@ that a dashboard that cannot be read for a moment leaves the fleet as it was, ne
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
+from dataclasses import replace
 
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.halt import Halted, HaltMark, chat_lines, read_halt, with_lines
 from vaultops.engine.context import Context
-from vaultops.model import PassOutcome
+from vaultops.model import PassOutcome, State
 from vaultops.notify.message import Notice, obsidian_link
 from vaultops.notify.replies import ChatAnswer
 from vaultops.render import results
+from vaultops.render.results import RunResult
+from vaultops.run.jobs import Job
 from vaultops.sync.git import AUTHOR_PREFIX
 
 HALT_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
@@ -162,3 +166,29 @@ def from_chat(ctx: Context, switches: Sequence[ChatAnswer]) -> bool:
     else:
         ctx.report.written.append(rel)
     return True
+
+
+def session_key(job: Job) -> str:
+    return f"stopped-session:{job.file}:{job.request_id}"
+
+
+def keep_session(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) -> None:
+    """A job the halt (or a shutdown) stopped keeps the session it announced: the person's ``- retry:
+    yes`` goes on in it (``after_halt``)."""
+    if result.state is State.INTERRUPTED and result.session:
+        with lock:
+            ctx.state.set(session_key(job), result.session)
+
+
+def after_halt(ctx: Context, job: Job, lock: threading.Lock) -> Job:
+    """A retried request that the halt stopped goes on in its session, told why it stopped; when Claude
+    Code no longer has the session, ``engine.quota.run`` starts it again with the work so far.  The
+    session is read once."""
+    with lock:
+        session = ctx.state.get(session_key(job))
+        if not session:
+            return job
+        ctx.state.set(session_key(job), "")
+    if job.resume or job.tasks:  # an approval, a review or a quota's reset has its own session
+        return job
+    return replace(job, resume=session, waited="a halt of the fleet, which the person lifted")

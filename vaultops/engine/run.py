@@ -16,6 +16,7 @@ from vaultops.base import faults
 from vaultops.engine import quota
 from vaultops.engine.context import Context
 from vaultops.engine.follow import start_worker
+from vaultops.engine.halt import after_halt, keep_session
 from vaultops.engine.ports import Runner
 from vaultops.engine.record import Claimed, with_budget_warning
 from vaultops.engine.review import reviewed
@@ -61,7 +62,7 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
         return start_worker(ctx, job, job.files)
     if (held := quota.held_now(ctx, job, dispatcher.lock)) is not None:  # its account met its limit meanwhile
         return held
-    job = quota.after_quota(ctx, resumed(ctx.vault, job), dispatcher.lock)
+    job = after_halt(ctx, quota.after_quota(ctx, resumed(ctx.vault, job), dispatcher.lock), dispatcher.lock)
     try:
         if job.kind == "fanout":
 
@@ -71,6 +72,7 @@ def run_job(ctx: Context, job: Job, dispatcher: Runner) -> RunResult:
             result = run_tasks(job, run, ctx.config.limits.max_concurrent, started, ctx.clock)
         else:
             result = asked_of_the_person(ctx.vault, job, quota.run(ctx, job, dispatcher, started))
+            keep_session(ctx, job, result, dispatcher.lock)
             result = reviewed(ctx, job, result, dispatcher.lock, dispatcher.cancel)
     finally:
         if job.lasting:

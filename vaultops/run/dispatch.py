@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from vaultops.base.claude_code import stream_session
 from vaultops.model import State
 from vaultops.render.results import RunResult
 from vaultops.run import health as health_check
@@ -218,7 +219,9 @@ class Dispatcher:
             attempts=summary(attempts) if len(attempts) > 1 else "",
             cost_usd=sum(costs) if costs else None,
             turns=last.turns,
-            session=last.session_id,
+            # a run the halt or a shutdown stopped printed no result: its session is the one it announced
+            session=last.session_id
+            or (stream_session(last.text) if last.failure is Failure.CANCELLED else None),
             denials=last.denials,
             incident=last.detail if last.failure is Failure.UNGATED else "",
         )
