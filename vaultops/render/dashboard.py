@@ -75,7 +75,8 @@ def render_dashboard(fleet: Fleet) -> str:
         "# vaultops",
         "",
         "> [!info] vaultops writes this note from the notes and from each machine's own note in "
-        f"`{_code(fleet.machine_folder)}/`; edits here are replaced on its next pass.",
+        f"`{_code(fleet.machine_folder)}/`; edits here are replaced on its next pass, except a `halt` "
+        "property: `halt: yes` stops every machine, `halt: no` lets them go on.",
     ]
     if fleet.halt is not None:
         body += ["", *_halted(fleet.halt)]
@@ -83,7 +84,7 @@ def render_dashboard(fleet: Fleet) -> str:
         body += ["", *section]
     if fleet.problems:
         body += ["", "## Problems", *(f"- {escape(p)}" for p in fleet.problems)]
-    meta = frontmatter_text(properties(fleet, requests))
+    meta = frontmatter_text(properties(fleet, requests)) + "".join(f"{line}\n" for line in fleet.kept)
     return "---\n" + meta + "---\n" + "\n".join(redact_lines(body)) + "\n"
 
 
