@@ -145,3 +145,19 @@ def test_a_stopped_job_retried_goes_on_in_its_session(tmp_path: Path) -> None:
     resumed = machine.runner.jobs[-1]
     assert (resumed.resume, resumed.waited) == ("sess-1", "a halt of the fleet, which the person lifted")
     assert fleet.remote_requests()["REQ-x"].state is State.DONE
+
+
+def test_a_halt_in_the_inbox_halts_a_vault_without_a_dashboard(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 2, "# Inbox\n", extra="[dashboard]\npath = false\n")
+    fleet.person_push(
+        lambda t: "---\nHalt: yes, the agent loops\n---\n" + t + request_block("REQ-n", "Summarise.")
+    )
+    fleet.tick(0)
+    fleet.tick(1)
+    assert fleet.runs()["REQ-n"] == 0
+    assert sorted(t.split(": ", 1)[1] for t in fleet.sent()) == [
+        f"host{i} HALTED by Person: the agent loops" for i in (0, 1)
+    ]
+    fleet.person_push(lambda t: t.replace("Halt: yes, the agent loops", "halt: no"))
+    fleet.tick(0)
+    assert fleet.runs()["REQ-n"] == 1

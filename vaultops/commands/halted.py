@@ -1,8 +1,8 @@
 """``vaultops status`` while the fleet is halted: HALTED, by whom, why and since when, first of all.
 
-What the dashboard note on this machine says now (``decide.halt``), with who set it and when this
-machine's passes first saw it (``engine.halt`` remembers both in state.db); a halt no pass has seen yet
-(the daemon is stopped, say) is said too: the next pass honours it.
+What the dashboard note (or the inbox) on this machine says now (``decide.halt``), with who set it and
+when this machine's passes first saw it (``engine.halt`` remembers both in state.db); a halt no pass has
+seen yet (the daemon is stopped, say) is said too: the next pass honours it.
 """
 
 from __future__ import annotations
@@ -18,15 +18,11 @@ from vaultops.vault import Vault
 
 def halt_row(vault: Vault) -> dict[str, Any] | None:
     """The halt standing on this machine, or None when the fleet runs."""
-    rel = vault.dashboard_rel
-    if rel is None:
-        return None
-    try:
-        text = vault.resolve(rel).read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None
-    mark = read_halt(text)
-    if not mark.halted:
+    marks = [
+        read_halt(_text(vault, rel)) for rel in (vault.dashboard_rel, vault.inbox_rel) if rel is not None
+    ]
+    mark = next((m for m in marks if m.halted), None)  # either note halts, as a pass reads them
+    if mark is None:
         return None
     state = _state(vault)
     seen: dict[str, object] = {}
@@ -46,3 +42,10 @@ def halt_line(row: dict[str, Any], dashboard: str) -> str:
     said = Halted(str(row["reason"]), str(row["by"])).sentence()
     since = f" (since {row['since']})" if row["since"] else ""
     return f"{said}{since}; nothing is claimed and no job starts until `halt: no` in {dashboard}"
+
+
+def _text(vault: Vault, rel: str) -> str:
+    try:
+        return vault.resolve(rel).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -33,10 +33,11 @@ RESUME_HINT = "set `halt: no` in the dashboard note's properties (or send /resum
 def look(ctx: Context) -> Halted | None:
     """The halt the fleet is under now, said once when it begins and once when it ends; a warning each pass
     while it stands (the daemon says it once per incident)."""
-    mark = mark_now(ctx)
+    now = _halt_now(ctx)
     was = standing(ctx)
-    if mark is None:  # the note cannot be read now: the fleet stays as it was
+    if now is None:  # a note cannot be read now: the fleet stays as it was
         return was
+    rel, mark, raw = now
     if not mark.halted:
         if was is not None:
             _resumed(ctx, was)
@@ -44,7 +45,7 @@ def look(ctx: Context) -> Halted | None:
     if was is not None and was.reason == mark.reason:
         halt = was
     else:
-        halt = Halted(mark.reason, mark.by or _who(ctx, mark))
+        halt = Halted(mark.reason, mark.by or _who(ctx, rel, raw, mark.line))
         since = str(_seen(ctx).get("since") or results.iso(ctx.clock()))
         ctx.state.set(HALT_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
         if was is None:
@@ -56,13 +57,31 @@ def look(ctx: Context) -> Halted | None:
 def mark_now(ctx: Context) -> HaltMark | None:
     """What the dashboard note says now; None when it cannot be read (said by the dashboard stage)."""
     rel = ctx.vault.dashboard_rel
-    if rel is None:
-        return HaltMark(False)
+    read = _read(ctx, rel) if rel is not None else (HaltMark(False), b"")
+    return read[0] if read is not None else None
+
+
+def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes] | None:
+    """The halt as the notes say it now: the dashboard note's properties, or the inbox's (a vault with no
+    dashboard; a person who writes it there: the inbox is theirs, vaultops never rewrites it).  Either
+    one halts.  None while one of them cannot be read."""
+    for rel in (ctx.vault.dashboard_rel, ctx.inbox):
+        read = _read(ctx, rel) if rel is not None else (HaltMark(False), b"")
+        if read is None:
+            return None
+        if read[0].halted and rel is not None:
+            return (rel, *read)
+    return ctx.inbox, HaltMark(False), b""
+
+
+def _read(ctx: Context, rel: str) -> tuple[HaltMark, bytes] | None:
     try:
         note = ctx.writer.read(rel, requests=False)
     except VaultopsError:
         return None
-    return HaltMark(False) if note is None else read_halt(note.raw.decode("utf-8", "replace"))
+    if note is None:
+        return HaltMark(False), b""
+    return read_halt(note.raw.decode("utf-8", "replace")), note.raw
 
 
 def standing(ctx: Context) -> Halted | None:
@@ -95,15 +114,13 @@ def remembered(raw: str | None) -> dict[str, object]:
     return seen if isinstance(seen, dict) else {}
 
 
-def _who(ctx: Context, mark: HaltMark) -> str:
+def _who(ctx: Context, rel: str, raw: bytes, line: int | None) -> str:
     """The author of the commit that brought the halt line in (``git blame``); a line no commit has yet
     was typed on this machine."""
-    rel = ctx.vault.dashboard_rel
-    note = ctx.writer.read(rel, requests=False) if rel is not None and mark.line is not None else None
-    if rel is None or note is None or mark.line is None:
+    if line is None:
         return f"the person, on {ctx.vault.host}"
     try:
-        blamed = ctx.publisher.git.blame(rel, note.raw, [mark.line]).get(mark.line)
+        blamed = ctx.publisher.git.blame(rel, raw, [line]).get(line)
     except (OSError, VaultopsError):
         blamed = None
     return author_shown(blamed.who if blamed is not None else "", ctx.vault.host)
