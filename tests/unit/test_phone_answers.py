@@ -161,7 +161,10 @@ def test_a_near_heading_is_named_and_never_merges_into_the_request_above(
     heading, ident = case
     above = ["## REQ-a check the disk", "", "how full is it", *([""] if blank_before else [])]
     text = "\n".join([*above, heading, "", "what the phone asked", ""])
-    for note in (parse_note("inbox.md", text.encode()), parse_note_cached("inbox.md", text.encode(), {})):
+    whole = parse_note("inbox.md", text.encode())
+    cut = parse_note_cached("inbox.md", text.encode(), {}, spread=1)  # cut at every heading
+    assert cut.requests == whole.requests
+    for note in (whole, cut):
         first, second = note.requests
         assert (first.id, first.end, first.text) == ("REQ-a", len(above), "how full is it"), heading
         assert second.id == ident and second.start == len(above)
