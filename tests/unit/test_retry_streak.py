@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vaultops.model import Limits
@@ -46,7 +46,16 @@ def test_two_runs_that_failed_the_same_way_have_one_signature(
     )
 
 
-@given(st.text(max_size=400))
+# text made of the pieces the noise patterns look for, besides any text
+noise_like = st.lists(
+    st.sampled_from([*"0123456789abcdefABCDEFTZ:.-/ $~\\,_x", "pid ", " s", "sec", "min", "2026-01-01T"]),
+    max_size=80,
+).map("".join)
+
+
+@example("0H")  # found by it: upper case, then lowered, matched only the second time
+@example("y" + "x " * 118 + "0 sx")  # cut to length after "0 s", which is a duration then
+@given(noise_like | st.text(max_size=400))
 def test_normalising_twice_changes_nothing_and_a_signature_is_bounded(text: str) -> None:
     once = streak.normalise(text)
     assert streak.normalise(once) == once
@@ -168,3 +177,14 @@ def test_a_tail_is_bounded() -> None:
     long = "\n".join(f"line {n} " + "x" * 300 for n in range(100))
     cut = streak.tail(long)
     assert len(cut) <= streak.TAIL_CHARS and cut.endswith("line 99 " + "x" * 300)
+
+
+def test_a_cost_a_cli_misreports_never_gives_a_request_more() -> None:
+    """Below zero counts as nothing; a cost that is no number spends the whole limit (fail closed)."""
+    assert streak.tried({"kind": FAILED, "cost_usd": -5.0, "turns": -3}).cost_usd == 0.0
+    assert streak.reported_cost(float("nan")) == float("inf") == streak.reported_cost(float("inf"))
+    lying = [streak.tried({"kind": FAILED, "cost_usd": -5.0, "turns": -3}), *spend((0.5, 1))]
+    assert streak.left(Limits(1.0, 5), lying) == Limits(0.5, 4)
+    unknown = [streak.tried({"kind": FAILED, "cost_usd": float("inf")})]
+    assert streak.left(Limits(1.0, None), unknown) == Limits(0.0, None)
+    assert streak.spent_out(Limits(1.0, None), unknown).startswith("the request's cost limit $1 is spent")

@@ -193,5 +193,5 @@ class Carry:
         with self.lock:
             self.table.add(
                 job.file, self.key, job.claim, profile, kind, signature=signature, detail=detail,
-                tail=tail, cost_usd=cost_usd, turns=turns,
+                tail=tail, cost_usd=streak.reported_cost(cost_usd), turns=turns,
             )  # fmt: skip

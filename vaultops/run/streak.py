@@ -33,11 +33,11 @@ SIGNATURE_CHARS = 240  # a signature is a key, not a report
 TAIL_LINES = 15  # of a failing check's output, or of the agent's last words, carried to the next attempt
 TAIL_CHARS = 2000
 
-# Noise first, in this order: each replacement holds no digit and no slash, so normalising twice
-# changes nothing.
+# Noise, in this order, over lower-case text: each replacement holds no digit and no slash (normalise
+# repeats them until nothing changes, so that a cut to length cannot leave a match behind).
 _NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
-        re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
+        re.compile(r"\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:z|[+-]\d{2}:?\d{2})?"),
         "<time>",
     ),
     (re.compile(r"\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\b"), "<time>"),
@@ -54,11 +54,17 @@ _NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def normalise(text: str) -> str:
-    """``text`` as a key: its first line only, without what differs from run to run, lower case."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    for pattern, replacement in _NOISE:
-        first = pattern.sub(replacement, first)
-    return first.strip().lower()[:SIGNATURE_CHARS]
+    """``text`` as a key: its first line only, lower case, without what differs from run to run.  Again
+    until nothing changes: cutting it to length can end a word where a pattern then matches."""
+    key = next((line for line in text.splitlines() if line.strip()), "").lower()
+    for _ in range(4):
+        before = key
+        for pattern, replacement in _NOISE:
+            key = pattern.sub(replacement, key)
+        key = key.strip()[:SIGNATURE_CHARS]
+        if key == before:
+            break
+    return key
 
 
 def signature(error_class: str, detail: str, checks: Sequence[str] = ()) -> str:
@@ -89,16 +95,24 @@ class Tried:
     claim: str = ""
 
 
+def reported_cost(value: object) -> float | None:
+    """A cost as an agent CLI reported it: below zero counts as nothing; one that is no number at all
+    (infinite, not a number) as everything, since what cannot be counted cannot be held to a limit."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    return max(0.0, float(value)) if math.isfinite(value) else math.inf
+
+
 def tried(row: Mapping[str, Any]) -> Tried:
-    cost, turns = row.get("cost_usd"), row.get("turns")
+    turns = row.get("turns")
     return Tried(
         str(row.get("profile") or ""),
         str(row.get("kind") or ""),
         str(row.get("signature") or ""),
         str(row.get("detail") or ""),
         str(row.get("tail") or ""),
-        float(cost) if isinstance(cost, int | float) else None,
-        int(turns) if isinstance(turns, int) else None,
+        reported_cost(row.get("cost_usd")),
+        max(0, turns) if isinstance(turns, int) and not isinstance(turns, bool) else None,
         str(row.get("claim") or ""),
     )
 
@@ -139,7 +153,8 @@ def left(limits: Limits, history: Sequence[Tried]) -> Limits:
     cost, turns = spent(history)
     most_cost = None
     if limits.max_cost_usd is not None:
-        most_cost = max(0.0, math.floor((limits.max_cost_usd - cost) * 100 + 1e-9) / 100)
+        rest = limits.max_cost_usd - cost
+        most_cost = math.floor(rest * 100 + 1e-9) / 100 if rest > 0 else 0.0
     most_turns = None if limits.max_turns is None else max(0, limits.max_turns - turns)
     return Limits(most_cost, most_turns)
 
