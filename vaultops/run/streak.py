@@ -154,7 +154,8 @@ def left(limits: Limits, history: Sequence[Tried]) -> Limits:
     most_cost = None
     if limits.max_cost_usd is not None:
         rest = limits.max_cost_usd - cost
-        most_cost = math.floor(rest * 100 + 1e-9) / 100 if rest > 0 else 0.0
+        # never above what is left: the margin is for a sum such as 1 - 0.6 that lands just below a cent
+        most_cost = min(rest, math.floor(rest * 100 + 1e-9) / 100) if rest > 0 else 0.0
     most_turns = None if limits.max_turns is None else max(0, limits.max_turns - turns)
     return Limits(most_cost, most_turns)
 
