@@ -25,6 +25,8 @@ from vaultops.render import results
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
 from vaultops.sync.git import AUTHOR_PREFIX
+from vaultops.workers.control import WorkerError, terminate
+from vaultops.workers.registry import Registry
 
 HALT_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
 RESUME_HINT = "set `halt: no` in the dashboard note's properties (or send /resume to the bot) to resume"
@@ -129,6 +131,7 @@ def _who(ctx: Context, rel: str, raw: bytes, line: int | None) -> str:
 def _halted(ctx: Context, halt: Halted, since: str) -> None:
     host = ctx.vault.host
     ctx.state.event("halt", by=halt.by, reason=halt.reason)
+    _stop_workers(ctx, halt)
     body = (
         f"{host} saw the halt: it claims nothing, fires no schedule and starts no job; its running jobs are "
         f"stopped, their work kept (each becomes `interrupted`; `- retry: yes` runs it again). To resume, "
@@ -209,3 +212,15 @@ def after_halt(ctx: Context, job: Job, lock: threading.Lock) -> Job:
     if job.resume or job.tasks:  # an approval, a review or a quota's reset has its own session
         return job
     return replace(job, resume=session, waited="a halt of the fleet, which the person lifted")
+
+
+def _stop_workers(ctx: Context, halt: Halted) -> None:
+    """This machine's long-lived workers are agents too: each is stopped (TERM, then KILL after ``[workers]
+    grace``), its folder and its commits kept; its plan note says so once the halt is lifted."""
+    for worker in Registry(ctx.state).live():
+        try:
+            _, how = terminate(ctx.vault, worker.name)
+        except WorkerError as exc:
+            ctx.warn(f"worker {worker.name} could not be stopped for the halt: {exc.message}")
+            continue
+        ctx.warn(f"{how}: {halt.sentence()}")
