@@ -85,7 +85,10 @@ def test_a_retrys_prompt_holds_the_failing_checks_tail(code_vault: Path, tmp_pat
 def test_a_loop_of_identical_failures_stops_at_the_limit_and_goes_to_the_person(tmp_path: Path) -> None:
     counter = tmp_path / "c1"
     # each error says its time and pid, as real ones do: the status lines differ, the signatures do not
-    noisy = profile("worker-code", "500", counter, env=', FAKE_AGENT_NOISE = "1"')
+    seen = tmp_path / "prompts"
+    noisy = profile(
+        "worker-code", "500", counter, env=f', FAKE_AGENT_NOISE = "1", FAKE_AGENT_PROMPTS = "{seen}"'
+    )
     vault = routed_vault(tmp_path, ONE.format(fields=""), noisy)
     once(vault)  # the retry table: an error has no fallback here, so one attempt a run
     assert status_of(vault).startswith("error — API error 500"), status_of(vault)
@@ -112,6 +115,10 @@ def test_a_loop_of_identical_failures_stops_at_the_limit_and_goes_to_the_person(
     answer(vault, "- retry: yes — use the cached data")
     once(vault, 4)
     assert calls(counter) == 4
+    last = sorted(seen.iterdir())[-1].read_text()
+    carried = json.loads(last[last.index("```json") + 7 : last.rindex("```")])["context"]["last_attempt"]
+    assert carried["error"].startswith("API error 500: API Error: Request rejected (500) · fake at ")
+    assert carried["the_person_asks"] == "use the cached data", "a retry's comment reaches the next prompt"
     assert status_of(vault).startswith("escalated — failed the same way 4 times in a row"), status_of(vault)
 
 

@@ -147,11 +147,14 @@ def job_for(ctx: Context, p: AgendaItem, place: Place | None = None) -> Job:
 
 def reviewed_before(ctx: Context, request: Request) -> dict[str, str]:
     """A code job the person reviewed and sent back (``- retry: yes — what to change``): the feedback,
-    and the session to go on with when this machine ran the last one."""
-    if request.state is not State.REVIEW or not retry_asked(request):
+    and the session to go on with when this machine ran the last one.  Any other retry with a comment
+    carries the comment, for the next prompt (vaultops.run.carry)."""
+    if not retry_asked(request):
         return {}
     answer = standing_answer(request)
     feedback = own_words(answer.comment) if answer is not None else ""
+    if request.state is not State.REVIEW:
+        return {"feedback": feedback} if feedback.strip() else {}
     session = ctx.state.get(session_key(request.file, request.id)) or ""
     return {"feedback": feedback or "(no comment: look again at your work)", "resume": session}
 
