@@ -1,11 +1,13 @@
 """The kill switch against an agent that will not stop: it ignores SIGTERM (and so do the helpers it
 starts).  The person types ``halt: yes`` into the dashboard note in Obsidian on the machine itself (saved,
-not committed); the daemon's next pass stops the agent anyway (SIGTERM, then SIGKILL after the grace),
-records the request as interrupted saying it was the halt, and starts nothing new while it stands."""
+not committed): the save wakes the daemon (nothing else does here: no git, a long timer), whose pass stops
+the agent anyway (SIGTERM, then SIGKILL after the grace), records the request as interrupted saying it was
+the halt, and starts nothing new while it stands."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import time
@@ -59,9 +61,10 @@ def test_an_agent_that_ignores_sigterm_is_stopped_by_a_halt_typed_on_the_machine
     agent = tmp_path / "stubborn-agent"
     agent.write_text(STUBBORN.format(log=log))
     agent.chmod(agent.stat().st_mode | stat.S_IXUSR)
-    daemon_cfg = "[inbox]\nsettle = 0\n\n[daemon]\nreconcile = 1\ngrace = 10\n"
+    daemon_cfg = "[inbox]\nsettle = 0\n\n[daemon]\nreconcile = 120\ngrace = 10\n"  # the save wakes it
     vault = vault_with(tmp_path / "v", "# Inbox\n" + block("REQ-stubborn", "Summarise the notes."), "")
     (vault / ".vaultops" / "local.toml").write_text(profiles(agent) + daemon_cfg)
+    shutil.rmtree(vault / ".git")  # no commit of its own wakes the daemon: only the person's save can
     daemon = Daemon(vault)
     try:
         daemon.wait_ready()

@@ -25,6 +25,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from vaultops.base.confine import make_dirs
+from vaultops.decide.halt import read_halt
 from vaultops.vault import Vault, is_ignored
 from vaultops.workers.plans import NEWS_FILE
 
@@ -46,6 +47,10 @@ class VaultEvents(FileSystemEventHandler):
         self.daily_settings = root / ".obsidian" / "daily-notes.json"
         self.git = root / ".git"
         self.workers = vault.state_dir / "workers"
+        rel = vault.dashboard_rel
+        self.dashboard = vault.resolve(rel) if rel is not None else None
+        self._halt_lines: tuple[str, ...] = ()
+        self._halt_lines = self._halt_now()  # vaultops redraws the dashboard: only the halt's lines wake
         self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
 
@@ -56,6 +61,8 @@ class VaultEvents(FileSystemEventHandler):
             return "inbox"
         if p == self.daily_settings:
             return "daily-notes settings"
+        if p == self.dashboard:
+            return "halt" if self._halt_changed() else None
         if p == self.workers / NEWS_FILE:
             return "worker"
         if p.parent == self.git or self.git in p.parents:
@@ -68,6 +75,20 @@ class VaultEvents(FileSystemEventHandler):
             rel = p.relative_to(self.vault.root).as_posix()
             return None if is_ignored(rel) else "queue"
         return None
+
+    def _halt_now(self) -> tuple[str, ...]:
+        try:
+            raw = self.dashboard.read_bytes() if self.dashboard is not None else b""
+        except OSError:
+            return self._halt_lines
+        return read_halt(raw.decode("utf-8", "replace")).kept
+
+    def _halt_changed(self) -> bool:
+        """The person changed the halt lines of the dashboard (saved in Obsidian on this machine): a pass
+        now, not at the next fetch or timer (``engine.halt``)."""
+        lines = self._halt_now()
+        changed, self._halt_lines = lines != self._halt_lines, lines
+        return changed
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         paths = [event.src_path, getattr(event, "dest_path", "")]
