@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.clones import Fleet, request_block
-from tests.support.daemon_helpers import Daemon
+from tests.support.daemon_helpers import Daemon, save_in_place
 from tests.support.helpers import INBOX, git, vaultops
 from tests.support.waiting import wait_for
 from vaultops.decide.halt import read_halt
+from vaultops.scan.note import parse_note
 
 DASHBOARD = "_System/vaultops.md"
 PLAN = "executor-queue/sweep.md"
@@ -100,6 +101,22 @@ def schedule(_: str) -> str:
     return "---\ntype: research\nschedule: every 1h\n---\nSummarise the open threads in this vault.\n"
 
 
+def stopped_somewhere(fleet: Fleet, rid: str, why: str) -> bool:
+    for clone in fleet.clones:
+        request = parse_note(INBOX, (clone / INBOX).read_bytes()).request(rid)
+        if (
+            request is not None
+            and request.state.value == "interrupted"
+            and why in request.statuses[-1].reason
+        ):
+            return True
+    return False
+
+
+def halted_twice(d: Daemon) -> bool:
+    return d.log.read_text().count('"event": "halted"') == 2
+
+
 def resumed(d: Daemon) -> bool:
     return '"event": "resumed"' in d.log.read_text()
 
@@ -170,6 +187,18 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
         assert fleet.runs()["REQ-a"] == fleet.runs()["REQ-b"] == 1  # nothing restarted by itself
         for clone in fleet.clones:
             assert wait_for(partial(banner_on, clone, False)), dashboard(clone)
+
+        # a halt typed in Obsidian on machine 0 (saved, not committed) reaches machine 1 too, and stops what
+        # the resume let start (REQ-c, new work, wherever it runs)
+        assert wait_for(lambda: fleet.runs()["REQ-c"] == 1), fleet.runs()
+        mine = fleet.clones[0] / DASHBOARD
+        save_in_place(
+            mine, halt_props("halt: yes", "halt_reason: typed here")(mine.read_text(encoding="utf-8"))
+        )
+        assert all(wait_for(partial(halted_twice, d)) for d in daemons), daemons[1].explain()
+        # recorded where it ran (that clone pushes it when it can: a clone holding its daily note for a later
+        # commit may not follow the remote for a while, and still halts from the remote's tip)
+        assert wait_for(partial(stopped_somewhere, fleet, "REQ-c", "typed here")), daemons[1].explain()
     finally:
         for d in daemons:
             if d.proc.poll() is None:

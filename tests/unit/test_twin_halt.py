@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.clones import after, request_block
+from tests.support.helpers import INBOX
 from tests.support.twin import TwinFleet, no_processes  # noqa: F401
 from vaultops.decide.halt import read_halt
 from vaultops.model import State
@@ -82,9 +83,8 @@ def test_halt_no_resumes_once_and_only_new_work_starts(tmp_path: Path) -> None:
 def test_a_halt_typed_on_one_machine_reaches_the_other(tmp_path: Path) -> None:
     fleet = fleet_of(tmp_path)
     fleet[0].save(DASHBOARD, with_props("halt: yes")(fleet[0].text(DASHBOARD)))  # in Obsidian, not committed
-    fleet.tick(0)  # halted at once; vaultops commits it with its redraw (the remote's redraw is newer)
+    fleet.tick(0)  # halted at once, and committed and pushed at once (the remote's redraw is newer)
     assert any("HALTED" in n.title for n in fleet[0].chat.sent)
-    fleet.tick(0)  # the remote's rendering, with the halt carried in, pushed
     assert read_halt(fleet.remote_text(DASHBOARD)).halted
     fleet.person_push(lambda t: t + request_block("REQ-new", "Summarise the week."))
     fleet.tick(1)
@@ -161,3 +161,16 @@ def test_a_halt_in_the_inbox_halts_a_vault_without_a_dashboard(tmp_path: Path) -
     fleet.person_push(lambda t: t.replace("Halt: yes, the agent loops", "halt: no"))
     fleet.tick(0)
     assert fleet.runs()["REQ-n"] == 1
+
+
+def test_a_clone_that_cannot_follow_the_remote_still_halts_within_one_fetch(tmp_path: Path) -> None:
+    """Machine 0 has the person's unsaved-to-git edit in the inbox, and the remote changed the inbox too:
+    it cannot follow the remote.  The halt on the remote's tip halts it all the same."""
+    fleet = fleet_of(tmp_path)
+    fleet[0].save(INBOX, fleet[0].text() + request_block("REQ-local", "Summarise the local notes."))
+    fleet.person_push(lambda t: t + request_block("REQ-remote", "Summarise the week."))
+    fleet.person_push(with_props("halt: yes", "halt_reason: runaway"), DASHBOARD)
+    report = fleet.tick(0)
+    assert any("cannot follow" in w for w in report.warnings), report.warnings
+    assert any("HALTED by the person: runaway" in w for w in report.warnings), report.warnings
+    assert fleet.runs()["REQ-local"] == 0

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from vaultops.base.errors import VaultopsError
-from vaultops.decide.halt import Halted, HaltMark, chat_lines, read_halt, with_lines
+from vaultops.decide.halt import Halted, HaltMark, chat_lines, person_changed, read_halt, with_lines
 from vaultops.engine.context import Context
 from vaultops.model import PassOutcome, State
 from vaultops.notify.message import Notice, obsidian_link
@@ -39,19 +39,21 @@ def look(ctx: Context) -> Halted | None:
     was = standing(ctx)
     if now is None:  # a note cannot be read now: the fleet stays as it was
         return was
-    rel, mark, raw = now
+    rel, mark, raw, here = now
     if not mark.halted:
         if was is not None:
             _resumed(ctx, was)
+            _commit_typed(ctx, "resumed")
         return None
     if was is not None and was.reason == mark.reason:
         halt = was
     else:
-        halt = Halted(mark.reason, mark.by or _who(ctx, rel, raw, mark.line))
+        halt = Halted(mark.reason, mark.by or (_who(ctx, rel, raw, mark.line) if here else "the person"))
         since = str(_seen(ctx).get("since") or results.iso(ctx.clock()))
         ctx.state.set(HALT_KEY, json.dumps({"reason": halt.reason, "by": halt.by, "since": since}))
         if was is None:
             _halted(ctx, halt, since)
+            _commit_typed(ctx, "halted")
     ctx.warn(f"{halt.sentence()}; nothing is claimed and no job starts until the halt is lifted")
     return halt
 
@@ -63,17 +65,58 @@ def mark_now(ctx: Context) -> HaltMark | None:
     return read[0] if read is not None else None
 
 
-def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes] | None:
+def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes, bool] | None:
     """The halt as the notes say it now: the dashboard note's properties, or the inbox's (a vault with no
     dashboard; a person who writes it there: the inbox is theirs, vaultops never rewrites it).  Either
-    one halts.  None while one of them cannot be read."""
+    one halts.  None while one of them cannot be read.  The last element: read here (False: on the
+    remote's tip).
+
+    Lines typed on this machine (not committed) are the newest word.  Else the remote's tip as fetched
+    counts too: a clone that cannot follow the remote for now (a conflict, a rebase under way, notes it
+    holds for a later commit) still halts within one fetch; it resumes once it follows."""
+    git = ctx.publisher.git
+    repo = git.is_repo()
+    head = git.rev("HEAD") if repo else None
+    remote = ctx.publisher.remote
+    tip = remote.tip() if repo and remote is not None else None
     for rel in (ctx.vault.dashboard_rel, ctx.inbox):
         read = _read(ctx, rel) if rel is not None else (HaltMark(False), b"")
         if read is None:
             return None
-        if read[0].halted and rel is not None:
-            return (rel, *read)
-    return ctx.inbox, HaltMark(False), b""
+        if rel is None:
+            continue
+        if read[0].halted:
+            return rel, read[0], read[1], True
+        typed = repo and person_changed(git.blob(head, rel), read[1])
+        there = (
+            read_halt(_text(git.blob(tip, rel))) if tip is not None and tip != head and not typed else None
+        )
+        if there is not None and there.halted:
+            return rel, there, b"", False
+    return ctx.inbox, HaltMark(False), b"", True
+
+
+def _text(raw: bytes | None) -> str:
+    return raw.decode("utf-8", "replace") if raw else ""
+
+
+def _commit_typed(ctx: Context, said: str) -> None:
+    """A halt (or its lift) typed in Obsidian on this machine, not committed yet, is committed and pushed
+    now: the other machines must not wait for this clone's next commit of its notes."""
+    git = ctx.publisher.git
+    if not git.is_repo():
+        return
+    head = git.rev("HEAD")
+    typed = []
+    for rel in (ctx.vault.dashboard_rel, ctx.inbox):
+        read = _read(ctx, rel) if rel is not None else None
+        if rel is not None and read is not None and person_changed(git.blob(head, rel), read[1]):
+            typed.append(rel)
+    if typed:
+        outcome = PassOutcome("halt", said, f"typed on {ctx.vault.host}")
+        ctx.publisher.commit(typed, [outcome], ctx.report.warnings)
+        if not ctx.publisher.through_remote:  # the typed lines were what kept this clone from following
+            ctx.pull()  # now it follows (the halt carried onto the remote's redraw) and pushes
 
 
 def _read(ctx: Context, rel: str) -> tuple[HaltMark, bytes] | None:
