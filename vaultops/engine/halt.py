@@ -113,7 +113,7 @@ def _commit_typed(ctx: Context, said: str) -> None:
         if rel is not None and read is not None and person_changed(git.blob(head, rel), read[1]):
             typed.append(rel)
     if typed:
-        outcome = PassOutcome("halt", said, f"typed on {ctx.vault.host}")
+        outcome = PassOutcome("fleet", said, f"typed on {ctx.vault.host}")
         ctx.publisher.commit(typed, [outcome], ctx.report.warnings)
         if not ctx.publisher.through_remote:  # the typed lines were what kept this clone from following
             ctx.pull()  # now it follows (the halt carried onto the remote's redraw) and pushes
@@ -223,7 +223,7 @@ def from_chat(ctx: Context, switches: Sequence[ChatAnswer]) -> bool:
         ctx.warn(f"{rel}: the {last.verdict} from chat could not be written ({exc}); it is read again")
         return False
     said = "halted" if last.verdict == "halt" else "resumed"
-    outcome = PassOutcome("halt", said, f"from chat, by {who}")
+    outcome = PassOutcome("fleet", said, f"from chat, by {who}")
     if ctx.publisher.git.is_repo():
         ctx.publisher.commit([rel], [outcome], ctx.report.warnings)
     else:
