@@ -103,7 +103,10 @@ def test_done_completes_the_plan_note_and_stops_the_worker(make: Callable[..., P
 def test_an_escalation_waits_for_the_person_whose_answer_reaches_the_worker(
     make: Callable[..., Path],
 ) -> None:
-    vault = worker_vault(make, {"tabs.md": plan("worker: coder\n")})
+    # a channel, so that the notice is queued: a vault nobody can be told from keeps no backlog to send
+    # the day a channel is set up (issue 29: turning Telegram on sent escalations decided long before)
+    channel = '[notify]\nurls = ["json://127.0.0.1:9/"]\n'
+    vault = worker_vault(make, {"tabs.md": plan("worker: coder\n")}, channel)
     path = vault / QUEUE / "tabs.md"
     run_tick(vault)
     say(vault, "coder", "[ESCALATE:scope_expansion] Found an unrelated issue in TabBar.swift")

@@ -127,6 +127,7 @@ def my_facts(ctx: Context, now: datetime) -> MachineFacts:
         workers=workers,
         heartbeat=ctx.config.dashboard.heartbeat,
         problems=tuple(sentence for sentence, _ in machine_problems(ctx).values()),
+        tells=ctx.teller.anyone(),
     )
 
 

@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 
 from vaultops.base import faults
 from vaultops.base.errors import ConfigError, LockBusy, UnsafePath, VaultopsError, disk_error
@@ -54,6 +55,7 @@ from vaultops.engine.problems import tell_problems
 from vaultops.engine.publish import Publisher
 from vaultops.engine.record import CLAIM_ATTEMPTS, Claimed, Done, apply, record
 from vaultops.engine.recover import recover, release_unstarted
+from vaultops.engine.relay import is_teller, relay
 from vaultops.engine.remind import on_time
 from vaultops.engine.report import PassReport
 from vaultops.engine.run import dispatcher_for, run_job
@@ -112,6 +114,7 @@ class Pass:
             sides=sides or Sides(),
         )  # fmt: skip
         self.report = self.ctx.report
+        self.ctx.teller.choose = partial(is_teller, self.ctx)  # one machine of a fleet tells of requests
         self.daily = DailyWriter(vault, self.ctx.writer, self.report.warnings)
         self.carried = carried or Carried()
         self.halt: Halted | None = None  # the fleet's halt, as ``take`` last saw it (``engine.halt``)
@@ -244,6 +247,7 @@ class Pass:
         each reminder's daily-note line pushed, as a claim is, before it is sent."""
         on_time(self.ctx, self.daily)
         watch_peers(self.ctx, self.daily)
+        relay(self.ctx)
         tell_problems(self.ctx)
 
     def publish(self) -> None:

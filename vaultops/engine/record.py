@@ -84,6 +84,7 @@ def _status_said(ctx: Context, said: StatusSaid, daily: DailyWriter) -> None:
     ctx.report.said(request.id, state.value, handling.reason)
     if state is State.ERROR:
         ctx.state.event(INPUT_ERROR, request.file, request.id, reason=handling.reason)
+        ctx.teller.waiting(request, state, now, handling.reason, handling.ruling)  # a failure is told too
     if state is State.ESCALATED:
         daily.add(request, now, f"escalated · {handling.ruling.safety_class}")
         ctx.teller.waiting(request, state, now, handling.reason, handling.ruling)
@@ -123,9 +124,9 @@ def finished(ctx: Context, done: Done, daily: DailyWriter) -> None:
         f"{result.state.value} · {job.type} · {results.seconds(result.duration)}",
     )
     ctx.state.event("result", job.file, job.request_id, state=result.state.value, claim=job.claim)
-    if result.incident:
+    if result.incident:  # its own notice says what the gate did not see: not a second one for the error
         tell_gate_incident(ctx, item.request, result)
-    if result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW):
+    elif result.state in (State.ESCALATED, State.INTERRUPTED, State.REVIEW, State.ERROR):
         review = "Accept it, or send it back with what to change" if result.state is State.REVIEW else None
         ctx.teller.waiting(
             item.request, result.state, result.started, result.reason, item.handling.ruling,

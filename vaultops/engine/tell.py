@@ -70,6 +70,16 @@ class Teller:
         self.log = _Warnings(warnings)
         self.sides = sides or Sides()
         self.outbox: ports.Outbox = self.sides.outbox or Outbox(state)
+        # whether this machine tells the person of requests: the fleet's teller (``engine.relay``), asked
+        # once per pass when first needed
+        self.choose: Callable[[], bool] = lambda: True
+        self._tells: bool | None = None
+
+    @property
+    def tells(self) -> bool:
+        if self._tells is None:
+            self._tells = self.choose()
+        return self._tells
 
     @property
     def vault_name(self) -> str:
@@ -92,6 +102,8 @@ class Teller:
         ``status_at`` (or ``escalated_at``, as the line says it): the time its status line says, when it
         is not ``at``: an answer in the message is bound to that line.  ``reminder``: how long it has
         waited, for the one reminder of an escalation."""
+        if not self.tells:  # another machine of the fleet tells the person, from the notes
+            return
         if proposed is not None:
             proposed = f"{reason}. {proposed}"
         elif state is State.ESCALATED:

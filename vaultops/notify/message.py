@@ -119,6 +119,12 @@ class _Shown:
         return shown
 
 
+def waiting_key(rel: str, request_id: str, state: str, occasion: str, *, reminder: bool = False) -> str:
+    """The outbox's key of a notice that a request waits for the person: one per status line."""
+    key = f"{rel}#{request_id}#{state}" + (f"#{occasion}" if occasion else "")
+    return key + ("#reminder" if reminder else "")
+
+
 def escalation_notice(
     *,
     vault_name: str,
@@ -155,10 +161,8 @@ def escalation_notice(
     ]
     if not show.whole:
         lines.insert(4, SHORTENED)
-    key = f"{rel}#{request_id}#{state}" + (f"#{occasion}" if occasion else "")
-    key += "#reminder" if reminder else ""
     return Notice(
-        key=key,
+        key=waiting_key(rel, request_id, state, occasion, reminder=bool(reminder)),
         title=f"{vault_name}: {request_id} {state} ({safety_class})" + (" — reminder" if reminder else ""),
         body="\n".join(lines),
         ask=Ask(request_id, bound, link, show.whole) if bound else None,

@@ -49,6 +49,9 @@ class MachineFacts:
     heartbeat: float = 900.0
     # what the machine cannot do now, each one sentence (its remote cannot be reached, or refuses it)
     problems: tuple[str, ...] = ()
+    # it can tell the person (a channel is set up there): the fleet's teller is one of these
+    # (``engine.relay``)
+    tells: bool = False
 
     @property
     def quiet_after(self) -> float:
@@ -90,6 +93,8 @@ def render_machine(facts: MachineFacts) -> str:
     }
     if facts.problems:  # only while there are: a machine without problems writes the note it always did
         meta["problems"] = list(facts.problems)
+    if facts.tells:
+        meta["tells"] = True
     body = [
         f"# {facts.host}",
         "",
@@ -129,6 +134,7 @@ def read_machine(rel: str, meta: dict[str, Any]) -> MachineFacts | str:
             workers=tuple(WorkerFact(str(w["name"]), str(w["state"]), str(w["started"])) for w in workers),
             heartbeat=max(0.0, float(meta.get("heartbeat_s") or 900.0)),
             problems=tuple(str(p) for p in problems),
+            tells=meta.get("tells") is True,
         )
     except (KeyError, TypeError, ValueError) as exc:
         return f"{rel}: its frontmatter is not a machine's ({exc}); delete it, and its machine writes it anew"

@@ -1,0 +1,63 @@
+"""Notices from any machine (issue 29): two daemons on one remote and a phone, the bot's token on one
+machine only.  An escalation written by the machine without a channel reaches Telegram all the same, from
+the machine with one, once; and an answered one is never sent again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.clones import Fleet, after, person_push
+from tests.support.daemon_helpers import Daemon
+from tests.support.fake_servers import FakeBotAPI
+from tests.support.waiting import wait_for
+
+TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+ME = 4242
+FAST = "[daemon]\nreconcile = 1\nfetch = 0.5\ngrace = 10\n"
+
+
+def rotate(rid: str) -> str:
+    return f"\n## {rid}\n- ready: yes\nRotate the Stripe secret key and update the production env file.\n"
+
+
+def state_on_remote(fleet: Fleet, rid: str) -> str:
+    found = fleet.remote_requests().get(rid)
+    return found.state.value if found is not None else ""
+
+
+def sent_about(api: FakeBotAPI, rid: str) -> list[str]:
+    return [str(m.get("text", "")) for m in api.sent if rid in str(m.get("text", ""))]
+
+
+def test_an_escalation_written_by_a_machine_without_a_channel_is_told_once_by_the_one_with_it(
+    tmp_path: Path,
+) -> None:
+    with FakeBotAPI(TOKEN) as api:
+        telegram = f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\napi_base = "{api.base}"\n'
+        fleet = Fleet(tmp_path, 2, "# Inbox\n", extra=FAST)
+        with (fleet.clones[0] / ".vaultops" / "local.toml").open("a") as fh:
+            fh.write("\n" + telegram)
+        phone = fleet.person()
+        quiet = Daemon(fleet.clones[1], fleet.env)  # no channel on this machine
+        told: Daemon | None = None
+        try:
+            quiet.wait_ready()
+            person_push(phone, lambda t: t + rotate("REQ-rotate-a"))
+            assert wait_for(lambda: state_on_remote(fleet, "REQ-rotate-a") == "escalated"), quiet.explain()
+            assert api.sent == [], "nobody could be told yet"
+            told = Daemon(fleet.clones[0], fleet.env)
+            told.wait_ready()
+            assert wait_for(lambda: len(sent_about(api, "REQ-rotate-a")) == 1), told.explain()
+            # the person answers on the phone: the machine that wrote the escalation runs it
+            person_push(phone, after("REQ-rotate-a", "- decision: approve"))
+            assert wait_for(lambda: state_on_remote(fleet, "REQ-rotate-a") == "done"), quiet.explain()
+            person_push(phone, lambda t: t + rotate("REQ-rotate-b"))
+            assert wait_for(lambda: state_on_remote(fleet, "REQ-rotate-b") == "escalated")
+            assert wait_for(lambda: len(sent_about(api, "REQ-rotate-b")) == 1), told.explain()
+        finally:
+            assert quiet.stop() == 0, quiet.errors()
+            if told is not None:
+                assert told.stop() == 0, told.errors()
+        assert len(sent_about(api, "REQ-rotate-a")) == 1, "an answered escalation is not told again"
+        assert len(sent_about(api, "REQ-rotate-b")) == 1, "told once across the fleet"
+        assert fleet.runs() == {"REQ-rotate-a": 1}
