@@ -26,7 +26,12 @@ def test_git_says_the_line_that_names_the_cause() -> None:
         git_says(https)
         == "unable to access 'https://example.invalid/v.git/': Could not resolve host: example.invalid"
     )
-    assert git_says("fatal: Could not read from remote repository.\n") == "git gave no reason"
+    # git's boilerplate alone (an ssh that failed without a word): plain words, never a fragment of it
+    boilerplate = (
+        "fatal: Could not read from remote repository.\n\n"
+        "Please make sure you have the correct access rights\nand the repository exists.\n"
+    )
+    assert git_says(boilerplate) == "git says only that it could not read from it"
 
 
 def test_remote_says_the_hooks_own_words_without_colours() -> None:
@@ -49,6 +54,12 @@ def test_remote_says_the_hooks_own_words_without_colours() -> None:
         (  # two pushes received at once: the remote's ref moved under this one
             "[remote rejected] (failed to update ref)",
             "remote: error: cannot lock ref 'refs/heads/main': is at 1a2b3c but expected 4d5e6f\n",
+            "behind",
+        ),
+        (  # another machine's push held the ref's lock at that moment, as git says it: a race too
+            "[remote rejected] (failed to update ref)",
+            "remote: error: cannot lock ref 'refs/heads/main': Unable to create "
+            "'/srv/remote.git/./refs/heads/main.lock': File exists.        \n",
             "behind",
         ),
         (  # the same words for a remote that cannot write its refs: a refusal, said as such

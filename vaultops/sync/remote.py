@@ -97,6 +97,11 @@ class Remote:
             with contextlib.suppress(GitError):
                 self.git.run("update-ref", "-d", self.tracking)
             return ""
+        if _LOCAL_REF_LOCKED.search(proc.stderr):
+            # the remote answered; another git on this clone (obsidian-git's fetch) held the tracking ref at
+            # that moment: a race on this machine, not a remote that is down.  The pass goes on with the tip
+            # as last fetched; a claim built on it is a compare-and-swap, so it cannot win on stale news.
+            return ""
         return f"{self.name} cannot be reached ({git_says(proc.stderr)})"
 
     def tip(self) -> str | None:
@@ -456,9 +461,14 @@ class Remote:
 # how git says the remote moved between this clone's fetch and its push: a race, not a problem
 _RACES = ("fetch first", "non-fast-forward", "stale info")
 # the remote's own words when another push updated the branch while this one was being received
+# (or while another push held its lock: "Unable to create '…/refs/heads/main.lock': File exists")
 _MOVED_MEANWHILE = re.compile(
-    r"cannot lock ref '[^']*': is at \w+ but expected \w+|incorrect old value provided"
+    r"cannot lock ref '[^']*': (?:is at \w+ but expected \w+|unable to create '[^']*\.lock': file exists)"
+    r"|incorrect old value provided",
+    re.IGNORECASE,
 )
+# a fetch that reached the remote but could not write this clone's tracking ref (another git held it)
+_LOCAL_REF_LOCKED = re.compile(r"\(unable to update local ref\)|cannot lock ref 'refs/remotes/")
 # what git adds to every failure to reach a remote, which says nothing about this one
 _BOILERPLATE = (
     "could not read from remote repository",
@@ -487,7 +497,8 @@ def git_says(stderr: str) -> str:
             for prefix in ("fatal: ", "error: "):
                 text = text.removeprefix(prefix)
             return _shorten(text.rstrip("."))
-    return "git gave no reason"
+    # all git printed was its boilerplate: say that in plain words, never a fragment of it
+    return "git says only that it could not read from it"
 
 
 def remote_says(stderr: str) -> str:
