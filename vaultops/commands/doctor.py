@@ -25,6 +25,7 @@ from vaultops.base.room import LOW_SPACE, free_bytes, room_problem, size
 from vaultops.commands.output import Output
 from vaultops.commands.status import channel_rows
 from vaultops.config import CONFIG_FILE, load_config
+from vaultops.engine.moved import gone_here
 from vaultops.engine.publish import remote_problem
 from vaultops.hook.fence import sandbox_problem
 from vaultops.notify.check import apprise_refuses, telegram_findings, zulip_findings
@@ -106,7 +107,8 @@ def _inbox(vault: Vault) -> Iterator[Finding]:
         yield _bad(exc.message)
         return
     if note is None:
-        yield _bad(f"{vault.inbox_rel}: no inbox — run `vaultops init` or set [inbox] path")
+        gone = gone_here(vault)  # moved or renamed: never `vaultops init`, which would make a second one
+        yield _bad(gone.sentence() if gone is not None else f"{vault.inbox_rel}: the inbox cannot be read")
         return
     yield _ok(f"inbox: {len(note.requests)} requests in {vault.inbox_rel}")
     if note.frontmatter_error:

@@ -127,7 +127,12 @@ def _note_rows(
     except VaultopsError as exc:
         return [], [exc.message]
     if raw is None:
-        return [], [f"{rel}: no inbox yet; run `vaultops init`"] if rel == vault.inbox_rel else []
+        if rel != vault.inbox_rel:
+            return [], []
+        from vaultops.engine.moved import gone_here  # git is asked only when the inbox is not there
+
+        gone = gone_here(vault)
+        return [], [gone.sentence()] if gone is not None else []
     rows, warnings = _kept_rows(vault, rel, raw, writer, state)
     return _as_vetted(vault, rel, raw, rows, writer, state), warnings
 

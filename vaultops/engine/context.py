@@ -12,10 +12,12 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 
 from vaultops.base.errors import VaultopsError
 from vaultops.decide.budget import Budget, day_start
 from vaultops.decide.gate import Clone
+from vaultops.engine.moved import Gone, inbox_gone
 from vaultops.engine.ports import Sides
 from vaultops.engine.provenance import Vetter
 from vaultops.engine.publish import Publisher
@@ -69,6 +71,11 @@ class Context:
     def inbox(self) -> str:
         return self.vault.inbox_rel
 
+    @cached_property
+    def inbox_gone(self) -> Gone | None:
+        """The configured inbox's absence, and where it went (``engine.moved``); asked once a pass."""
+        return inbox_gone(self.vault, self.publisher.git, self.writer.read)
+
     def notes(self) -> list[str]:
         """The notes a pass reads, in order: the inbox, then each plan note of the queue folder."""
         return [self.inbox, *self.vault.plan_notes()]
@@ -104,8 +111,8 @@ class Context:
             self.warn(exc.message)
             return None
         if note is None:
-            if rel == self.inbox:
-                self.warn(f"{rel}: no inbox here yet; run `vaultops init` or create it")
+            if rel == self.inbox and (gone := self.inbox_gone) is not None:
+                self.warn(gone.sentence())  # never `vaultops init`: a moved inbox would get a second one
             return None
         if note.frontmatter_error:
             self.warn(f"{rel}: {note.frontmatter_error}")

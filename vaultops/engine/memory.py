@@ -551,6 +551,21 @@ class MemoryGit:
         self.clone.known.add(self.clone.head)
         return CommitResult(self.clone.head, message)
 
+    def renames(self, limit: int) -> list[tuple[str, str]]:
+        """``git log -M``'s renames along HEAD's first parents, oldest first: a path a commit took away
+        whose very bytes a path it added holds (git's R100; an edited move is not found here)."""
+        found: list[tuple[str, str]] = []
+        sha = self.clone.head
+        while sha is not None and limit > 0:
+            commit = self.origin.commits[sha]
+            before = self.origin.tree(commit.parents[0]) if commit.parents else {}
+            added = {data: path for path, data in commit.tree.items() if path not in before}
+            found += [
+                (old, added[data]) for old, data in before.items() if old not in commit.tree and data in added
+            ]
+            sha, limit = (commit.parents[0] if commit.parents else None), limit - 1
+        return found[::-1]
+
     def blame(self, path: str, contents: bytes, lines: Sequence[int]) -> dict[int, Blamed]:
         """``git blame --contents``: each line followed back through the commits while it stays unchanged
         (through any parent of a merge that has it), and given to the commit that added it.  Lines that

@@ -104,6 +104,10 @@ class Repo(Protocol):
         """Commit exactly ``paths`` as the working tree holds them, authored by ``vaultops (<agent>)``."""
         ...
 
+    def renames(self, limit: int) -> list[tuple[str, str]]:
+        """The files HEAD's last ``limit`` commits renamed, as (from, to), oldest first (``engine.moved``)."""
+        ...
+
 
 class Notes(Protocol):
     """The notes: as the person's disk holds them, as HEAD holds them, and written whole."""

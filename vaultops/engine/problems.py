@@ -2,7 +2,8 @@
 the notifiers tell each once when it begins and once when it is over.  A problem is its remote (it
 cannot be reached, or refuses this machine's pushes: the publisher keeps it in state.db as one incident)
 or the disk holding its state (read-only, or nearly full: said before the writes fail), or a shared config
-that does not load (the daemon keeps the last one that did: ``CONFIG_KEY``, set by ``daemon.reload``)."""
+that does not load (the daemon keeps the last one that did: ``CONFIG_KEY``, set by ``daemon.reload``), or
+an inbox that is not where the config says (``engine.moved``: the setting to change)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ def machine_problems(ctx: Context) -> dict[str, tuple[str, float | None]]:
         found["disk"] = (room, None)
     if (config := config_problem(ctx.state.get(CONFIG_KEY))) is not None:
         found["config"] = config
+    if (gone := ctx.inbox_gone) is not None:
+        found["inbox"] = (gone.sentence(), None)
     return found
 
 

@@ -384,6 +384,12 @@ class Git:
             return {}
         return _blamed(proc.stdout.decode("utf-8", "replace"), path)
 
+    def renames(self, limit: int) -> list[tuple[str, str]]:
+        """The renames git finds (``-M``: a file moved, edited or not) in HEAD's last ``limit`` commits, as
+        (from, to), oldest first; none when there is no history to ask."""
+        proc = self.run("log", "-M", "--name-status", "--format=", "-z", f"-n{limit}", "HEAD", check=False)
+        return renames_in(proc.stdout) if proc.returncode == 0 else []
+
     def has_identity(self) -> bool:
         name = self.run("config", "user.name", check=False).stdout.strip()
         email = self.run("config", "user.email", check=False).stdout.strip()
@@ -418,6 +424,23 @@ class Git:
         head = proc.stdout.split("]", 1)[0].split()
         sha = head[-1] if head else None
         return CommitResult(sha, message)
+
+
+def renames_in(log: str) -> list[tuple[str, str]]:
+    """The (from, to) pairs of ``git log --name-status -z`` output, oldest first: a status is followed by
+    one path, or by two for a rename (R) or a copy (C)."""
+    fields = log.split("\0")
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i].strip()
+        if status[:1] in ("R", "C") and i + 2 < len(fields):
+            if status[0] == "R":
+                found.append((fields[i + 1], fields[i + 2]))
+            i += 3
+        else:
+            i += 2 if status else 1
+    return found[::-1]
 
 
 def _text(raw: bytes) -> str:
