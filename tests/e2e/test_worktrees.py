@@ -4,6 +4,9 @@ only when its work is merged or pushed, or when the person forces it (the branch
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -170,3 +173,32 @@ def test_two_requests_never_share_a_worktree_or_a_branch(a: tuple[str, str], b: 
     assert git(Path("/"), "check-ref-format", "--branch", branch_for(*b)).strip() == branch_for(*b)
 
 
+def test_bytecode_and_caches_the_checks_wrote_hold_no_cleanup_back(tmp_path: Path) -> None:
+    """Issue 29: the review's own `pytest` wrote `__pycache__` into a repository with no .gitignore, and
+    cleanup was refused for 'uncommitted changes'.  Real pytest, run in the worktree as a check runs."""
+    repo, wt = job_tree(tmp_path)
+    commit_in(wt.path, "test_app.py", "import app\n\n\ndef test_app() -> None:\n    assert app\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as a shell has it
+    checks = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q"], cwd=wt.path, env=env, capture_output=True, check=False
+    )
+    assert checks.returncode == 0, checks.stdout
+    written = work_of(wt)
+    assert any("__pycache__/" in p for p in written.leftovers), written
+    assert written.uncommitted == ()
+    git(repo, "merge", "-q", "--ff-only", wt.branch)
+    assert safe_to_remove(repo, wt) == ""
+    said = remove(repo, wt)
+    assert said.startswith(f"removed {wt.path} (with ") and "bytecode or cache file" in said, said
+    assert not wt.path.exists()
+
+
+def test_a_file_beside_the_bytecode_still_holds_a_cleanup_back(tmp_path: Path) -> None:
+    repo, wt = job_tree(tmp_path)
+    (wt.path / "__pycache__").mkdir()
+    (wt.path / "__pycache__" / "app.cpython-311.pyc").write_bytes(b"\0")
+    (wt.path / "notes.txt").write_text("the agent's own notes\n")
+    assert safe_to_remove(repo, wt) == f"{wt.path} has 1 uncommitted change; commit or discard them"
+    with pytest.raises(WorktreeError):
+        remove(repo, wt)
+    assert (wt.path / "notes.txt").exists()

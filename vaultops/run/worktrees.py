@@ -155,7 +155,23 @@ class Work:
 
     commits: tuple[str, ...]  # "1a2b3c4 subject", oldest first
     diffstat: str
-    uncommitted: tuple[str, ...]  # `git status --short` lines
+    uncommitted: tuple[str, ...]  # `git status --short` lines, but the leftovers
+    leftovers: tuple[str, ...] = ()  # untracked bytecode and test caches (paths): see ``is_leftover``
+
+
+# What a review's own checks (pytest, python itself) write into the worktree: made again by the next run,
+# never anyone's work.  So it holds no removal back and goes with the worktree, like what git ignores; a
+# repository without a .gitignore for it would otherwise refuse every cleanup.
+_LEFTOVER_FOLDERS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"})
+_LEFTOVER_SUFFIXES = (".pyc", ".pyo")
+
+
+def is_leftover(status_line: str) -> bool:
+    """An untracked file (``?? path`` in ``git status --short``) that is bytecode or a test cache.  Pure."""
+    if not status_line.startswith("?? ") or status_line.startswith('?? "'):
+        return False  # a tracked file changed, even a .pyc: someone's change; a quoted path: kept, to be safe
+    path = PurePosixPath(status_line[3:])
+    return path.suffix in _LEFTOVER_SUFFIXES or not _LEFTOVER_FOLDERS.isdisjoint(path.parts[:-1])
 
 
 def work_of(wt: Worktree) -> Work:
@@ -163,7 +179,10 @@ def work_of(wt: Worktree) -> Work:
     # the committed work, as accepting takes it; what is not committed is listed apart
     stat = _ok(["diff", "--stat", wt.base, "HEAD"], wt.path, "read its diffstat")
     status = _ok(["status", "--short", "--untracked-files=all"], wt.path, "read its status")
-    return Work(tuple(filter(None, log.splitlines())), stat, tuple(filter(None, status.splitlines())))
+    lines = [line for line in status.splitlines() if line]
+    left = tuple(line[3:] for line in lines if is_leftover(line))
+    kept = tuple(line for line in lines if not is_leftover(line))
+    return Work(tuple(filter(None, log.splitlines())), stat, kept, left)
 
 
 def safe_to_remove(repo: Path, wt: Worktree) -> str:
@@ -207,10 +226,15 @@ def remove(repo: Path, wt: Worktree, *, force: bool = False) -> str:
     if not force and (why := safe_to_remove(repo, wt)):
         raise WorktreeError(f"not removed: {why}, or write `- cleanup: force`")
     ignored = _ignored(wt.path)
+    # git refuses a worktree with untracked files: the leftovers go first (anything else still stops it)
+    left = work_of(wt).leftovers
+    for rel in left:
+        (wt.path / rel).unlink(missing_ok=True)  # git lists files, never what a symlink points into
     _ok(["worktree", "remove", *(["--force"] if force else []), str(wt.path)], repo, "remove the worktree")
     shown = ", ".join(ignored[:3]) + (", …" if len(ignored) > 3 else "")
-    went = f" (with {len(ignored)} ignored by git: {shown})" if ignored else ""
-    return f"removed {wt.path}{went}; branch {wt.branch} is kept"
+    went = [f"{len(ignored)} ignored by git: {shown}"] if ignored else []
+    went += [f"{counted(len(left), 'bytecode or cache file')} the checks wrote"] if left else []
+    return f"removed {wt.path}{' (with ' + '; '.join(went) + ')' if went else ''}; branch {wt.branch} is kept"
 
 
 def other_refs(repo: Path, branch: str) -> dict[str, str]:
