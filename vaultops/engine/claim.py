@@ -29,6 +29,7 @@ from vaultops.engine.record import (
     Effect,
     StatusSaid,
     TakenOver,
+    decided,
     on_head,
     result_lines,
 )
@@ -214,6 +215,8 @@ def first_batch(ctx: Context, items: list[AgendaItem], *, claim_light: bool) -> 
         batch.inserts.append(Insert(p.target, tuple(claim), expect, seen=p.request.text_hash))
         batch.claims[p.target] = Claimed(p, job, tuple(claim))
         batch.said[p.target] = PassOutcome(p.request.id, "claimed", job.profile)
+        if (answer := decided(p, now)) is not None:  # the daily note keeps the answer it acts on
+            batch.effects.append((p.target, answer))
     for (p, job), result in zip(light, _run_light(ctx, [job for _, job in light]), strict=True):
         lines = [*p.slots]
         lines += results.lock_and_start(

@@ -16,11 +16,12 @@ from vaultops.base import faults
 from vaultops.base.visible import described
 from vaultops.decide.gate import AgendaItem
 from vaultops.decide.schedules import pausing
+from vaultops.decide.startable import retry_asked
 from vaultops.engine.context import Context
 from vaultops.engine.gate_incident import tell_gate_incident
 from vaultops.engine.journal import DailyWriter
 from vaultops.engine.publish import with_inserts
-from vaultops.model import Request, Ruling, State, index_by_id
+from vaultops.model import APPROVAL_WORDS, Request, Ruling, State, index_by_id
 from vaultops.render import results
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
@@ -67,7 +68,20 @@ class TakenOver:
     at: datetime
 
 
-Effect = StatusSaid | TakenOver | Done
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """The person's answer a claim acts on (an approval, a retry): the daily note keeps it, as it keeps
+    accepts and denials, so that the day's record says who decided what, not only what ran."""
+
+    item: AgendaItem
+    summary: str
+    at: datetime
+
+
+Effect = StatusSaid | TakenOver | Done | Decided
+
+# answers a status line acknowledges and nothing else: the daily note says the person decided
+_DECIDING = frozenset({"accept", "deny", "cancel"})
 
 
 def apply(ctx: Context, effect: Effect, daily: DailyWriter) -> None:
@@ -75,8 +89,22 @@ def apply(ctx: Context, effect: Effect, daily: DailyWriter) -> None:
         finished(ctx, effect, daily)
     elif isinstance(effect, TakenOver):
         _taken_over(ctx, effect)
+    elif isinstance(effect, Decided):
+        daily.add(effect.item.request, effect.at, effect.summary)
     else:
         _status_said(ctx, effect, daily)
+
+
+def decided(item: AgendaItem, at: datetime) -> Decided | None:
+    """What the daily note keeps of the answer a claim acts on: an approval, or ``- retry: yes``."""
+    handling, profile = item.handling, item.handling.profile
+    if handling.approved:
+        return Decided(
+            item, f"approved {APPROVAL_WORDS[handling.scope]} by the person · runs on {profile}", at
+        )
+    if retry_asked(item.request):
+        return Decided(item, f"retry asked by the person · runs on {profile}", at)
+    return None
 
 
 def _status_said(ctx: Context, said: StatusSaid, daily: DailyWriter) -> None:
@@ -88,8 +116,8 @@ def _status_said(ctx: Context, said: StatusSaid, daily: DailyWriter) -> None:
     if state is State.ESCALATED:
         daily.add(request, now, f"escalated · {handling.ruling.safety_class}")
         ctx.teller.waiting(request, state, now, handling.reason, handling.ruling)
-    elif state in (State.DENIED, State.CANCELLED):
-        daily.add(request, now, f"{state.value} by the person")
+    elif handling.kind in _DECIDING:  # "accepted by the person", "rejected by the person", …: not the comment
+        daily.add(request, now, handling.reason.split(" — ", 1)[0])
 
 
 def _taken_over(ctx: Context, taken: TakenOver) -> None:
@@ -260,7 +288,8 @@ def on_head(ctx: Context, note: ParsedNote, inserts: list[Insert], *, exact: boo
     base = ctx.writer.parse(note.rel, committed)
     ready = on_disk.landed
     if exact:  # the text as the pass read it: HEAD's version vetted the same way (``ctx.read``)
-        at_head = index_by_id((ctx.vetter.note(base)[0] if note.disowned else base).requests)
+        whole = ctx.writer.parse(note.rel, committed, full=True)  # an escalation asked again has its text
+        at_head = index_by_id((ctx.vetter.note(whole)[0] if note.disowned else whole).requests)
         ready = [i for i in ready if not i.seen or _text_hash(i.target.find(at_head)) == i.seen]
     raw, applied = with_inserts(base, ready)
     ctx.vetter.remember(note.rel, applied.written())  # before they can reach the remote
