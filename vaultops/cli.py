@@ -72,6 +72,11 @@ def cmd_doctor(args: argparse.Namespace) -> Output:
     return commands.doctor.doctor(layout.vault_folder(args.vault))
 
 
+def cmd_link_chat(args: argparse.Namespace) -> Output:
+    ask = input if sys.stdin.isatty() else None  # several chats: the person picks one, if there is a person
+    return commands.link_chat.link_chat(layout.vault_root(args.vault), args.service, args.chat, ask)
+
+
 def cmd_service(args: argparse.Namespace) -> Output:
     return commands.service.service(layout.vault_folder(args.vault), args.action, dry_run=args.dry_run)
 
@@ -115,6 +120,7 @@ EXAMPLES = {
     "hook": "vaultops --vault ~/vault hook < event.json   # what `init --claude` wires into Claude Code",
     "doctor": "vaultops doctor --vault ~/vault",
     "service": "vaultops --vault ~/vault service install --dry-run",
+    "link-chat": "vaultops link-chat telegram\nvaultops link-chat zulip --chat ann@example.org",
     "bus": "vaultops bus send w1 'rebase on main' --priority high",
     "bus send": "vaultops bus send w1 'rebase on main, then run the tests' --priority high",
     "bus inbox": "VAULTOPS_WORKER=w1 vaultops bus inbox --ack 1",
@@ -154,6 +160,7 @@ COMMANDS = (
     "classify",
     "hook",
     "doctor",
+    "link-chat",
     "service",
     "bus",
     "worker",
@@ -219,6 +226,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     bare("hook", cmd_hook, "Claude Code hook: read a PreToolUse event on stdin, print the decision")
     bare("doctor", cmd_doctor, "check the vault, git and executors; say what to fix")
+
+    if want("link-chat"):
+        p = sub.add_parser(
+            "link-chat", help="link the chat you write from: adds it to this machine's local.toml"
+        )
+        p.add_argument("service", help="telegram or zulip: the chat whose bot is set up in local.toml")
+        p.add_argument(
+            "--chat", metavar="ID", help="the Telegram chat id (Zulip: your address) to link, without asking"
+        )
+        p.set_defaults(func=cmd_link_chat)
 
     if want("service"):
         p = sub.add_parser("service", help="run the daemon as a systemd user unit or a launchd agent")

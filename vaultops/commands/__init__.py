@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         classify,
         doctor,
         hook,
+        link_chat,
         output,
         overview,
         scaffold,
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "bus", "classify", "doctor", "hook", "output", "overview", "scaffold", "service", "submit", "tick",
-    "worker",
+    "bus", "classify", "doctor", "hook", "link_chat", "output", "overview", "scaffold", "service", "submit",
+    "tick", "worker",
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from vaultops.base.errors import VaultopsError
 from vaultops.base.layout import CONFIG_FILE, DEFAULT_INBOX, DEFAULT_QUEUE, named_vault, vault_folder
 from vaultops.commands.hook import hook_command
 from vaultops.commands.init_commit import commit_init, dirty_before, untracked
+from vaultops.commands.init_left import left_lines
 from vaultops.commands.output import Output
 from vaultops.hook.claude import hook_entry
 from vaultops.sync.git import Git, GitError
@@ -177,6 +178,8 @@ def init_vault(root: Path, inbox: str = DEFAULT_INBOX, queue: str = DEFAULT_QUEU
         for rel in own
         if rel not in changed and untracked(root, rel)
     ]
+    if changed:  # a first init: say what the commit left out, and where this machine's own settings go
+        done += left_lines(root, own)
     return done
 
 

@@ -43,6 +43,18 @@ def apprise_refuses(url: str) -> str | None:
     return f"apprise cannot read it: a part a {scheme}:// URL needs is missing or malformed"
 
 
+# said by `doctor` and by every `tick` while a bot has a token but no chat: the one step left
+UNLINKED = (
+    "[notify.telegram] has a token but no chat_ids, so no one is told and no reply counts — send your bot a "
+    "message, then run `vaultops link-chat telegram`"
+)
+
+
+def unlinked(settings: TelegramConfig) -> str | None:
+    """The step left when the bot has a token and no chat to tell, else None."""
+    return UNLINKED if settings.token.get_secret_value() and not settings.chat_ids else None
+
+
 def telegram_findings(settings: TelegramConfig, token_committed: bool, timeout: float) -> Iterator[Finding]:
     """``[notify.telegram]``: a token where it belongs and of the right shape, chats to tell, a bot that
     answers.  ``token_committed``: config.toml (shared through git) holds a token."""
@@ -66,11 +78,7 @@ def telegram_findings(settings: TelegramConfig, token_committed: bool, timeout: 
         yield False, "[notify.telegram] token does not look like a bot token (digits:letters) — copy it again"
         return
     if not settings.chat_ids:
-        yield (
-            False,
-            "[notify.telegram] has no chat_ids, so no one is told and no reply counts — send the bot a "
-            "message, find your chat id in the Bot API's getUpdates answer, and list it in chat_ids",
-        )
+        yield False, UNLINKED
     bot = Bot(token, settings.api_base, timeout=timeout)
     try:
         me = bot.call("getMe", {})
@@ -124,8 +132,8 @@ def zulip_findings(settings: ZulipConfig, key_committed: bool, timeout: float) -
     if not settings.senders:
         yield (
             False,
-            "[notify.zulip] has no senders, so no answer from Zulip counts — list your Zulip address "
-            "in senders",
+            "[notify.zulip] has no senders, so no answer from Zulip counts — write in the stream, then run "
+            "`vaultops link-chat zulip` (or list your Zulip address in senders)",
         )
     if missing:
         return
