@@ -90,8 +90,9 @@ def _telegram(root: Path, config: Config, chat: str | None, ask: Ask | None) -> 
 
 
 _NO_TELEGRAM = (
-    "no chat has written to the bot yet (or the daemon has read its messages already): send your bot a "
-    "message from the chat to link (in a group, /start@<bot name>), then run this again"
+    "no chat has written to the bot yet: send your bot a message from the chat to link (in a group, "
+    "/start@<bot name>), then run this again; a daemon that already listens to a chat reads the bot's "
+    "messages first, and its log names each chat it ignored: give that id with --chat"
 )
 
 
