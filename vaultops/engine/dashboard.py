@@ -15,7 +15,7 @@ from vaultops import __version__
 from vaultops.base.errors import VaultopsError
 from vaultops.base.visible import visible
 from vaultops.engine.context import Context
-from vaultops.engine.halt import mark_now, standing
+from vaultops.engine.halt import drawn_keeping_halt, mark_now, standing
 from vaultops.engine.problems import machine_problems
 from vaultops.render import results
 from vaultops.render.dashboard import Fleet, Scheduled, render_dashboard
@@ -51,7 +51,7 @@ def show(ctx: Context) -> None:
             _own(ctx, own, render_machine(mine))
         shown = fleet(ctx, now)
         if shown is not None:
-            _own(ctx, rel, render_dashboard(shown))
+            _own(ctx, rel, render_dashboard(shown), halt_lines=True)
     except VaultopsError as exc:
         ctx.warn(f"dashboard not written: {exc.message}")
     except OSError as exc:
@@ -162,10 +162,13 @@ def _machine(ctx: Context, rel: str) -> MachineFacts | str | None:
     return read_machine(rel, note.frontmatter)
 
 
-def _own(ctx: Context, rel: str, text: str) -> None:
+def _own(ctx: Context, rel: str, text: str, *, halt_lines: bool = False) -> None:
+    """``halt_lines``: the note holds the person's halt lines, kept as they are when it is replaced."""
     # a title may hold a note's undecodable bytes, or control bytes from a file name: never written raw
     # (as the note writer does)
-    if ctx.writer.own(rel, visible(text).encode("utf-8", "replace")) and rel not in ctx.report.written:
+    raw = visible(text).encode("utf-8", "replace")
+    wrote = drawn_keeping_halt(ctx, rel, raw) if halt_lines else ctx.writer.own(rel, raw)
+    if wrote and rel not in ctx.report.written:
         ctx.report.written.append(rel)
 
 

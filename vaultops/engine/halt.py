@@ -29,6 +29,7 @@ from vaultops.workers.control import WorkerError, terminate
 from vaultops.workers.registry import Registry
 
 HALT_KEY = "halt"  # state.db kv: the halt this machine is under ({"reason", "by", "since"}); absent: none
+DRAW_TRIES = 5  # the dashboard changed under the pass again and again: drawn on the next pass
 RESUME_HINT = "set `halt: no` in the dashboard note's properties (or send /resume to the bot) to resume"
 
 
@@ -267,3 +268,19 @@ def _stop_workers(ctx: Context, halt: Halted) -> None:
             ctx.warn(f"worker {worker.name} could not be stopped for the halt: {exc.message}")
             continue
         ctx.warn(f"{how}: {halt.sentence()}")
+
+
+def drawn_keeping_halt(ctx: Context, rel: str, drawn: bytes) -> bool:
+    """The dashboard as drawn, with the halt lines the note holds at the moment it is replaced: a halt (or
+    a resume) the person saved while the pass drew it is never written over.  False when it held that
+    already."""
+    for _ in range(DRAW_TRIES):
+        note = ctx.writer.read(rel, requests=False)
+        raw = note.raw if note is not None else None
+        kept = read_halt(raw.decode("utf-8", "replace")).kept if raw is not None else ()
+        new = with_lines(drawn.decode("utf-8", "replace"), kept).encode("utf-8")
+        if raw == new:
+            return False
+        if ctx.writer.replace(rel, raw, new):
+            return True
+    raise VaultopsError(f"{rel} kept changing while it was drawn; it is drawn again on the next pass")

@@ -220,8 +220,7 @@ class Dispatcher:
             cost_usd=sum(costs) if costs else None,
             turns=last.turns,
             # a run the halt or a shutdown stopped printed no result: its session is the one it announced
-            session=last.session_id
-            or (stream_session(last.text) if last.failure is Failure.CANCELLED else None),
+            session=last.session_id or (stream_session(last.text) if state is State.INTERRUPTED else None),
             denials=last.denials,
             incident=last.detail if last.failure is Failure.UNGATED else "",
         )
