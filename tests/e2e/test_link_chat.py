@@ -7,15 +7,18 @@ example requests, and ``init`` says what it committed and what it left."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.daemon_helpers import Daemon, daemon_vault
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.fake_zulip import FakeZulip
-from tests.support.helpers import INBOX, git, make_vault, vaultops
+from tests.support.helpers import INBOX, ROTATE, git, make_vault, vaultops
 from tests.support.paths import REPO
 from tests.support.strict_telegram import StrictBotAPI
+from tests.support.waiting import wait_for
 from vaultops.base.errors import ConfigError
 from vaultops.commands.link_chat import link_chat
 
@@ -158,3 +161,37 @@ def test_a_vault_from_the_template_runs_none_of_its_examples_and_init_says_what_
     assert (vault / INBOX).read_bytes() == inbox  # not one of them was claimed or run
     status = vaultops("--vault", str(vault), "status", "--json")
     assert '"requests": []' in status.stdout
+
+
+# --- a running daemon ---------------------------------------------------------------------------------
+
+
+def test_a_running_daemon_tells_the_chat_linked_under_it_and_takes_its_answer(tmp_path: Path) -> None:
+    """The set-up page, step by step, under a running daemon: a token, a message to the bot, link-chat; the
+    waiting escalation then reaches the chat without a restart, and the chat's answer runs it."""
+    with FakeBotAPI(TOKEN) as api:
+        vault = daemon_vault(
+            tmp_path / "v",
+            f"# Inbox\n\n{ROTATE}",
+            extra=f'[notify.telegram]\ntoken = "{TOKEN}"\napi_base = "{api.base}"\n',
+        )
+        local = vault / LOCAL  # replies are read every `fetch` seconds
+        local.write_text(local.read_text().replace("[daemon]\n", "[daemon]\nfetch = 0.3\n"))
+        daemon = Daemon(vault)
+        try:
+            daemon.wait_ready()
+            assert wait_for(lambda: "- status: escalated" in (vault / INBOX).read_text()), daemon.explain()
+            assert api.sent == []  # no chat to tell yet
+            api.say(4242, "hello bot")
+            linked = vaultops("--vault", str(vault), "link-chat", "telegram")
+            assert linked.returncode == 0 and "without a restart" in linked.stdout, (
+                linked.stdout + linked.stderr
+            )
+            assert wait_for(lambda: len(api.sent) == 1), daemon.explain()
+            assert api.sent[0]["chat_id"] == 4242 and "REQ-rotate" in api.sent[0]["text"]
+            api.say(4242, "approve REQ-rotate", date=int(time.time()) + 1)
+            assert wait_for(lambda: "- decision: approve — via Telegram" in (vault / INBOX).read_text()), (
+                daemon.explain()
+            )
+        finally:
+            assert daemon.stop() == 0, daemon.errors()
