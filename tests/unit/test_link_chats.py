@@ -39,7 +39,9 @@ def _ids(updates: Any) -> list[int]:
     for update in updates if isinstance(updates, list) else []:
         if not isinstance(update, dict):
             continue
-        query = update.get("callback_query") if isinstance(update.get("callback_query"), dict) else {}
+        query: dict[str, Any] = (
+            update["callback_query"] if isinstance(update.get("callback_query"), dict) else {}
+        )
         for message in (update.get("message"), update.get("edited_message"), query.get("message"),
                         update.get("my_chat_member")):  # fmt: skip
             chat = message.get("chat") if isinstance(message, dict) else None
