@@ -101,6 +101,11 @@ def test_several_chats_are_listed_and_the_one_picked_is_added_to_those_there(tmp
         again = link_chat(vault, "telegram", chat="-1001")
         assert again.lines[-1] == "chat -1001 is already in chat_ids; nothing was written"
         assert link_chat(vault, "telegram", ask=lambda menu: "").exit_code == 1  # Enter: none
+
+        def ctrl_d(menu: str) -> str:
+            raise EOFError
+
+        assert link_chat(vault, "telegram", ask=ctrl_d).exit_code == 1
         assert all(params.get("offset") is None for method, params in api.calls if method == "getUpdates")
 
 

@@ -149,7 +149,10 @@ def _pick(keys: Sequence[str], shown: Sequence[str], given: str | None, ask: Ask
     if not keys or ask is None:
         return None
     menu = "\n".join(f"{n}) {line}" for n, line in enumerate(shown, 1))
-    answer = ask(f"{menu}\nWhich one to link? (1-{len(keys)}, Enter for none) ").strip()
+    try:
+        answer = ask(f"{menu}\nWhich one to link? (1-{len(keys)}, Enter for none) ").strip()
+    except EOFError:  # Ctrl-D: none
+        return None
     if answer.isdigit() and 1 <= int(answer) <= len(keys):
         return keys[int(answer) - 1]
     return None
