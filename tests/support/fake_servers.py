@@ -280,6 +280,17 @@ class FakeBotAPI(LongPolling, _Server):
                 self.messages[key] = message
                 self.edits.append(params)
                 return 200, {"ok": True, "result": message}
+            if method == "editMessageReplyMarkup":  # an empty keyboard takes the buttons off
+                key = (params.get("chat_id"), params.get("message_id"))
+                if key not in self.messages:
+                    return 400, {"ok": False, "description": "Bad Request: message to edit not found"}
+                message = dict(self.messages[key])
+                message.pop("reply_markup", None)
+                if (params.get("reply_markup") or {}).get("inline_keyboard"):
+                    message["reply_markup"] = params["reply_markup"]
+                self.messages[key] = message
+                self.edits.append(params)
+                return 200, {"ok": True, "result": message}
             if method == "getUpdates":
                 offset = params.get("offset")
                 if offset is not None:

@@ -15,7 +15,10 @@ stricter wherever Telegram is:
 - ``answerCallbackQuery``: once per query, only within ``answer_limit`` seconds of the press, its text at
   most 200 characters;
 - ``editMessageText``: only the bot's own messages, "message is not modified" for the same content, and an
-  edit without ``reply_markup`` removes the keyboard.
+  edit without ``reply_markup`` removes the keyboard; ``editMessageReplyMarkup`` likewise, an empty
+  keyboard taking it off;
+- ``sendMessage`` with ``reply_parameters``: the message replied to must be in that chat, unless
+  ``allow_sending_without_reply``.
 
 Updates look like Telegram's: ``from`` with ``is_bot``, ``language_code`` and ``username``; private chats
 with the person's id, groups with negative ids and titles; a callback query echoes the message with its
@@ -191,6 +194,7 @@ class StrictBotAPI(LongPolling):
                 message["reply_to_message"] = json.loads(
                     json.dumps(self.messages[(reply_to["chat"]["id"], reply_to["message_id"])])
                 )
+            self.messages[(chat_id, message["message_id"])] = message  # in the chat: a reply may name it
             return self._add({"message": message})
 
     def press(
@@ -319,6 +323,8 @@ class StrictBotAPI(LongPolling):
             return self._answer(params)
         if method == "editmessagetext":
             return self._edit(params)
+        if method == "editmessagereplymarkup":
+            return self._edit_markup(params)
         raise ApiError(404, "Not Found")
 
     def _chat(self, value: Any) -> dict[str, Any]:
@@ -422,9 +428,54 @@ class StrictBotAPI(LongPolling):
                 message["entities"] = entities
             if markup is not None:
                 message["reply_markup"] = markup
+            replied = self._replied(chat, params.get("reply_parameters"))
+            if replied is not None:
+                message["reply_to_message"] = replied
             self.messages[(chat["id"], message["message_id"])] = message
             self.sent.append(json.loads(json.dumps(message)))
             return message
+
+    def _replied(self, chat: dict[str, Any], raw: Any) -> dict[str, Any] | None:
+        """The message a ``reply_parameters`` names (Bot API 7.0), in this chat; none when it is gone and
+        ``allow_sending_without_reply`` says to send anyway."""
+        if raw is None:
+            return None
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                raise _bad("can't parse reply parameters JSON object") from None
+        if not isinstance(raw, dict) or isinstance(raw.get("message_id"), bool):
+            raise _bad("can't parse reply parameters JSON object")
+        message_id = raw.get("message_id")
+        found = self.messages.get((chat["id"], message_id)) if isinstance(message_id, int) else None
+        if found is None and not raw.get("allow_sending_without_reply"):
+            raise _bad("message to be replied not found")
+        return {k: v for k, v in found.items() if k != "reply_to_message"} if found is not None else None
+
+    def _edit_markup(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``editMessageReplyMarkup``: the bot's own message, its keyboard replaced (none, or an empty one,
+        takes it off), "message is not modified" when nothing changes."""
+        with self.lock:
+            chat = self._chat(params.get("chat_id"))
+            key = (chat["id"], params.get("message_id"))
+            if key not in self.messages:
+                raise _bad("message to edit not found")
+            message = self.messages[key]
+            if message.get("from", {}).get("id") != self.bot_id:
+                raise _bad("message can't be edited")
+            markup = self._markup(params.get("reply_markup"))
+            if markup is not None and not markup["inline_keyboard"]:
+                markup = None
+            if markup == message.get("reply_markup"):
+                raise _bad(NOT_MODIFIED[len("Bad Request: ") :])
+            edited = {k: v for k, v in message.items() if k != "reply_markup"}
+            edited["edit_date"] = int(self.now())
+            if markup is not None:
+                edited["reply_markup"] = markup
+            self.messages[key] = edited
+            self.edits.append(dict(params))
+            return dict(json.loads(json.dumps(edited)))
 
     def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         def number(name: str, default: int) -> int:

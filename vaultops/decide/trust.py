@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from vaultops.model import Answer, Request
+from vaultops.model import Answer, Request, State
 from vaultops.scan.note import Disowned, ParsedNote
 
 
@@ -104,6 +104,26 @@ def vet(request: Request, lines: Sequence[str], provenance: Provenance) -> Vette
     if provenance.committers is not None:
         vetted = _by_authors(request, answers, lines, provenance.committers)
     return _same_text(vetted, lines, provenance.seen)
+
+
+# An escalation whose request was edited since, before anyone answered it: asked again as it reads now
+EDITED = "the request changed after it was escalated; it asks again as it reads now"
+
+
+def edited(request: Request, provenance: Provenance) -> bool:
+    """An escalation this clone wrote, not answered yet, whose request no longer reads as it did then: it
+    is escalated again at once (a fresh message, bound to the new text), so the person's next approval
+    counts.  Left as it was, the edit said nothing, and the first approval typed after it was ignored (and
+    used up) for being of another text: the person had to approve twice.  ``request`` read whole."""
+    return (
+        request.state is State.ESCALATED
+        and request.text is not None
+        and not standing(request)
+        and provenance.status is Origin.OURS
+        and not provenance.consumed
+        and provenance.seen is not None
+        and provenance.seen != request.text_hash
+    )
 
 
 def _same_text(vetted: Vetted, lines: Sequence[str], seen: str | None) -> Vetted:

@@ -1,13 +1,14 @@
 """Answers from chat into the notes: each answer (typed in Telegram or Zulip, or a Telegram button)
 becomes a ``- decision:`` line under its request (in the inbox, or in the plan note a ``PLAN-…`` id
 names), committed (and pushed) before anything is claimed.  The channels are told the answers were read
-only once they are all in the notes, and only then is each press answered where it was made."""
+only once they are all in the notes, and only then is each press answered where it was made, and each
+typed answer replied to where it was typed: the line written and where, or why nothing was."""
 
 from __future__ import annotations
 
 from vaultops.engine.context import Context
 from vaultops.engine.halt import from_chat
-from vaultops.engine.heard import PressHeard, hear
+from vaultops.engine.heard import PressHeard, TypedHeard, hear
 from vaultops.engine.tell import TelegramSource
 from vaultops.model import PassOutcome
 from vaultops.notify.replies import ChatAnswer
@@ -27,6 +28,7 @@ def take_replies(ctx: Context, read_telegram: TelegramSource | None = None, *, a
     answered: list[PassOutcome] = []
     written: list[str] = []
     presses: list[PressHeard] = []
+    typed: list[TypedHeard] = []
     landed: set[int] = set()
     for rel, group in by_note.items():
         note = ctx.read(rel, full=True)
@@ -36,6 +38,7 @@ def take_replies(ctx: Context, read_telegram: TelegramSource | None = None, *, a
         heard = hear(note, group, ctx.clock(), ctx.config.notify.answer_within)
         ctx.report.warnings.extend(heard.said)
         presses += heard.presses
+        typed += heard.typed
         _, applied = ctx.write(rel, heard.inserts)
         if len(applied.landed) + len(applied.dropped) < len(heard.inserts):
             whole = False  # the note could not be written: the answers are read again next time
@@ -51,3 +54,4 @@ def take_replies(ctx: Context, read_telegram: TelegramSource | None = None, *, a
     for ack in listened.acks:
         ack()
     ctx.teller.tell_presses(presses, landed, listened.refused)
+    ctx.teller.tell_typed(typed, landed)

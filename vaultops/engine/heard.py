@@ -17,6 +17,7 @@ from datetime import datetime
 
 from vaultops.base.durations import say_duration
 from vaultops.decide.answers import signature, standing_answer
+from vaultops.decide.trust import EDITED
 from vaultops.lines import line_time
 from vaultops.model import APPROVAL_WORDS, Request, State, StatusLine, Target, index_by_id
 from vaultops.notify.message import binding
@@ -38,11 +39,35 @@ class PressHeard:
     outcome: str = ""  # for the message itself, once the decision is in the note
 
 
+@dataclass(frozen=True, slots=True)
+class TypedHeard:
+    """A typed answer, and what it did, to be replied where it was typed once the note is written:
+    ``insert`` None means nothing was written, and ``why`` says why."""
+
+    answer: ChatAnswer
+    rel: str
+    why: str = ""
+    insert: Insert | None = None
+
+    def reply(self, landed: bool) -> str:
+        """What the person reads under their answer: the line written and where, or why there is none."""
+        rid = self.answer.request_id
+        if self.insert is None:
+            return f"Nothing was written: {self.why}."
+        if not landed:
+            return (
+                f"Nothing was written: {rid} changed in {self.rel} as you answered. Look at the note, and "
+                "answer again if it still asks."
+            )
+        return f"Wrote `{self.insert.lines[0]}` under {rid} in {self.rel}."
+
+
 @dataclass(slots=True)
 class Heard:
     inserts: list[Insert] = field(default_factory=list)
     said: list[str] = field(default_factory=list)  # typed answers that were not taken, one sentence each
     presses: list[PressHeard] = field(default_factory=list)
+    typed: list[TypedHeard] = field(default_factory=list)  # each typed answer, to reply to where it was typed
 
 
 def decision_line(answer: ChatAnswer) -> str:
@@ -74,27 +99,34 @@ def hear(note: ParsedNote, answers: Sequence[ChatAnswer], now: datetime, answer_
         else:
             why = typed_refusal(request, answer, note.rel)
             if why:
-                heard.said.append(why)
+                heard.said.append(
+                    f"{answer.via}: {answer.who} answered {answer.request_id}; not taken: {why}"
+                )
+                heard.typed.append(TypedHeard(answer, note.rel, why))
                 continue
         insert = Insert(Target(answer.request_id), (decision_line(answer),), frozenset({State.ESCALATED}))
         heard.inserts.append(insert)
         answered.setdefault(answer.request_id, answer.who)
         if answer.press is not None:
             heard.presses.append(PressHeard(answer.press, _toast(answer), insert, _outcome(answer, now)))
+        else:
+            heard.typed.append(TypedHeard(answer, note.rel, insert=insert))
     return heard
 
 
 def typed_refusal(request: Request | None, answer: ChatAnswer, rel: str) -> str:
-    """Why a typed answer is not taken ("" when it is)."""
-    said = f"{answer.via}: {answer.who} answered {answer.request_id}"
+    """Why a typed answer is not taken ("" when it is), said to the person in the chat too."""
+    rid = answer.request_id
     if request is None:
-        return f"{said}, which is not in {rel}"
+        return f"{rid} is not in {rel}"
     last = request.statuses[-1] if request.statuses else None
     if request.state is not State.ESCALATED or last is None:
-        return f"{said}, which is {request.state.value}, not waiting for a decision"
+        return f"{rid} is {request.state.value}, not waiting for a decision"
     escalated = line_time(last.at)
     if answer.date and escalated is not None and answer.date < escalated.timestamp():
-        return f"{answer.via}: {answer.who}'s answer to {answer.request_id} predates its escalation"
+        return f"the answer to {rid} predates its escalation"
+    if request.forged == EDITED:  # an approval of what it said before: it asks again, bound to the new text
+        return f"{rid} changed after it was escalated; a fresh message asks again: answer that one"
     return ""
 
 

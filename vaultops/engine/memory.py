@@ -1228,6 +1228,7 @@ class MemoryChat:
         self.fail: list[TelegramError] = []  # what the next calls raise, in turn
         self.toasts: list[tuple[Press, str]] = []  # each press answered, with what it said
         self.settled: list[tuple[Press, str]] = []  # each message the decision was shown on
+        self.replied: list[tuple[int, int, str]] = []  # (chat, message replied to, text): typed answers
         self._next = 700_000_000
 
     @property
@@ -1267,6 +1268,11 @@ class MemoryChat:
 
     def settle_message(self, press: Press, outcome: str) -> None:
         self.settled.append((press, outcome))
+
+    def reply(self, chat_id: int, message_id: int, text: str) -> None:
+        if self.fail:
+            raise self.fail.pop(0)
+        self.replied.append((chat_id, message_id, text))
 
 
 # --- the runner -----------------------------------------------------------------------------------------

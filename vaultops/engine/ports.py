@@ -192,10 +192,13 @@ class Chat(Protocol):
 
 class Buttons(Protocol):
     """Where a button press is answered (``notify.telegram.Bot``): a toast where it was pressed, and the
-    decision shown on its message."""
+    decision shown on its message; and where a typed answer is replied to."""
 
     def answer_press(self, press: Press, toast: str) -> None: ...
     def settle_message(self, press: Press, outcome: str) -> None: ...
+    def reply(self, chat_id: int, message_id: int, text: str) -> None:
+        """``text`` as a reply to the person's message ``message_id`` (a typed answer: what it did)."""
+        ...
 
 
 class Sender(Protocol):

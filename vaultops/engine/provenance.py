@@ -41,7 +41,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from vaultops import lines as fmt
-from vaultops.decide.trust import By, Committer, Origin, Provenance, standing, vet
+from vaultops.decide.trust import EDITED, By, Committer, Origin, Provenance, edited, standing, vet
 from vaultops.engine.ports import Repo
 from vaultops.model import Lock, Request, State
 from vaultops.scan.lookalike import imitated
@@ -123,6 +123,7 @@ class Vetter:
         self.parse = parse  # a note's bytes as the pass parses them (a commit's version of it, here)
         self._blamed: dict[tuple[str, str], dict[int, Blamed | None]] = {}
         self._versions: dict[tuple[str, str], ParsedNote | None] = {}
+        self._wholes: dict[tuple[str, str], ParsedNote] = {}  # (note, digest) -> read whole (``_whole``)
         self._mine: set[tuple[str, str, str]] = set()  # (note, request id, line) this clone wrote
         # a lock this clone made, as the gate tells them (``Context.mine``): without a remote, its host
         # and agent; with one, a claim state.db recorded.  None: only state.db's records and git say so
@@ -149,7 +150,7 @@ class Vetter:
         answered, waiting = self._answers(note)
         disowned = self.disown(note)
         if not disowned:
-            return answered, waiting
+            return self._edited(answered, {}), waiting
         again = self._without(note, disowned)
         requests: list[Request] = []
         for raw, kept in zip(note.requests, answered.requests, strict=True):
@@ -172,7 +173,39 @@ class Vetter:
         found = {
             raw.start: Disowned(lines, raw) for raw in note.requests if (lines := disowned.get(raw.start, ()))
         }
-        return replace(answered, requests=requests, disowned=found), waiting
+        return self._edited(replace(answered, requests=requests, disowned=found), disowned), waiting
+
+    def _edited(self, note: ParsedNote, disowned: dict[int, tuple[int, ...]]) -> ParsedNote:
+        """The escalations this clone wrote whose request was edited since, unanswered (``trust.edited``):
+        read whole, and marked (``trust.EDITED``) to be escalated again on the text as it reads now.  A
+        request with lines vaultops did not write is left to the gate's rules for those."""
+        asked = {
+            r.start: own.seen
+            for r in note.requests
+            if r.state is State.ESCALATED and r.statuses and not standing(r) and r.start not in disowned
+            and (own := self.state.own_line(note.rel, r.id, note.lines[r.statuses[-1].line])) is not None
+            and own.seen and not own.consumed
+        }  # fmt: skip
+        if not asked:
+            return note
+        whole = {r.start: r for r in self._whole(note).requests if r.start in asked}
+        requests = []
+        for request in note.requests:
+            full = whole.get(request.start)
+            ours = Provenance(Origin.OURS, None, False, asked.get(request.start))
+            if full is not None and full.id == request.id and edited(full, ours):
+                request = replace(full, forged=EDITED)
+            requests.append(request)
+        return replace(note, requests=requests) if requests != list(note.requests) else note
+
+    def _whole(self, note: ParsedNote) -> ParsedNote:
+        """``note`` read whole (its waiting escalations with their text): parsed once a pass per version."""
+        if all(r.text is not None for r in note.requests if r.state is State.ESCALATED):
+            return note
+        key = (note.rel, note.digest)
+        if key not in self._wholes:
+            self._wholes[key] = self.parse(note.rel, note.raw, full=True)
+        return self._wholes[key]
 
     def _answers(self, note: ParsedNote) -> tuple[ParsedNote, list[str]]:
         """The note with only the answers that count, and why some of them wait."""

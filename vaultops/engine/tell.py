@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from vaultops.engine import ports
-from vaultops.engine.heard import PressHeard
+from vaultops.engine.heard import PressHeard, TypedHeard
 from vaultops.engine.ports import Sides
 from vaultops.model import Request, Ruling, State
 from vaultops.notify.channels import Change
@@ -253,6 +253,22 @@ class Teller:
                     bot.settle_message(press, outcome)
             except TelegramError as exc:
                 self.log.warn(f"Telegram: could not show the decision on its message: {exc}")
+
+    def tell_typed(self, typed: Sequence[TypedHeard], landed: set[int]) -> None:
+        """Reply to each answer typed in Telegram, under it: what was written where, or why nothing was
+        (``landed``: the ids of the inserts now in the notes).  Without it the person could not tell an
+        answer that was taken from one that was not."""
+        bot = self.buttons() if any(t.answer.message_id for t in typed) else None
+        if bot is None:
+            return
+        for t in typed:
+            if not t.answer.message_id:
+                continue
+            said = t.reply(t.insert is not None and id(t.insert) in landed)
+            try:  # each on its own: the answer is in the note (or not) either way
+                bot.reply(t.answer.chat_id, t.answer.message_id, said)
+            except TelegramError as exc:
+                self.log.warn(f"Telegram: could not reply to an answer: {exc}")
 
 
 @dataclass(slots=True)

@@ -13,7 +13,9 @@ Errors are logged and stored redacted: apprise URLs and the bot token hold secre
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import logging
 import re
 import time
@@ -26,9 +28,9 @@ from vaultops.base.redact import redact
 from vaultops.config import TelegramConfig, ZulipConfig
 from vaultops.notify.channels import Change, Channels
 from vaultops.notify.logs import Log
-from vaultops.notify.message import Notice
+from vaultops.notify.message import Ask, Notice
 from vaultops.notify.outbox import Entry, Outbox, retry_delay
-from vaultops.notify.telegram import Bot
+from vaultops.notify.telegram import Bot, TelegramError, asked_again
 from vaultops.notify.zulip import ZulipTarget, zulip_client
 from vaultops.store.state import StateDB
 
@@ -106,6 +108,9 @@ class TelegramTarget:
     bot: Bot
     chat_id: int
     open_url: str = ""  # [notify.telegram] open_url: where the Open button goes
+    # where the messages that ask are remembered (state.db), so that one a newer message asks again about
+    # (the request was edited) loses its buttons; None: nothing is remembered
+    asked: StateDB | None = None
 
     @property
     def id(self) -> str:
@@ -116,7 +121,31 @@ class TelegramTarget:
         return f"telegram chat {self.chat_id}"
 
     def send(self, notice: Notice) -> None:
-        self.bot.send_notice(self.chat_id, notice, self.open_url)
+        message_id = self.bot.send_notice(self.chat_id, notice, self.open_url)
+        if notice.ask is not None and self.asked is not None and message_id:
+            self._asked_again(notice.ask, message_id)
+
+    def _asked_again(self, ask: Ask, message_id: int) -> None:
+        """The buttons of this chat's earlier messages about the same request, but another version of it
+        (another text or escalation), are taken off once the newest message is out: they would only
+        answer "Answer the newest message".  A reminder of the same escalation keeps them."""
+        assert self.asked is not None
+        key = f"telegram.asked.{self.bot.id}.{self.chat_id}.{ask.request_id}"
+        drop, keep = asked_again(_asked_messages(self.asked.get(key)), ask.binding, message_id)
+        for old in drop:
+            # a message the person deleted, or one Telegram no longer lets be edited: its buttons still
+            # refuse (``engine.heard``), so this is only tidying
+            with contextlib.suppress(TelegramError):
+                self.bot.drop_buttons(self.chat_id, old)
+        self.asked.set(key, json.dumps(keep))
+
+
+def _asked_messages(raw: str | None) -> list[tuple[int, str]]:
+    try:
+        found = json.loads(raw) if raw else []
+        return [(int(m), str(b)) for m, b in found]
+    except (ValueError, TypeError):  # damaged: nothing to take buttons off, which is only untidy
+        return []
 
 
 # A URL part that looks generated (a webhook or bot token): redacted wherever it shows up in an error.
@@ -137,7 +166,10 @@ def url_secrets(url: str) -> list[str]:
 
 
 def targets(
-    urls: Sequence[str], telegram: TelegramConfig | None = None, zulip: ZulipConfig | None = None
+    urls: Sequence[str],
+    telegram: TelegramConfig | None = None,
+    zulip: ZulipConfig | None = None,
+    state: StateDB | None = None,
 ) -> list[Target]:
     """Where notices go: each apprise URL, each Telegram chat when the bot has a token, and the Zulip
     stream when its bot has a site, a key and a stream."""
@@ -145,7 +177,7 @@ def targets(
     token = telegram.token.get_secret_value() if telegram is not None else ""
     if telegram is not None and token:
         bot = Bot(token, telegram.api_base)
-        found += [TelegramTarget(bot, chat, telegram.open_url) for chat in telegram.chat_ids]
+        found += [TelegramTarget(bot, chat, telegram.open_url, state) for chat in telegram.chat_ids]
     if zulip is not None and zulip.site and zulip.api_key.get_secret_value() and zulip.stream:
         found.append(ZulipTarget(zulip_client(zulip), zulip))
     return found
@@ -173,7 +205,7 @@ def deliver(
     With no target configured nothing is tried and the notices wait: they are kept, not dropped.
     """
     at = time.time() if now is None else now
-    to = targets(urls, telegram, zulip) if to is None else to
+    to = targets(urls, telegram, zulip, state) if to is None else to
     if not to:
         return Delivered(0, [])
     backups = [AppriseTarget(url, i, "fallback") for i, url in enumerate(fallback)]

@@ -99,6 +99,20 @@ def keyboard(ask: Ask, text: str, open_url: str = "", link_button: bool = True) 
     return {"inline_keyboard": rows}
 
 
+ASKED_KEPT = 8  # messages remembered per request and chat, the newest: older ones lose nothing more
+
+
+def asked_again(
+    sent: list[tuple[int, str]], binding: str, message_id: int
+) -> tuple[list[int], list[tuple[int, str]]]:
+    """Of the messages ``sent`` about a request, as (message id, binding), those a new message
+    ``message_id`` bound to ``binding`` supersedes (another version of the request: their buttons go),
+    and the ones to remember now."""
+    drop = [m for m, b in sent if b != binding]
+    keep = [(m, b) for m, b in sent if b == binding and m != message_id] + [(message_id, binding)]
+    return drop, keep[-ASKED_KEPT:]
+
+
 def telegram_length(text: str) -> int:
     """How long Telegram counts ``text``: in UTF-16 code units (an emoji is two)."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
@@ -197,6 +211,21 @@ class Bot:
             text = cut_to(press.text, MAX_TEXT - telegram_length(outcome) - 3) + ELLIPSIS + "\n\n" + outcome
         params = {"chat_id": press.chat_id, "message_id": press.message_id, "text": text}
         self.call("editMessageText", {**params, "link_preview_options": NO_PREVIEW})
+
+    def reply(self, chat_id: int, message_id: int, text: str) -> None:
+        """``text`` as a reply to message ``message_id`` (sent anyway, should that message be gone)."""
+        if telegram_length(text) > MAX_TEXT:
+            text = cut_to(text, MAX_TEXT - 1) + ELLIPSIS
+        reply_to = {"message_id": message_id, "allow_sending_without_reply": True}
+        params = {"chat_id": chat_id, "text": text, "reply_parameters": reply_to}
+        self.call("sendMessage", {**params, "link_preview_options": NO_PREVIEW})
+
+    def drop_buttons(self, chat_id: int, message_id: int) -> None:
+        """Take the buttons off a message (an escalation a newer message asks again)."""
+        markup: dict[str, list[Any]] = {"inline_keyboard": []}
+        self.call(
+            "editMessageReplyMarkup", {"chat_id": chat_id, "message_id": message_id, "reply_markup": markup}
+        )
 
 
 def _refused_link(error: str) -> bool:
@@ -359,6 +388,8 @@ class Telegram:
             via="Telegram",
             date=_int(message.get("date")),
             scope=parsed.scope,
+            chat_id=chat_id,
+            message_id=_int(message.get("message_id")),
         )
 
     def may_press(self, chat: Mapping[str, Any], user: int) -> bool:
