@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.support.fake_zulip import FakeZulip
 from tests.support.helpers import INBOX, ROTATE, vault_with
 from tests.support.strict_telegram import StrictBotAPI
 from vaultops.engine.context import local_now
@@ -84,3 +85,22 @@ def test_an_edited_escalation_gets_a_fresh_message_and_the_old_one_loses_its_but
         assert api.toasts[query]["text"].startswith("Approved once")
         assert state_of(vault) is State.DONE and runs.read_text().split() == ["REQ-rotate"]
         assert len(asking(api)) == 2, "no third message"
+
+
+def test_a_typed_answer_in_zulip_gets_a_reply_in_its_topic(tmp_path: Path, runs: Path) -> None:
+    key, bot, ann = "zK3m9QpR2vX7tL0aB4nC8dE6fG1hJ5sW", "vaultops-bot@chat.example.com", "ann@example.com"
+    with FakeZulip(bot, key) as server:
+        local = (
+            f'[notify.zulip]\nsite = "{server.site}"\nemail = "{bot}"\napi_key = "{key}"\n'
+            f'stream = "{server.stream}"\nsenders = ["{ann}"]\n'
+        )
+        vault = vault_with(tmp_path / "Work vault", f"# Inbox\n\n{ROTATE}", local, fake_profiles=True)
+        tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault) is State.ESCALATED
+        server.say(ann, "deny REQ-rotate not this week", name="Ann Person", topic="keys", timestamp=2**31)
+        tick(Vault.open(vault), wait_settle=False)
+        assert state_of(vault) is State.DENIED
+        said = [f for f in server.sent if f["topic"] == "keys"]
+        assert [f["content"] for f in said] == [
+            f"Wrote `- decision: deny — via Zulip (Ann Person): not this week` under REQ-rotate in {INBOX}."
+        ]

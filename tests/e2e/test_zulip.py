@@ -190,7 +190,13 @@ def test_approvals_and_denials_from_a_listed_sender_become_answers(server: FakeZ
         ("REQ-4", "approve", "thanks", "request"),
     ]
     assert got[0] == ChatAnswer(
-        "REQ-2026-05-04-0900-merge", "approve", "", who="Ann Person", via="Zulip", date=1_770_000_001
+        "REQ-2026-05-04-0900-merge",
+        "approve",
+        "",
+        who="Ann Person",
+        via="Zulip",
+        date=1_770_000_001,
+        topic="vaultops",  # where it was typed: the reply saying what it did goes there
     )
     assert got[1].who == "Ann P"
     assert server.asked("apply_markdown") == ["false"]  # the Markdown as typed, not HTML

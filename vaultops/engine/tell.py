@@ -255,20 +255,23 @@ class Teller:
                 self.log.warn(f"Telegram: could not show the decision on its message: {exc}")
 
     def tell_typed(self, typed: Sequence[TypedHeard], landed: set[int]) -> None:
-        """Reply to each answer typed in Telegram, under it: what was written where, or why nothing was
-        (``landed``: the ids of the inserts now in the notes).  Without it the person could not tell an
-        answer that was taken from one that was not."""
+        """Reply to each answer typed in chat where it was typed (under it in Telegram, in its topic in
+        Zulip): what was written where, or why nothing was (``landed``: the ids of the inserts now in the
+        notes).  Without it the person could not tell an answer that was taken from one that was not."""
         bot = self.buttons() if any(t.answer.message_id for t in typed) else None
-        if bot is None:
-            return
+        zulip_config = self.vault.config.notify.zulip
+        zulip = None
+        if any(t.answer.topic for t in typed) and zulip_config.listening:
+            zulip = Zulip(zulip_config, self.state, self.log)
         for t in typed:
-            if not t.answer.message_id:
-                continue
             said = t.reply(t.insert is not None and id(t.insert) in landed)
             try:  # each on its own: the answer is in the note (or not) either way
-                bot.reply(t.answer.chat_id, t.answer.message_id, said)
-            except TelegramError as exc:
-                self.log.warn(f"Telegram: could not reply to an answer: {exc}")
+                if bot is not None and t.answer.message_id:
+                    bot.reply(t.answer.chat_id, t.answer.message_id, said)
+                elif zulip is not None and t.answer.topic:
+                    zulip.reply(t.answer.topic, said)
+            except (TelegramError, ZulipError) as exc:
+                self.log.warn(f"{t.answer.via}: could not reply to an answer: {exc}")
 
 
 @dataclass(slots=True)

@@ -81,9 +81,11 @@ class ChatAnswer:
     date: int  # when it was written (Unix time): an answer from before an escalation must not count
     scope: ApprovalScope = "once"
     press: Press | None = None
-    # a typed answer's chat and message (Telegram), to reply to it there with what it did; 0: none
+    # where a typed answer was typed, to reply there with what it did: Telegram's chat and message (0:
+    # none), Zulip's topic ("": none)
     chat_id: int = 0
     message_id: int = 0
+    topic: str = ""
 
 
 def take_scope(verdict: Verdict, rest: str) -> tuple[ApprovalScope, str]:

@@ -289,7 +289,12 @@ class Zulip:
             via="Zulip",
             date=date,
             scope=parsed.scope,
+            topic=_str(message.get("subject")),
         )
+
+    def reply(self, topic: str, text: str) -> None:
+        """``text`` in the stream's ``topic``: where a typed answer was, what it did."""
+        self.client.send(self.stream, topic or "vaultops", _LOUD.sub("@_", text))
 
 
 def _address(email: str) -> str:
