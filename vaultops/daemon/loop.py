@@ -26,6 +26,7 @@ from vaultops.config import Config, SharedConfigError, load_config
 from vaultops.daemon.events import watch
 from vaultops.daemon.listen import ChatListener
 from vaultops.daemon.log import DaemonLog
+from vaultops.daemon.quiet import to_say
 from vaultops.daemon.reload import FIX, WAITING, ConfigKeeper, fingerprint, keep_problem
 from vaultops.decide.halt import Halted
 from vaultops.engine.carried import Carried
@@ -51,7 +52,6 @@ TICK = 0.5  # longest sleep of the loop: signals and timers are looked at this o
 FETCH_AGE = 1.0  # seconds a fetch stays fresh enough for a pass that a save started
 BACKOFF_FIRST = 1.0  # seconds before the first try again after a failed step; doubled per failure
 BACKOFF_MAX = 60.0  # the longest wait between tries of a step that keeps failing
-QUIET_FOR = 600.0  # seconds a warning must go unsaid before it is said again (once per incident)
 
 
 class Daemon:
@@ -79,7 +79,7 @@ class Daemon:
         self.failing: dict[str, tuple[str, int]] = {}  # step -> the failure said of it, and tries in a row
         self.retry_at = 0.0  # no step before this (monotonic), after a failed one: the daemon never spins
         self.deferred = False  # something asked for a pass while the daemon waited to try again
-        self.said: dict[str, float] = {}  # warning -> when it was last reported (monotonic)
+        self.said: dict[str, float] = {}  # incident -> when it was last reported (monotonic): daemon.quiet
         self.carried = Carried()  # what the engine keeps from one pass to the next
         self.publisher: Publisher | None = None  # made once the vault lock is held
         self.fetch_at = float("inf")
@@ -440,12 +440,8 @@ class Daemon:
             self.log.info("restoring", request=rid)
         for rid, state, detail in report.outcomes:
             self.log.info("outcome", request=rid, state=state, detail=detail, why=why)
-        now = time.monotonic()
-        for warning in report.warnings:
-            if now - self.said.get(warning, -QUIET_FOR) >= QUIET_FOR:  # once per incident, not per pass
-                self.log.warn(warning)
-            self.said[warning] = now
-        self.said = {w: t for w, t in self.said.items() if now - t < QUIET_FOR}
+        for warning in to_say(report.warnings, self.said, time.monotonic()):  # once per incident
+            self.log.warn(warning)
         if report.commit:
             self.log.info("committed", sha=report.commit)
 
