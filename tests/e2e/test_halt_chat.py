@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.fake_servers import FakeBotAPI
+from tests.support.halt import DASHBOARD
 from tests.support.helpers import INBOX, git, vault_with
 from vaultops.decide.halt import read_halt
 from vaultops.engine.tick import tick
@@ -17,7 +18,6 @@ from vaultops.vault import Vault
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 ME = 4242
 STRANGER = 777
-DASHBOARD = "_System/vaultops.md"
 
 
 def state_of(vault: Path, rid: str) -> str:
@@ -42,7 +42,9 @@ def test_halt_and_resume_from_telegram(tmp_path: Path) -> None:
         assert state_of(vault, "REQ-new") == "open"  # nothing claimed
         mark = read_halt((vault / DASHBOARD).read_text(encoding="utf-8"))
         assert mark.halted and mark.reason == "it loops on the billing page" and mark.by == "Ann (Telegram)"
-        assert "vaultops: fleet halted" in git(vault, "log", "--format=%s", "--", DASHBOARD)  # committed first
+        assert "vaultops: fleet halted" in git(
+            vault, "log", "--format=%s", "--", DASHBOARD
+        )  # committed first
         assert any("HALTED by Ann (Telegram): it loops on the billing page" in t for t in said(api)), said(
             api
         )

@@ -11,29 +11,18 @@ from functools import partial
 from pathlib import Path
 
 from tests.support.claude_cli import profile, requires_claude
-from tests.support.daemon_helpers import Daemon, save_in_place, state_of
+from tests.support.daemon_helpers import Daemon, save_in_place
 from tests.support.fake_anthropic import FakeAnthropic, Hang, Text, ToolUse
+from tests.support.halt import DASHBOARD, set_halt, state_is
 from tests.support.helpers import inbox_path, routed, vault_with
 from tests.support.waiting import wait_for
 
 pytestmark = requires_claude
 
-DASHBOARD = "_System/vaultops.md"
 INBOX = (
     "# Inbox\n\n## REQ-steps Take steps\n- type: code\n- ready: yes\n"
     "Fix the failing build step by step, and log each step in the steps file.\n"
 )
-
-
-def set_halt(vault: Path, line: str) -> None:
-    path = vault / DASHBOARD
-    lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if not ln.startswith("halt")]
-    end = lines.index("---", 1)
-    save_in_place(path, "\n".join([*lines[:end], line, *lines[end:]]))
-
-
-def is_state(vault: Path, state: str) -> bool:
-    return state_of(vault, "REQ-steps") == state
 
 
 def test_a_halted_claude_job_keeps_its_work_and_goes_on_in_its_session(
@@ -52,7 +41,7 @@ def test_a_halted_claude_job_keeps_its_work_and_goes_on_in_its_session(
         assert (work / "steps.txt").read_text() == "one\n"
         assert wait_for(lambda: (vault / DASHBOARD).exists())
         set_halt(vault, "halt: yes")
-        assert wait_for(partial(is_state, vault, "interrupted"), timeout=60), daemon.explain()
+        assert wait_for(partial(state_is, vault, "REQ-steps", "interrupted"), timeout=60), daemon.explain()
         status = [ln for ln in inbox_path(vault).read_text().splitlines() if "status: interrupted" in ln][-1]
         assert "halt" in status, status
         assert (work / "steps.txt").read_text() == "one\n"  # its work is kept
@@ -61,7 +50,7 @@ def test_a_halted_claude_job_keeps_its_work_and_goes_on_in_its_session(
         set_halt(vault, "halt: no")
         path = inbox_path(vault)
         save_in_place(path, path.read_text() + "- retry: yes\n")
-        assert wait_for(partial(is_state, vault, "done"), timeout=90), daemon.explain()
+        assert wait_for(partial(state_is, vault, "REQ-steps", "done"), timeout=90), daemon.explain()
         resumed = json.dumps(api.requests[-1])
         assert "echo one >> steps.txt" in resumed  # the earlier turns: the same session went on
         assert "stopped at a halt of the fleet" in resumed

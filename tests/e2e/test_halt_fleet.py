@@ -18,47 +18,23 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.clones import Fleet, request_block
-from tests.support.daemon_helpers import Daemon, save_in_place
+from tests.support.clones import Fleet, person_push, request_block
+from tests.support.daemon_helpers import Daemon
+from tests.support.halt import DASHBOARD, set_halt, with_props
 from tests.support.helpers import INBOX, git, vaultops
 from tests.support.waiting import wait_for
 from vaultops.decide.halt import read_halt
 from vaultops.scan.note import parse_note
 
-DASHBOARD = "_System/vaultops.md"
 PLAN = "executor-queue/sweep.md"
 FETCH = 0.5  # seconds between each daemon's fetches: "within one fetch" is within this, plus a pass
 EXTRA = f"[daemon]\nfetch = {FETCH}\nreconcile = 2\ngrace = 10\n\n[limits]\nmax_concurrent = 1\n"
 
 
-def phone_push(phone: Path, rel: str, edit: Callable[[str], str], message: str) -> str:
-    """Pull, edit, commit and push from the phone; again from the remote's tip when a machine pushed first.
-    Returns the commit that landed."""
-    path = phone / rel
-    for _ in range(100):
-        git(phone, "pull", "-q", "--rebase")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(edit(path.read_text(encoding="utf-8") if path.exists() else ""), encoding="utf-8")
-        git(phone, "add", rel)
-        git(phone, "commit", "-qm", message)
-        if subprocess.run(["git", "push", "-q"], cwd=phone, capture_output=True).returncode == 0:
-            return git(phone, "rev-parse", "HEAD").strip()
-        git(phone, "reset", "-q", "--hard", "@{u}")
-    raise AssertionError("the phone's push never went through")
-
-
-def halt_props(*props: str) -> Callable[[str], str]:
-    """The properties the person sets at the end of the dashboard's frontmatter, as Obsidian adds them."""
-
-    def edit(text: str) -> str:
-        if not text.startswith("---\n"):  # no machine has committed its dashboard yet: the phone makes it
-            text = "---\n---\n" + text
-        lines = text.split("\n")
-        end = lines.index("---", 1)
-        kept = [ln for ln in lines[1:end] if not ln.lower().startswith("halt")]
-        return "\n".join(["---", *kept, *props, *lines[end:]])
-
-    return edit
+def phone_push(phone: Path, rel: str, edit: Callable[[str], str]) -> str:
+    """The phone's edit of ``rel``, committed and pushed (``clones.person_push``): the commit that landed."""
+    person_push(phone, edit, rel=rel, attempts=100)
+    return git(phone, "rev-parse", "HEAD").strip()
 
 
 def has(clone: Path, commit: str) -> bool:
@@ -147,7 +123,7 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
         assert wait_for(each_machine_runs_one), daemons[0].explain()
         phone = fleet.person()
 
-        phone_push(phone, DASHBOARD, halt_props("halt: yes", "halt_reason: runaway agent"), "halt")
+        phone_push(phone, DASHBOARD, with_props("halt: yes", "halt_reason: runaway agent"))
         pushed = time.monotonic()
 
         def stopped() -> bool:
@@ -170,8 +146,8 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
             assert doc["halt"]["by"] == "Person" and doc["halt"]["reason"] == "runaway agent"
 
         # while halted: a new request and a new schedule (which runs on its first pass) start nothing
-        new = phone_push(phone, INBOX, add_c, "new request")
-        plan = phone_push(phone, PLAN, schedule, "new schedule")
+        new = phone_push(phone, INBOX, add_c)
+        plan = phone_push(phone, PLAN, schedule)
         passed_since(fleet, new)
         passed_since(fleet, plan)
         assert fleet.runs() == {"REQ-a": 1, "REQ-b": 1}
@@ -179,7 +155,7 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
         assert "### Run" not in git(fleet.remote, "show", f"{fleet.branch}:{PLAN}")  # never fired
 
         # the resume: what the halt stopped stays stopped until the person retries it
-        resume = phone_push(phone, DASHBOARD, halt_props("halt: no"), "resume")
+        resume = phone_push(phone, DASHBOARD, with_props("halt: no"))
         assert all(wait_for(partial(resumed, d)) for d in daemons)
         passed_since(fleet, resume)
         requests = fleet.remote_requests()
@@ -191,10 +167,7 @@ def test_a_halt_from_the_phone_stops_every_machine_and_the_resume_restarts_nothi
         # a halt typed in Obsidian on machine 0 (saved, not committed) reaches machine 1 too, and stops what
         # the resume let start (REQ-c, new work, wherever it runs)
         assert wait_for(lambda: fleet.runs()["REQ-c"] == 1), fleet.runs()
-        mine = fleet.clones[0] / DASHBOARD
-        save_in_place(
-            mine, halt_props("halt: yes", "halt_reason: typed here")(mine.read_text(encoding="utf-8"))
-        )
+        set_halt(fleet.clones[0], "halt: yes", "halt_reason: typed here")
         assert all(wait_for(partial(halted_twice, d)) for d in daemons), daemons[1].explain()
         # recorded where it ran (that clone pushes it when it can: a clone holding its daily note for a later
         # commit may not follow the remote for a while, and still halts from the remote's tip)

@@ -14,12 +14,12 @@ import time
 from functools import partial
 from pathlib import Path
 
-from tests.support.daemon_helpers import Daemon, add_request, block, save_in_place, state_of
+from tests.support.daemon_helpers import Daemon, add_request, block, state_of
+from tests.support.halt import DASHBOARD, set_halt, state_is
 from tests.support.helpers import inbox_path, vault_with
 from tests.support.waiting import wait_for
 from vaultops.run.process import TERM_GRACE
 
-DASHBOARD = "_System/vaultops.md"
 STUBBORN = """#!/bin/sh
 trap '' TERM
 echo "$VAULTOPS_REQUEST $$" >> "{log}"
@@ -41,10 +41,6 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def is_state(vault: Path, rid: str, state: str) -> bool:
-    return state_of(vault, rid) == state
 
 
 def drawn_with(vault: Path, rid: str) -> bool:
@@ -71,12 +67,9 @@ def test_an_agent_that_ignores_sigterm_is_stopped_by_a_halt_typed_on_the_machine
         assert wait_for(lambda: len(started(log)) == 1), daemon.explain()
         [(_, pid)] = started(log)
         assert wait_for(lambda: (vault / DASHBOARD).exists())
-        text = (vault / DASHBOARD).read_text(encoding="utf-8")
-        save_in_place(
-            vault / DASHBOARD, text.replace("\n---\n", "\nhalt: yes\nhalt_reason: it will not stop\n---\n", 1)
-        )
+        set_halt(vault, "halt: yes", "halt_reason: it will not stop")
         saved = time.monotonic()
-        interrupted = partial(is_state, vault, "REQ-stubborn", "interrupted")
+        interrupted = partial(state_is, vault, "REQ-stubborn", "interrupted")
         assert wait_for(interrupted, timeout=60), daemon.explain()
         took = time.monotonic() - saved
         print(f"\nhalt saved on the machine -> a SIGTERM-proof agent stopped and recorded: {took:.2f} s")

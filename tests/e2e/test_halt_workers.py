@@ -8,17 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.e2e.test_plan_workers import QUEUE, last_status, plan, run_tick, worker_vault
+from tests.support.halt import set_halt
 from tests.support.worker_helpers import listed
-
-DASHBOARD = "_System/vaultops.md"
-
-
-def set_halt(vault: Path, line: str) -> None:
-    path = vault / DASHBOARD
-    text = path.read_text(encoding="utf-8")
-    lines = [ln for ln in text.split("\n") if not ln.startswith("halt")]
-    end = lines.index("---", 1)
-    path.write_text("\n".join([*lines[:end], line, *lines[end:]]), encoding="utf-8")
 
 
 def test_a_halt_stops_the_machines_workers_and_the_resume_starts_none(make: Callable[..., Path]) -> None:

@@ -81,14 +81,17 @@ class Fleet:
             assert proc.returncode == 0, f"git fsck in {repo.name}: {proc.stdout}{proc.stderr}"
 
 
-def person_push(clone: Path, edit, attempts: int = 50) -> None:  # type: ignore[no-untyped-def]
-    """Pull, edit the inbox with ``edit(text) -> text``, commit and push, as a person's tools do; on a
-    rejected push, start again from the remote's version (rebase, as obsidian-git does)."""
-    path = clone / INBOX
+def person_push(clone: Path, edit, attempts: int = 50, rel: str = INBOX) -> None:  # type: ignore[no-untyped-def]
+    """Pull, edit the inbox (or the note ``rel``, made when missing) with ``edit(text) -> text``, commit and
+    push, as a person's tools do; on a rejected push, start again from the remote's version (rebase, as
+    obsidian-git does)."""
+    path = clone / rel
     for _ in range(attempts):
         git(clone, "pull", "-q", "--rebase")
-        path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
-        git(clone, "commit", "-qam", "person: edit")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(edit(path.read_text(encoding="utf-8") if path.exists() else ""), encoding="utf-8")
+        git(clone, "add", "--", rel)
+        git(clone, "commit", "-qm", "person: edit")
         proc = subprocess.run(
             ["git", "push", "-q"], cwd=clone, capture_output=True, text=True, env={**os.environ}
         )

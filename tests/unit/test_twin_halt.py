@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.clones import after, request_block
+from tests.support.halt import DASHBOARD, with_props
 from tests.support.helpers import INBOX
 from tests.support.twin import TwinFleet, no_processes  # noqa: F401
 from vaultops.decide.halt import read_halt
@@ -21,21 +22,7 @@ from vaultops.render.results import RunResult
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
-DASHBOARD = "_System/vaultops.md"
 PLAN = "---\ntype: research\nschedule: every 1h\n---\nSummarise the open threads.\n"
-
-
-def with_props(*props: str):  # type: ignore[no-untyped-def]
-    """The person's edit on the phone: properties added at the end of the dashboard's frontmatter, as
-    Obsidian's properties view adds them."""
-
-    def edit(text: str) -> str:
-        lines = text.split("\n")
-        end = lines.index("---", 1)
-        kept = [ln for ln in lines[1:end] if not ln.lower().startswith("halt")]
-        return "\n".join(["---", *kept, *props, *lines[end:]])
-
-    return edit
 
 
 def fleet_of(tmp_path: Path) -> TwinFleet:
