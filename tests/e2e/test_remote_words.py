@@ -94,3 +94,24 @@ def test_an_ssh_that_fails_without_a_word_is_said_in_plain_words(
     ], warnings
     for garble in ("repository exists", "access rights", "gave no reason"):
         assert garble not in warnings[0]
+
+
+def test_a_clone_that_cannot_follow_nor_commit_says_each_once(tmp_path: Path) -> None:
+    """Issue 29's warnings said again and again: a pass that could not follow said so, its commit said it
+    could not commit, and the publisher, remembering only the last line, said both again next pass."""
+    fleet = Fleet(tmp_path, 1, "# Inbox\n")
+    clone = fleet.clones[0]
+    git(clone, "checkout", "-q", "--detach")  # as a rebase that stopped halfway leaves it
+    publisher = Publisher.open(Vault.open(clone))
+    warnings: list[str] = []
+    for _ in range(3):
+        (clone / "note.md").write_text(f"a line {len(warnings)}\n")
+        publisher.pull(warnings)
+        publisher.commit(["note.md"], [], warnings)
+        publisher.fetched_at = float("-inf")
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("cannot follow origin: HEAD is not on a branch"), warnings
+    assert warnings[1].startswith("not committing yet: HEAD is not on a branch"), warnings
+    git(clone, "checkout", "-q", fleet.branch)
+    publisher.pull(warnings)
+    assert warnings[2:] == ["vaultops follows origin again; claims go through it"], warnings

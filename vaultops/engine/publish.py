@@ -263,8 +263,10 @@ class Publisher:
                 state.close()
 
     def _say(self, warnings: list[str], line: str) -> None:
+        """Each line once while the clone cannot follow: a pass that cannot follow cannot commit either,
+        and remembering only the last line said both again at every pass.  Forgotten once it follows."""
         if line not in self._said:
-            self._said = {line}
+            self._said.add(line)
             warnings.append(line)
 
     # --- claims: compare-and-swap -----------------------------------------------------------------
@@ -307,6 +309,8 @@ class Publisher:
             )
             self._keep_uncommitted({*self.uncommitted, *paths})
             return None
+        if self.remote is None:  # with a remote, following it again says so and forgets (``_follow``)
+            self._said.clear()
         if paths:
             try:
                 message = results.commit_message(outcomes or [PassOutcome("vaultops", "recorded", "")])
