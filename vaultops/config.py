@@ -286,8 +286,22 @@ class NotifyConfig(_Section):
     remind: Seconds = 14400.0  # an escalation still open this long is reminded, once (0: never)
     digest: str = ""  # "08:00": each day at this local time, a list of what waits and what failed
     failing_after: int = Field(3, ge=1)  # failed tries in a row before a channel is failing
+    # the vault's name in the messages' obsidian:// links, as Obsidian on the phone calls it: "" names it
+    # after this machine's folder, which is right only where the folders share one name
+    vault_name: str = ""
     telegram: TelegramConfig = TelegramConfig()
     zulip: ZulipConfig = ZulipConfig()
+
+    @field_validator("vault_name")
+    @classmethod
+    def _folder_name(cls, value: str) -> str:
+        name = value.strip()
+        if any(c in name for c in "/\\") or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise ValueError(
+                f"[notify] vault_name {value!r} is not a vault's name: write the name Obsidian shows in its "
+                "vault switcher, without / or \\ (or leave it empty for this machine's folder name)"
+            )
+        return name
 
     @field_validator("digest")
     @classmethod

@@ -83,7 +83,8 @@ class Teller:
 
     @property
     def vault_name(self) -> str:
-        return self.vault.root.name  # Obsidian names a vault after its folder
+        # Obsidian names a vault after its folder, which may differ on the phone that opens the links
+        return self.vault.config.notify.vault_name or self.vault.root.name
 
     def waiting(
         self,
