@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from vaultops.commands.status import _state
-from vaultops.decide.halt import Halted, read_halt
+from vaultops.decide.halt import Halted, marked
 from vaultops.engine.halt import HALT_KEY, remembered
 from vaultops.store.state import StateError
 from vaultops.vault import Vault
@@ -18,9 +18,7 @@ from vaultops.vault import Vault
 
 def halt_row(vault: Vault) -> dict[str, Any] | None:
     """The halt standing on this machine, or None when the fleet runs."""
-    marks = [
-        read_halt(_text(vault, rel)) for rel in (vault.dashboard_rel, vault.inbox_rel) if rel is not None
-    ]
+    marks = [marked(_raw(vault, rel)) for rel in (vault.dashboard_rel, vault.inbox_rel) if rel is not None]
     mark = next((m for m in marks if m.halted), None)  # either note halts, as a pass reads them
     if mark is None:
         return None
@@ -44,8 +42,8 @@ def halt_line(row: dict[str, Any], dashboard: str) -> str:
     return f"{said}{since}; nothing is claimed and no job starts until `halt: no` in {dashboard}"
 
 
-def _text(vault: Vault, rel: str) -> str:
+def _raw(vault: Vault, rel: str) -> bytes | None:
     try:
-        return vault.resolve(rel).read_bytes().decode("utf-8", "replace")
+        return vault.resolve(rel).read_bytes()
     except OSError:
-        return ""
+        return None

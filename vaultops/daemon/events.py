@@ -25,7 +25,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from vaultops.base.confine import make_dirs
-from vaultops.decide.halt import read_halt
+from vaultops.decide.halt import marked
 from vaultops.vault import Vault, is_ignored
 from vaultops.workers.plans import NEWS_FILE
 
@@ -81,7 +81,7 @@ class VaultEvents(FileSystemEventHandler):
             raw = self.dashboard.read_bytes() if self.dashboard is not None else b""
         except OSError:
             return self._halt_lines
-        return read_halt(raw.decode("utf-8", "replace")).kept
+        return marked(raw).kept
 
     def _halt_changed(self) -> bool:
         """The person changed the halt lines of the dashboard (saved in Obsidian on this machine): a pass

@@ -137,14 +137,20 @@ class Halted:
         return f"HALTED by {self.by}: {why}"
 
 
-def _text(raw: bytes | None) -> str:
+def note_text(raw: bytes | None) -> str:
+    """A note's bytes as text that encodes back to the very same bytes (``surrogateescape``)."""
     return raw.decode("utf-8", "surrogateescape") if raw else ""
+
+
+def marked(raw: bytes | None) -> HaltMark:
+    """``read_halt`` of a note's bytes (None: no such note)."""
+    return read_halt(note_text(raw))
 
 
 def person_changed(committed: bytes | None, now: bytes | None) -> bool:
     """Whether the halt lines differ between two versions of the dashboard: the person's change, which
     a redraw or a sync must never drop (every other line of the note is vaultops's)."""
-    return read_halt(_text(committed)).kept != read_halt(_text(now)).kept
+    return marked(committed).kept != marked(now).kept
 
 
 def carry_halt(before: bytes | None, after: bytes | None, now: bytes) -> bytes | None:
@@ -153,7 +159,7 @@ def carry_halt(before: bytes | None, after: bytes | None, now: bytes) -> bytes |
     rendering stands as it is)."""
     if after is None or not person_changed(before, after):
         return None
-    return with_lines(_text(now), read_halt(_text(after)).kept).encode("utf-8", "surrogateescape")
+    return with_lines(note_text(now), marked(after).kept).encode("utf-8", "surrogateescape")
 
 
 def with_lines(text: str, kept: Sequence[str]) -> str:

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from vaultops.base.errors import VaultopsError
-from vaultops.decide.halt import Halted, HaltMark, chat_lines, person_changed, read_halt, with_lines
+from vaultops.decide.halt import (
+    Halted,
+    HaltMark,
+    chat_lines,
+    marked,
+    note_text,
+    person_changed,
+    read_halt,
+    with_lines,
+)
 from vaultops.engine.context import Context
 from vaultops.model import PassOutcome, State
 from vaultops.notify.message import Notice, obsidian_link
@@ -89,16 +98,10 @@ def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes, bool] | None:
         if read[0].halted:
             return rel, read[0], read[1], True
         typed = repo and person_changed(git.blob(head, rel), read[1])
-        there = (
-            read_halt(_text(git.blob(tip, rel))) if tip is not None and tip != head and not typed else None
-        )
+        there = marked(git.blob(tip, rel)) if tip is not None and tip != head and not typed else None
         if there is not None and there.halted:
             return rel, there, b"", False
     return ctx.inbox, HaltMark(False), b"", True
-
-
-def _text(raw: bytes | None) -> str:
-    return raw.decode("utf-8", "replace") if raw else ""
 
 
 def _commit_typed(ctx: Context, said: str) -> None:
@@ -127,7 +130,7 @@ def _read(ctx: Context, rel: str) -> tuple[HaltMark, bytes] | None:
         return None
     if note is None:
         return HaltMark(False), b""
-    return read_halt(note.raw.decode("utf-8", "replace")), note.raw
+    return marked(note.raw), note.raw
 
 
 def standing(ctx: Context) -> Halted | None:
@@ -216,10 +219,10 @@ def from_chat(ctx: Context, switches: Sequence[ChatAnswer]) -> bool:
     lines = chat_lines(last.verdict == "halt", last.comment, who)
     try:
         note = ctx.writer.read(rel, requests=False)
-        text = note.raw.decode("utf-8", "replace") if note is not None else ""
+        text = note_text(note.raw if note is not None else None)
         if read_halt(text).kept == lines:
             return True  # said already
-        ctx.writer.own(rel, with_lines(text, lines).encode("utf-8"))
+        ctx.writer.own(rel, with_lines(text, lines).encode("utf-8", "surrogateescape"))
     except (OSError, VaultopsError) as exc:
         ctx.warn(f"{rel}: the {last.verdict} from chat could not be written ({exc}); it is read again")
         return False
@@ -277,8 +280,7 @@ def drawn_keeping_halt(ctx: Context, rel: str, drawn: bytes) -> bool:
     for _ in range(DRAW_TRIES):
         note = ctx.writer.read(rel, requests=False)
         raw = note.raw if note is not None else None
-        kept = read_halt(raw.decode("utf-8", "replace")).kept if raw is not None else ()
-        new = with_lines(drawn.decode("utf-8", "replace"), kept).encode("utf-8")
+        new = with_lines(note_text(drawn), marked(raw).kept).encode("utf-8", "surrogateescape")
         if raw == new:
             return False
         if ctx.writer.replace(rel, raw, new):
