@@ -26,6 +26,9 @@ class NoGit:
     def blob(self, commit: str, path: str) -> bytes | None:
         return None
 
+    def is_repo(self) -> bool:
+        return False  # no history: no note was renamed either (``Vetter._before``)
+
 
 def _parse(rel: str, raw: bytes, *, full: bool = False) -> ParsedNote:
     return parse_note(rel, raw, full=full)

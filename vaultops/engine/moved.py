@@ -96,6 +96,18 @@ def followed(path: str, renames: list[tuple[str, str]]) -> str:
     return path
 
 
+def earlier(path: str, renames: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The names ``path`` had before ``renames`` (oldest first) made it ``path``, the latest first: C after
+    A→B, B→C is (B, A).  vaultops's records of its lines in a note are kept by the note's path
+    (``engine.provenance``): a moved inbox's are found under these."""
+    found: list[str] = []
+    for old, new in reversed(renames):
+        if new == path and old not in found:
+            found.append(old)
+            path = old
+    return tuple(found)
+
+
 def _exists(vault: Vault, rel: str) -> bool:
     try:
         return vault.resolve(rel).is_file()

@@ -42,13 +42,14 @@ from typing import Protocol
 
 from vaultops import lines as fmt
 from vaultops.decide.trust import EDITED, By, Committer, Origin, Provenance, edited, standing, vet
+from vaultops.engine.moved import RENAMES_LOOKED_AT, earlier
 from vaultops.engine.ports import Repo
 from vaultops.model import Lock, Request, State
 from vaultops.scan.lookalike import imitated
 from vaultops.scan.note import Disowned, ParsedNote
 from vaultops.scan.text import encode
 from vaultops.store.inserts import Insert
-from vaultops.store.state import StateDB
+from vaultops.store.state import OwnLine, StateDB
 from vaultops.sync.git import AUTHOR_PREFIX, Blamed
 
 # lock lines too: a lock this clone wrote is known as its own, not only by its claim
@@ -124,6 +125,7 @@ class Vetter:
         self._blamed: dict[tuple[str, str], dict[int, Blamed | None]] = {}
         self._versions: dict[tuple[str, str], ParsedNote | None] = {}
         self._wholes: dict[tuple[str, str], ParsedNote] = {}  # (note, digest) -> read whole (``_whole``)
+        self._renames: list[tuple[str, str]] | None = None  # git's, asked once when needed (``_before``)
         self._mine: set[tuple[str, str, str]] = set()  # (note, request id, line) this clone wrote
         # a lock this clone made, as the gate tells them (``Context.mine``): without a remote, its host
         # and agent; with one, a claim state.db recorded.  None: only state.db's records and git say so
@@ -142,7 +144,23 @@ class Vetter:
     def acted(self, rel: str, request_id: str, status: str) -> None:
         """vaultops wrote its answer to ``status`` (the request's last status line when it decided): from
         now on no answer after that line counts, even if the lines vaultops wrote after it are deleted."""
-        self.state.consume(rel, request_id, status)
+        for path in (rel, *self._before(rel)):
+            self.state.consume(path, request_id, status)
+
+    def _own_line(self, rel: str, request_id: str, line: str) -> OwnLine | None:
+        """What this clone remembers of a line it wrote under the request, in this note or in it before it
+        was moved (a renamed inbox keeps its escalations answerable)."""
+        own = self.state.own_line(rel, request_id, line)
+        for old in self._before(rel) if own is None else ():
+            own = own or self.state.own_line(old, request_id, line)
+        return own
+
+    def _before(self, rel: str) -> tuple[str, ...]:
+        """The paths git saw ``rel`` renamed from (``engine.moved.earlier``); asked of git once a pass, and
+        only when a line is not found under ``rel``."""
+        if self._renames is None:
+            self._renames = self.git.renames(RENAMES_LOOKED_AT) if self.git.is_repo() else []
+        return earlier(rel, self._renames)
 
     def note(self, note: ParsedNote) -> tuple[ParsedNote, list[str]]:
         """The note with only the answers that count, read as if the status and lock lines vaultops did
@@ -150,7 +168,7 @@ class Vetter:
         answered, waiting = self._answers(note)
         disowned = self.disown(note)
         if not disowned:
-            return self._edited(answered, {}), waiting
+            return self._edited(answered, note, {}), waiting
         again = self._without(note, disowned)
         requests: list[Request] = []
         for raw, kept in zip(note.requests, answered.requests, strict=True):
@@ -173,17 +191,21 @@ class Vetter:
         found = {
             raw.start: Disowned(lines, raw) for raw in note.requests if (lines := disowned.get(raw.start, ()))
         }
-        return self._edited(replace(answered, requests=requests, disowned=found), disowned), waiting
+        return self._edited(replace(answered, requests=requests, disowned=found), note, disowned), waiting
 
-    def _edited(self, note: ParsedNote, disowned: dict[int, tuple[int, ...]]) -> ParsedNote:
+    def _edited(self, note: ParsedNote, read: ParsedNote, disowned: dict[int, tuple[int, ...]]) -> ParsedNote:
         """The escalations this clone wrote whose request was edited since, unanswered (``trust.edited``):
-        read whole, and marked (``trust.EDITED``) to be escalated again on the text as it reads now.  A
-        request with lines vaultops did not write is left to the gate's rules for those."""
+        read whole, and marked (``trust.EDITED``) to be escalated again on the text as it reads now.  Only
+        while nothing stands under it as ``read``: an answer set aside (forged, or waiting for its commit)
+        is said by its own rules, and an escalation written after it would use it up.  A request with
+        lines vaultops did not write is left to the gate's rules for those."""
+        typed = {r.start for r in read.requests if standing(r) or r.unread}
         asked = {
             r.start: own.seen
             for r in note.requests
-            if r.state is State.ESCALATED and r.statuses and not standing(r) and r.start not in disowned
-            and (own := self.state.own_line(note.rel, r.id, note.lines[r.statuses[-1].line])) is not None
+            if r.state is State.ESCALATED and r.statuses and not standing(r) and not r.forged
+            and r.start not in disowned and r.start not in typed
+            and (own := self._own_line(note.rel, r.id, note.lines[r.statuses[-1].line])) is not None
             and own.seen and not own.consumed
         }  # fmt: skip
         if not asked:
@@ -277,11 +299,11 @@ class Vetter:
 
     def _wrote(self, rel: str, request_id: str, text: str) -> bool:
         """This clone wrote ``text`` under the request (a line once its own stays its own: kept for the
-        pass, whose stages read a note several times)."""
+        pass, whose stages read a note several times), in this note or in it before it was moved."""
         key = (rel, request_id, text)
         if key in self._mine:
             return True
-        mine = self.state.wrote_line(rel, request_id, text) or self._own_claim(text)
+        mine = self._own_line(rel, request_id, text) is not None or self._own_claim(text)
         if mine:
             self._mine.add(key)
         return mine
@@ -324,7 +346,7 @@ class Vetter:
         if status in (Origin.VAULTOPS, Origin.OTHER, None):
             return Provenance(status)
         line = note.lines[request.statuses[-1].line]
-        own = self.state.own_line(note.rel, request.id, line)
+        own = self._own_line(note.rel, request.id, line)
         consumed, seen = (own.consumed, own.seen) if own is not None else (False, None)
         if self.authors is None:
             return Provenance(status, None, consumed, seen)
@@ -368,7 +390,7 @@ class Vetter:
         text = note.lines[n]
         if note.lines[request.start : request.end].count(text) > 1:
             return Origin.OTHER  # vaultops never writes one status line twice: one of them is a copy
-        if self.state.wrote_line(note.rel, request.id, text):
+        if self._own_line(note.rel, request.id, text) is not None:  # also in the note under an older name
             return Origin.OURS
         came = self._blame(note, [n]).get(n)
         if came is None or not came.who.startswith(AUTHOR_PREFIX):
