@@ -11,7 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vaultops.base.claude_code import stream_session
-from vaultops.decide.halt import OFF, ON, Halted, chat_lines, read_halt, with_lines
+from vaultops.decide.halt import (
+    OFF,
+    ON,
+    Halted,
+    carry_halt,
+    chat_lines,
+    frontmatter_lines,
+    marked,
+    person_changed,
+    read_halt,
+    with_lines,
+)
 from vaultops.notify.replies import parse_reply, writable
 from vaultops.render.dashboard import Fleet, render_dashboard
 
@@ -196,3 +207,38 @@ def test_a_stopped_runs_session_is_the_one_its_stream_announced() -> None:
     assert stream_session(f"{init}\n{assistant}\n{{half a line") == "sess-1"
     assert stream_session("plain text, no stream\n") == ""
     assert stream_session('{"session_id": 3}\n') == ""
+
+
+HALT_LINES = st.lists(
+    st.sampled_from(["halt: yes", "Halt: no", "halt_reason: runaway", "halted_by: Ann", "HALT: true"]),
+    max_size=3,
+)
+
+
+@given(others=OTHER, old=HALT_LINES, new=HALT_LINES, body=TEXT)
+def test_the_halt_lines_are_replaced_and_nothing_else(
+    others: list[str], old: list[str], new: list[str], body: str
+) -> None:
+    """What a sync carries and a drawing keeps: the person's halt lines swapped whole, every other line of
+    the note as it was."""
+    text = note(*others, *old) + body
+    out = with_lines(text, new)
+    assert marked(out.encode()).kept == tuple(new)
+
+    def parts(t: str, halt: list[str]) -> tuple[list[str], list[str]]:
+        lines = t.split("\n")
+        inside = frontmatter_lines(lines)
+        front = [lines[i] for i in inside if lines[i] not in halt]
+        return front, lines[inside.stop :]
+
+    assert parts(out, new) == parts(text, old)
+
+
+@given(others=OTHER, same=HALT_LINES, drawn=OTHER)
+def test_a_clone_that_did_not_touch_the_halt_carries_nothing(
+    others: list[str], same: list[str], drawn: list[str]
+) -> None:
+    before = note(*others, *same).encode()
+    after = note(*drawn, *same).encode()  # this clone redrew the rest only
+    assert carry_halt(before, after, note("machines: 3").encode()) is None
+    assert not person_changed(before, after)
