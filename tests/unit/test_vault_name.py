@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.halt import DASHBOARD, with_props
 from tests.support.helpers import ROTATE
 from tests.support.twin import TwinFleet, no_processes  # noqa: F401
 from vaultops.base.errors import ConfigError
@@ -50,3 +51,15 @@ def test_spaces_around_the_name_are_not_part_of_it(tmp_path: Path) -> None:
     (tmp_path / ".vaultops").mkdir()
     (tmp_path / ".vaultops" / "config.toml").write_text(f'{SHARED}\n[notify]\nvault_name = " Notes "\n')
     assert load_config(tmp_path, {}).notify.vault_name == "Notes"
+
+
+@twin
+def test_the_halt_is_told_with_the_vaults_name_too(tmp_path: Path) -> None:
+    fleet = TwinFleet(tmp_path, 1, "# Inbox\n", extra='[notify]\nvault_name = "Work Vault"\n')
+    fleet.tick()
+    machine = fleet[0]
+    machine.save(DASHBOARD, with_props("halt: yes")(machine.text(DASHBOARD)))
+    fleet.tick()
+    [notice] = [n for n in machine.chat.sent if "HALTED" in n.title]
+    assert notice.title.startswith("Work Vault: "), notice.title
+    assert "obsidian://open?vault=Work%20Vault&" in notice.body, notice.body

@@ -184,7 +184,7 @@ def _halted(ctx: Context, halt: Halted, since: str) -> None:
         f"stopped, their work kept (each becomes `interrupted`; `- retry: yes` runs it again). To resume, "
         f"{RESUME_HINT}."
     )
-    _tell(ctx, f"halt#{host}#{since}", f"{ctx.vault.root.name}: {host} {halt.sentence()}", body)
+    _tell(ctx, f"halt#{host}#{since}", f"{ctx.teller.vault_name}: {host} {halt.sentence()}", body)
 
 
 def _resumed(ctx: Context, was: Halted) -> None:
@@ -197,12 +197,12 @@ def _resumed(ctx: Context, was: Halted) -> None:
         f"{host} claims and starts new work again. Nothing stopped by the halt restarts by itself: write "
         "`- retry: yes` under each interrupted request you want run again."
     )
-    _tell(ctx, f"resume#{host}#{since}", f"{ctx.vault.root.name}: {host} resumed", body)
+    _tell(ctx, f"resume#{host}#{since}", f"{ctx.teller.vault_name}: {host} resumed", body)
 
 
 def _tell(ctx: Context, key: str, title: str, body: str) -> None:
     rel = ctx.vault.dashboard_rel or ""
-    link = obsidian_link(ctx.vault.root.name, rel) if rel else ""
+    link = obsidian_link(ctx.teller.vault_name, rel) if rel else ""
     ctx.teller.outbox.queue(Notice(key=key, title=title, body="\n".join(p for p in (body, link) if p)))
 
 
