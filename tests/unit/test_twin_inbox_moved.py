@@ -71,6 +71,9 @@ def test_an_inbox_renamed_on_the_phone_is_named_with_the_setting_once_and_follow
         fleet[i].vault.reconfigure(load_config(fleet[i].root))  # what the daemon's reload does
         report = fleet.tick(i)
         assert not moved_lines(report.warnings)
+        # vaultops's lines in the moved note are still its own (found under its old name): nothing of the
+        # finished request is taken for a claim that never ended
+        assert [o.request_id for o in report.outcomes if o.request_id == "REQ-one"] == [], report.outcomes
     assert fleet.runs()["REQ-two"] == 1
     assert fleet.remote_requests(NEW)["REQ-two"].state is State.DONE
     for i in (0, 1):
