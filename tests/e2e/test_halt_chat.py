@@ -1,18 +1,22 @@
-"""The kill switch from Telegram, against the loopback Bot API (``tests/support/fake_servers.py``), through
-whole passes (``vaultops tick``): ``/halt <reason>`` from the person's chat halts (the dashboard note gets
-the properties, committed; the chat is told who halted and why), a ``/resume`` from a stranger does
-nothing, and the person's ``/resume`` lifts it."""
+"""The kill switch from chat.  Telegram, against the loopback Bot API (``tests/support/fake_servers.py``),
+through whole passes (``vaultops tick``): ``/halt <reason>`` from the person's chat halts (the dashboard
+note gets the properties, committed; the chat is told who halted and why), a ``/resume`` from a stranger
+does nothing, and the person's ``/resume`` lifts it.  Zulip reads the same commands."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.e2e.test_zulip import ANN, BOT, KEY, _answers
+from tests.e2e.test_zulip import STRANGER as STRANGER_EMAIL
 from tests.support.fake_servers import FakeBotAPI
+from tests.support.fake_zulip import FakeZulip
 from tests.support.halt import DASHBOARD
 from tests.support.helpers import INBOX, git, vault_with
 from vaultops.decide.halt import read_halt
 from vaultops.engine.tick import tick
 from vaultops.scan.note import parse_note
+from vaultops.store.state import StateDB
 from vaultops.vault import Vault
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
@@ -59,3 +63,16 @@ def test_halt_and_resume_from_telegram(tmp_path: Path) -> None:
         assert not read_halt((vault / DASHBOARD).read_text(encoding="utf-8")).halted
         assert any(t.endswith("resumed") for t in said(api)), said(api)
         assert state_of(vault, "REQ-new") == "done"  # new work starts once the halt is lifted
+
+
+def test_halt_and_resume_from_zulip(tmp_path: Path) -> None:
+    """Zulip reads the same commands from a listed sender, after the bot's mention or not; chatter that
+    says "resume" is no resume."""
+    with FakeZulip(BOT, KEY) as server:
+        state = StateDB(tmp_path / "state.db")
+        server.say(ANN, "@**vaultops bot** /halt the agent loops")
+        server.say(ANN, "resume the work on the report later")
+        server.say(ANN, "/resume")
+        server.say(STRANGER_EMAIL, "/resume", name="Mallory")
+        got = [(a.request_id, a.verdict, a.comment, a.who) for a in _answers(server, state)]
+        assert got == [("", "halt", "the agent loops", "Ann Person"), ("", "resume", "", "Ann Person")]
