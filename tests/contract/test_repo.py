@@ -534,3 +534,19 @@ def test_blame_on_the_twin_is_blame_on_git_for_every_line(
                     committed = text
             got[kind] = blamed(s, text_of(edited(lines, typed), False).encode())
     assert got["memory"] == got["real"]
+
+
+def test_a_renamed_note_is_a_rename_and_blame_follows_its_lines_to_their_first_name(repos: RepoSide) -> None:
+    """A moved inbox (``engine.moved``): git log -M names the rename, and blame follows each line through
+    it, as vaultops's records of its lines do (``engine.provenance``)."""
+    moved = "Inbox/Requests.md"
+    commit(repos, "v1", "person", V1)
+    repos.save(NOTE, None)
+    repos.save(moved, V1.encode())
+    repos.repo.commit_paths([NOTE, moved], "vault backup", AGENT)  # the rename, as one commit
+    repos.labels[head(repos)] = "moved"
+    assert repos.repo.renames(50) == [(NOTE, moved)]
+    n = V1.count("\n")
+    found = repos.repo.blame(moved, V1.encode(), range(n))
+    assert {(repos.labels[b.commit], b.path) for b in found.values()} == {("v1", NOTE)}
+    assert sorted(found) == list(range(n))

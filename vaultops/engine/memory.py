@@ -577,24 +577,33 @@ class MemoryGit:
             return {}
         wanted = {n: n for n in lines}
         found: dict[int, Blamed] = {}
-        todo = [(head, _carried(now, self._lines(head, path), wanted))]
+        todo = [(head, path, _carried(now, self._lines(head, path), wanted))]
         while todo:
-            sha, held = todo.pop()  # final line -> its line in ``sha``'s version
-            version = self._lines(sha, path)
-            parents = self.origin.commits[sha].parents
-            same = [p for p in parents if self.origin.tree(p).get(path) == self.origin.tree(sha).get(path)]
+            sha, here, held = todo.pop()  # final line -> its line in ``sha``'s version of the file ``here``
+            version = self._lines(sha, here)
+            named = [(p, self._named_in(p, sha, here)) for p in self.origin.commits[sha].parents]
+            mine = self.origin.tree(sha).get(here)
+            same = [(p, name) for p, name in named if self.origin.tree(p).get(name) == mine]
             if same:  # a parent with the very same file takes every line, as git passes the whole blame
-                todo.append((same[0], held))
+                todo.append((*same[0], held))
                 continue
             left = dict(held)
-            for parent in parents:
-                passed = _carried(version, self._lines(parent, path), left)
+            for parent, name in named:
+                passed = _carried(version, self._lines(parent, name), left)
                 if passed:
-                    todo.append((parent, passed))
+                    todo.append((parent, name, passed))
                 left = {n: at for n, at in left.items() if n not in passed}
             for n, at in left.items():
-                found[n] = Blamed(self.origin.commits[sha].author, sha, at, path)
+                found[n] = Blamed(self.origin.commits[sha].author, sha, at, here)
         return found
+
+    def _named_in(self, parent: str, sha: str, path: str) -> str:
+        """What ``path`` of commit ``sha`` was called in ``parent``: itself, or the file ``sha`` renamed to it
+        (as git blame follows a whole file's rename; here one with the very same bytes)."""
+        before, after = self.origin.tree(parent), self.origin.tree(sha)
+        if path in before or path not in after:
+            return path
+        return next((old for old, data in before.items() if old not in after and data == after[path]), path)
 
     def _lines(self, sha: str, path: str) -> list[bytes]:
         return _records(self.origin.tree(sha).get(path, b""))
