@@ -19,6 +19,7 @@ from vaultops.engine.halt import drawn_keeping_halt
 from vaultops.model import State
 from vaultops.notify.replies import ChatAnswer
 from vaultops.render.results import RunResult
+from vaultops.run.stop import SHUT_DOWN, halted_reason
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
@@ -118,20 +119,28 @@ def test_halt_and_resume_from_the_bot_reach_every_machine(tmp_path: Path) -> Non
 
 def test_a_stopped_job_retried_goes_on_in_its_session(tmp_path: Path) -> None:
     """The halt stopped the agent mid-run (its session announced, no result): the person's ``- retry: yes``
-    resumes that session, told why it stopped."""
-    fleet = TwinFleet(tmp_path, 1, "# Inbox\n" + request_block("REQ-x", "Summarise the week."))
+    resumes that session, told why it stopped.  One a shutdown stopped starts afresh, as it always has."""
+    inbox = "# Inbox\n" + request_block("REQ-x", "Summarise the week.") + request_block("REQ-y", "Summarise.")
+    fleet = TwinFleet(tmp_path, 1, inbox)
     machine = fleet[0]
-    machine.runner.script["REQ-x"] = RunResult(
-        State.INTERRUPTED, "worker-research", fleet.clock.now, 1.0, "", "stopped by the fleet's halt",
-        session="sess-1",
-    )  # fmt: skip
+    for rid, why, session in (
+        ("REQ-x", halted_reason("HALTED by Ann: loops"), "sess-1"),
+        ("REQ-y", SHUT_DOWN, "s2"),
+    ):
+        machine.runner.script[rid] = RunResult(
+            State.INTERRUPTED, "worker-research", fleet.clock.now, 1.0, "", why, session=session
+        )
     fleet.tick(0)
     assert fleet.remote_requests()["REQ-x"].state is State.INTERRUPTED
-    del machine.runner.script["REQ-x"]
+    machine.runner.script.clear()
     fleet.person_push(after("REQ-x", "- retry: yes"))
+    fleet.person_push(after("REQ-y", "- retry: yes"))
     fleet.tick(0)
-    resumed = machine.runner.jobs[-1]
-    assert (resumed.resume, resumed.waited) == ("sess-1", "a halt of the fleet, which the person lifted")
+    retried = {job.request_id: job for job in machine.runner.jobs[-2:]}
+    assert (retried["REQ-x"].resume, retried["REQ-x"].waited) == (
+        "sess-1", "a halt of the fleet, which the person lifted"
+    )  # fmt: skip
+    assert retried["REQ-y"].resume == ""
     assert fleet.remote_requests()["REQ-x"].state is State.DONE
 
 

@@ -39,7 +39,7 @@ from vaultops.hook import halt as gate
 from vaultops.notify.heartbeat import Heartbeat
 from vaultops.notify.telegram import Telegram
 from vaultops.render.results import RunResult
-from vaultops.run.stop import Stop
+from vaultops.run.stop import Stop, halted_reason
 from vaultops.service.systemd import Notifier
 from vaultops.service.units import STOP_MARGIN
 from vaultops.store.lock import vault_lock
@@ -323,9 +323,7 @@ class Daemon:
             gate.halt(halt.sentence())  # first: a call the agent makes while it is being stopped is denied
             if not self.cancel.is_set():
                 self.log.info("halted", by=halt.by, reason=halt.reason, stopping=sorted(self.inflight))
-                self.cancel.stop(
-                    f"stopped by the fleet's halt ({halt.sentence()}); `- retry: yes` runs it again"
-                )
+                self.cancel.stop(halted_reason(halt.sentence()))
         elif gate.halted():
             gate.resume()
             if self.stopping_at is None and not self.stop_requests:

@@ -33,6 +33,7 @@ from vaultops.notify.replies import ChatAnswer
 from vaultops.render import results
 from vaultops.render.results import RunResult
 from vaultops.run.jobs import Job
+from vaultops.run.stop import BY_HALT
 from vaultops.sync.git import AUTHOR_PREFIX
 from vaultops.workers.control import WorkerError, terminate
 from vaultops.workers.registry import Registry
@@ -240,9 +241,9 @@ def session_key(job: Job) -> str:
 
 
 def keep_session(ctx: Context, job: Job, result: RunResult, lock: threading.Lock) -> None:
-    """A job the halt (or a shutdown) stopped keeps the session it announced: the person's ``- retry:
-    yes`` goes on in it (``after_halt``)."""
-    if result.state is State.INTERRUPTED and result.session:
+    """A job the halt stopped keeps the session it announced: the person's ``- retry: yes`` goes on in it
+    (``after_halt``)."""
+    if result.state is State.INTERRUPTED and result.session and result.reason.startswith(BY_HALT):
         with lock:
             ctx.state.set(session_key(job), result.session)
 

@@ -9,6 +9,12 @@ from __future__ import annotations
 import threading
 
 SHUT_DOWN = "stopped when vaultops shut down; `- retry: yes` runs it again"
+BY_HALT = "stopped by the fleet's halt"
+
+
+def halted_reason(sentence: str) -> str:
+    """What a job the fleet's halt stopped says (``sentence``: the halt's own, "HALTED by …: …")."""
+    return f"{BY_HALT} ({sentence}); `- retry: yes` runs it again"
 
 
 class Stop(threading.Event):
