@@ -85,11 +85,10 @@ def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes, bool] | None:
     Lines typed on this machine (not committed) are the newest word.  Else the remote's tip as fetched
     counts too: a clone that cannot follow the remote for now (a conflict, a rebase under way, notes it
     holds for a later commit) still halts within one fetch; it resumes once it follows."""
-    git = ctx.publisher.git
-    repo = git.is_repo()
-    head = git.rev("HEAD") if repo else None
-    remote = ctx.publisher.remote
-    tip = remote.tip() if repo and remote is not None else None
+    git, remote = ctx.publisher.git, ctx.publisher.remote
+    head = tip = None
+    if remote is not None:  # git is asked only with a remote: two refs a pass, the notes' blobs rarely
+        head, tip = remote.head(), remote.tip()
     for rel in (ctx.vault.dashboard_rel, ctx.inbox):
         read = _read(ctx, rel) if rel is not None else (HaltMark(False), b"")
         if read is None:
@@ -98,9 +97,10 @@ def _halt_now(ctx: Context) -> tuple[str, HaltMark, bytes, bool] | None:
             continue
         if read[0].halted:
             return rel, read[0], read[1], True
-        typed = repo and person_changed(git.blob(head, rel), read[1])
-        there = marked(git.blob(tip, rel)) if tip is not None and tip != head and not typed else None
-        if there is not None and there.halted:
+        if tip is None or tip == head or person_changed(git.blob(head, rel), read[1]):
+            continue  # followed (or nothing fetched), or the person's own lines typed here: those count
+        there = marked(git.blob(tip, rel))
+        if there.halted:
             return rel, there, b"", False
     return ctx.inbox, HaltMark(False), b"", True
 
