@@ -70,7 +70,9 @@ class Triaged:
             f"timeout = {profile_timeout:g}\nhealth = []\n"
             f"env = {{ FAKE_TRIAGE_LOG = {json.dumps(str(self.log))}, "
             f"FAKE_TRIAGE_ANSWER = {json.dumps(str(self.answer))} }}\n\n"
-            f'[classify]\ntriage = "triage"\ntriage_timeout = {timeout:g}\n'
+            f'[classify]\ntriage = "triage"\ntriage_timeout = {timeout:g}\n\n'
+            # a channel, so that notices are queued (nobody to tell: none are kept for later)
+            '[notify]\nurls = ["json://127.0.0.1:9/"]\n'
         )
         self.fleet = Fleet(root, 1, inbox, extra=extra)
 

@@ -4,13 +4,13 @@ them, whichever machine wrote it.
 Issue 29 found a fleet where only the machine with the bot token was heard: escalations written by the
 other machine never reached the chat.  Each machine's note says whether it can tell the person
 (``MachineFacts.tells``: it has a channel); of those that are not quiet, the first by host name is the
-fleet's teller.  It tells what it writes itself, as before, and what it reads in the notes that another
-machine wrote (a status line its state.db does not have): an escalation, a review, a failure, each once
-(the outbox keeps one notice per key, and the key is the status line's own time), and only while it is
-still unanswered (its last status is that state).  The other machines tell nothing of requests, so the
-person hears each once across the fleet.  Turning a channel on never sends what was decided: an answered
-request no longer waits; an escalation or review still waiting is sent, however old, as it still asks;
-a failure only if it came after this machine became the teller.
+fleet's teller.  It tells what it writes itself, as before, and what it reads in the notes that it has
+not told of (another machine wrote it, or this one while another was the teller): an escalation, a review,
+a failure, each once (the outbox keeps one notice per key, and the key is the status line's own time), and
+only while it is still unanswered (its last status is that state).  The other machines tell nothing of
+requests, so the person hears each once across the fleet.  Turning a channel on never sends what was
+decided: an answered request no longer waits; an escalation or review still waiting is sent, however old,
+as it still asks; a failure only if it came after this machine became the teller.
 """
 
 from __future__ import annotations
@@ -28,9 +28,6 @@ from vaultops.render import results
 TELLING_SINCE = "telling-since"  # state.db: when this machine became the fleet's teller (ISO), or ""
 RELAYED = frozenset({State.ESCALATED, State.REVIEW, State.INTERRUPTED, State.ERROR})
 ASKING = frozenset({State.ESCALATED, State.REVIEW})  # still asking the person, however old
-# Lines two machines may write alike in one second, both deciding one request (the one whose push lost
-# remembers a line it never wrote): whether it was told is the outbox's to say, by the line's own time.
-SAID_IN_A_RACE = frozenset({State.ESCALATED})
 REVIEW = "Accept it, or send it back with what to change"  # as engine.record says it
 
 
@@ -74,12 +71,11 @@ def _relay_note(ctx: Context, rel: str, since: datetime) -> None:
     for request in waiting:
         status = request.statuses[-1]
         at = line_time(status.at)
+        # told already: by this machine when it wrote the line, or by an earlier relay.  Not "written
+        # here": two machines deciding one request in one second write the same line, and the one whose
+        # push lost remembers a line it never wrote
         if at is None or ctx.teller.outbox.entry(waiting_key(rel, request.id, request.state, status.at)):
-            continue  # told already
-        if request.state not in SAID_IN_A_RACE and ctx.state.wrote_line(
-            rel, request.id, note.lines[status.line]
-        ):
-            continue  # a result's line, written here and told then (its notice's key is the run's start)
+            continue
         if request.state not in ASKING and at < since:
             continue  # a failure from before this machine told anyone: news then, history now
         fresh.append(request.id)

@@ -127,7 +127,8 @@ class Teller:
                 safety_class=decision.safety_class,
                 reasons=decision.reasons,
                 proposed=proposed,
-                occasion=escalated_at or results.iso(at),
+                # the status line's own time, as ``engine.relay`` finds it in the note: one notice per line
+                occasion=escalated_at or results.iso(status_at or at),
                 bound=bound,
                 reminder=reminder,
                 heading=heading_shown(request.id, request.title),
