@@ -73,6 +73,16 @@ def _bad(description: str) -> ApiError:
     return ApiError(400, f"Bad Request: {description}")
 
 
+def _decoded(raw: Any, what: str) -> Any:
+    """An object parameter as it arrived: an object, or its JSON in a string (a form sends it so)."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise _bad(f"can't parse {what} JSON object") from None
+
+
 class StrictBotAPI(LongPolling):
     """One bot (``token``), its chats, and the people in them.  ``private(user_id)`` and ``group(id, title)``
     make chats the bot can write to; ``say`` and ``press`` are what people do there."""
@@ -365,11 +375,7 @@ class StrictBotAPI(LongPolling):
     def _markup(self, raw: Any) -> dict[str, Any] | None:
         if raw is None:
             return None
-        if isinstance(raw, str):
-            try:
-                raw = json.loads(raw)
-            except ValueError:
-                raise _bad("can't parse reply keyboard markup JSON object") from None
+        raw = _decoded(raw, "reply keyboard markup")
         if not isinstance(raw, dict) or not isinstance(raw.get("inline_keyboard"), list):
             raise _bad("can't parse reply keyboard markup JSON object")
         rows = raw["inline_keyboard"]
@@ -440,11 +446,7 @@ class StrictBotAPI(LongPolling):
         ``allow_sending_without_reply`` says to send anyway."""
         if raw is None:
             return None
-        if isinstance(raw, str):
-            try:
-                raw = json.loads(raw)
-            except ValueError:
-                raise _bad("can't parse reply parameters JSON object") from None
+        raw = _decoded(raw, "reply parameters")
         if not isinstance(raw, dict) or isinstance(raw.get("message_id"), bool):
             raise _bad("can't parse reply parameters JSON object")
         message_id = raw.get("message_id")
