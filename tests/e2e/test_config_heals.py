@@ -6,45 +6,19 @@ start, and, stopped, never pulled the fix.  Here a real daemon on a clone of a b
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from tests.support.clones import Fleet, person_push, request_block
 from tests.support.daemon_helpers import Daemon
+from tests.support.escalations import FAST, push_config_typo, warnings_of
 from tests.support.helpers import INBOX, git
 from tests.support.waiting import wait_for
 from vaultops.scan.note import parse_note
-
-CONFIG = ".vaultops/config.toml"
-FAST = "[daemon]\nreconcile = 1\nfetch = 0.5\ngrace = 10\n"
-
-
-def push_config(clone: Path, edit: str) -> None:
-    """The person's clone: ``edit`` is "typo" or "fix" of ``[inbox] settle``."""
-    git(clone, "pull", "-q", "--rebase")
-    path = clone / CONFIG
-    text = path.read_text()
-    text = (
-        re.sub(r"^settle = ", "setle = ", text, flags=re.M)
-        if edit == "typo"
-        else text.replace("setle = ", "settle = ")
-    )
-    path.write_text(text)
-    git(clone, "commit", "-qam", f"person: config {edit}")
-    git(clone, "push", "-q")
 
 
 def state_on(vault: Path, rid: str) -> str | None:
     note = parse_note(INBOX, (vault / INBOX).read_bytes())
     return next((r.state.value for r in note.requests if r.id == rid), None)
-
-
-def warnings(daemon: Daemon) -> list[str]:
-    return (
-        [ln for ln in daemon.log.read_text().splitlines() if '"level": "warning"' in ln]
-        if daemon.log.exists()
-        else []
-    )
 
 
 def test_a_typo_pushed_to_a_running_fleet_is_said_once_runs_on_and_heals(tmp_path: Path) -> None:
@@ -53,13 +27,13 @@ def test_a_typo_pushed_to_a_running_fleet_is_said_once_runs_on_and_heals(tmp_pat
     daemon = Daemon(machine, fleet.env)
     try:
         daemon.wait_ready()
-        push_config(phone, "typo")
-        assert wait_for(lambda: any("setle" in w for w in warnings(daemon))), daemon.explain()
+        push_config_typo(phone, typo=True)
+        assert wait_for(lambda: any("setle" in w for w in warnings_of(daemon))), daemon.explain()
         dashboard = machine / "_System" / "vaultops.md"
         assert wait_for(lambda: dashboard.exists() and "setle" in dashboard.read_text()), daemon.explain()
         person_push(phone, lambda t: t + request_block("REQ-during", "Summarise the week."))
         assert wait_for(lambda: state_on(machine, "REQ-during") == "done"), daemon.explain()
-        push_config(phone, "fix")
+        push_config_typo(phone, typo=False)
         assert wait_for(lambda: "setle" not in dashboard.read_text()), daemon.explain()
         assert daemon.proc.poll() is None, "the daemon never stopped"
         # an edit of this machine's own local.toml is picked up too, without a restart
@@ -70,7 +44,7 @@ def test_a_typo_pushed_to_a_running_fleet_is_said_once_runs_on_and_heals(tmp_pat
         assert "agent0b" in (machine / INBOX).read_text().split("## REQ-after")[1]
     finally:
         assert daemon.stop() == 0, daemon.errors()
-    said = [w for w in warnings(daemon) if "setle" in w]
+    said = [w for w in warnings_of(daemon) if "setle" in w]
     assert len(said) == 1, said
     assert "keeps running on the config it last loaded" in said[0]
 
@@ -80,16 +54,16 @@ def test_a_daemon_started_on_a_broken_shared_config_waits_pulling_and_starts_on_
 ) -> None:
     fleet = Fleet(tmp_path, 1, "# Inbox\n", extra=FAST)
     machine, phone = fleet.clones[0], fleet.person()
-    push_config(phone, "typo")
+    push_config_typo(phone, typo=True)
     person_push(phone, lambda t: t + request_block("REQ-a", "Summarise the week."))
     git(machine, "pull", "-q")
     daemon = Daemon(machine, fleet.env)
     try:
         daemon.wait_ready()
-        assert wait_for(lambda: any("runs nothing until it does" in w for w in warnings(daemon)))
+        assert wait_for(lambda: any("runs nothing until it does" in w for w in warnings_of(daemon)))
         assert daemon.proc.poll() is None, "it waits; it does not exit 2"
         assert state_on(machine, "REQ-a") == "open", "nothing runs on a config that does not load"
-        push_config(phone, "fix")
+        push_config_typo(phone, typo=False)
         assert wait_for(lambda: state_on(machine, "REQ-a") == "done"), daemon.explain()
     finally:
         assert daemon.stop() == 0, daemon.errors()

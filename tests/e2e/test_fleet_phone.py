@@ -6,66 +6,34 @@ nothing runs twice, and the history stays quiet."""
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from pathlib import Path
 
 from tests.support.clones import Fleet, after, person_push, request_block
 from tests.support.daemon_helpers import Daemon
+from tests.support.escalations import (
+    FAST,
+    ME,
+    TOKEN,
+    is_state,
+    push_config_typo,
+    rotate,
+    sent_about,
+    telegram_config,
+    told_once,
+    warned,
+)
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.helpers import git
 from tests.support.waiting import wait_for
-
-TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
-ME = 4242
-FAST = "[daemon]\nreconcile = 1\nfetch = 0.5\ngrace = 10\n"
-CONFIG = ".vaultops/config.toml"
-
-
-def rotate(rid: str) -> str:
-    return f"\n## {rid}\n- ready: yes\nRotate the Stripe secret key and update the production env file.\n"
-
-
-def state_on_remote(fleet: Fleet, rid: str) -> str:
-    found = fleet.remote_requests().get(rid)
-    return found.state.value if found is not None else ""
-
-
-def is_state(fleet: Fleet, rid: str, state: str) -> bool:
-    return state_on_remote(fleet, rid) == state
-
-
-def sent_about(api: FakeBotAPI, rid: str) -> list[dict[str, object]]:
-    return [m for m in api.sent if re.search(rf"\b{rid}\b", str(m.get("text", "")))]
-
-
-def told_once(api: FakeBotAPI, rid: str) -> bool:
-    return len(sent_about(api, rid)) == 1
-
-
-def push_config(clone: Path, typo: bool) -> None:
-    git(clone, "pull", "-q", "--rebase")
-    path = clone / CONFIG
-    text = path.read_text()
-    path.write_text(
-        re.sub(r"^settle = ", "setle = ", text, flags=re.M) if typo else text.replace("setle", "settle")
-    )
-    git(clone, "commit", "-qam", "person: config")
-    git(clone, "push", "-q")
-
-
-def warned(daemon: Daemon, word: str) -> bool:
-    return daemon.log.exists() and any(
-        '"level": "warning"' in line and word in line for line in daemon.log.read_text().splitlines()
-    )
 
 
 def test_two_machines_and_a_phone_as_one_product(tmp_path: Path) -> None:
     with FakeBotAPI(TOKEN) as api:
         fleet = Fleet(tmp_path, 2, "# Inbox\n", extra=FAST)
-        telegram = f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\napi_base = "{api.base}"\n'
+        telegram = telegram_config(api)
         with (fleet.clones[0] / ".vaultops" / "local.toml").open("a") as fh:
-            fh.write("\n" + telegram)
+            fh.write(telegram)
         start = git(fleet.remote, "rev-parse", fleet.branch).strip()
         phone = fleet.person()
         daemons = [Daemon(clone, fleet.env) for clone in fleet.clones]
@@ -89,12 +57,12 @@ def test_two_machines_and_a_phone_as_one_product(tmp_path: Path) -> None:
             for rid in asks:
                 assert wait_for(partial(is_state, fleet, rid, "done")), daemons[0].explain()
             # a typo pushed from the phone, work meanwhile, then the fix: no machine stops
-            push_config(phone, typo=True)
+            push_config_typo(phone, typo=True)
             for d in daemons:
                 assert wait_for(partial(warned, d, "setle")), d.explain()
             person_push(phone, lambda t: t + request_block("REQ-during", "Summarise the typo."))
             assert wait_for(partial(is_state, fleet, "REQ-during", "done")), daemons[0].explain()
-            push_config(phone, typo=False)
+            push_config_typo(phone, typo=False)
             assert all(d.proc.poll() is None for d in daemons), "no machine stopped"
         finally:
             codes = [d.stop() for d in daemons]

@@ -8,35 +8,26 @@ from pathlib import Path
 
 from tests.support.clones import Fleet, after, person_push
 from tests.support.daemon_helpers import Daemon
+from tests.support.escalations import (
+    FAST,
+    TOKEN,
+    rotate,
+    sent_about,
+    state_on_remote,
+    telegram_config,
+)
 from tests.support.fake_servers import FakeBotAPI
 from tests.support.waiting import wait_for
-
-TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
-ME = 4242
-FAST = "[daemon]\nreconcile = 1\nfetch = 0.5\ngrace = 10\n"
-
-
-def rotate(rid: str) -> str:
-    return f"\n## {rid}\n- ready: yes\nRotate the Stripe secret key and update the production env file.\n"
-
-
-def state_on_remote(fleet: Fleet, rid: str) -> str:
-    found = fleet.remote_requests().get(rid)
-    return found.state.value if found is not None else ""
-
-
-def sent_about(api: FakeBotAPI, rid: str) -> list[str]:
-    return [str(m.get("text", "")) for m in api.sent if rid in str(m.get("text", ""))]
 
 
 def test_an_escalation_written_by_a_machine_without_a_channel_is_told_once_by_the_one_with_it(
     tmp_path: Path,
 ) -> None:
     with FakeBotAPI(TOKEN) as api:
-        telegram = f'[notify.telegram]\ntoken = "{TOKEN}"\nchat_ids = [{ME}]\napi_base = "{api.base}"\n'
+        telegram = telegram_config(api)
         fleet = Fleet(tmp_path, 2, "# Inbox\n", extra=FAST)
         with (fleet.clones[0] / ".vaultops" / "local.toml").open("a") as fh:
-            fh.write("\n" + telegram)
+            fh.write(telegram)
         phone = fleet.person()
         quiet = Daemon(fleet.clones[1], fleet.env)  # no channel on this machine
         told: Daemon | None = None
