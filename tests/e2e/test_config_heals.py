@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.support.clones import Fleet, person_push, request_block
 from tests.support.daemon_helpers import Daemon
 from tests.support.escalations import FAST, push_config_typo, warnings_of
-from tests.support.helpers import INBOX, git
+from tests.support.helpers import INBOX, fake_profiles_config, git, vault_with
 from tests.support.waiting import wait_for
 from vaultops.scan.note import parse_note
 
@@ -75,3 +75,32 @@ def test_a_broken_local_toml_still_stops_the_daemon_with_exit_2(tmp_path: Path) 
     daemon = Daemon(fleet.clones[0], fleet.env)
     assert daemon.proc.wait(timeout=30) == 2
     assert "local.toml" in daemon.errors() and "max_concurent" in daemon.errors()
+
+
+def test_a_config_edit_wakes_the_daemon_and_a_moved_inbox_is_watched_where_it_is_now(tmp_path: Path) -> None:
+    """The inbox moved (git saw the rename), the person sets its new path in local.toml, and a request saved
+    there runs: no restart, no timer (reconcile is an hour), no remote.  Which file events wake the daemon
+    and what it watches after the reload are tests/unit/test_config_reload.py's."""
+    local = (
+        fake_profiles_config(timeout=60) + "[inbox]\nsettle = 0\n\n[daemon]\nreconcile = 3600\ngrace = 10\n"
+    )
+    vault = vault_with(tmp_path / "v", "# Inbox\n", local)
+    log = tmp_path / "agent.log"
+    daemon = Daemon(vault, {"FAKE_AGENT_LOG": str(log)})
+    try:
+        daemon.wait_ready()
+        (vault / "Requests").mkdir()
+        git(vault, "mv", INBOX, "Requests/Inbox.md")
+        git(vault, "commit", "-qm", "person: the inbox moved")
+        assert wait_for(lambda: any("Requests/Inbox.md" in w for w in warnings_of(daemon))), daemon.explain()
+        path = vault / ".vaultops" / "local.toml"
+        path.write_text(
+            path.read_text().replace("settle = 0\n", 'settle = 0\npath = "Requests/Inbox.md"\n', 1)
+        )
+        assert wait_for(lambda: '"config reloaded"' in daemon.log.read_text()), daemon.explain()
+        moved = vault / "Requests" / "Inbox.md"
+        moved.write_text(moved.read_text() + request_block("REQ-moved", "Summarise the move."))
+        assert wait_for(lambda: "- status: done" in moved.read_text()), daemon.explain()
+    finally:
+        assert daemon.stop() == 0, daemon.errors()
+    assert log.read_text().split() == ["REQ-moved"]

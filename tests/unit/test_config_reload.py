@@ -110,3 +110,40 @@ def test_a_config_file_gone_keeps_the_last_good_config_rather_than_the_defaults(
     local(root, '[agent]\nname = "mine"\n')
     back = keeper.check()
     assert back.problem == "" and back.changed
+
+
+def test_an_edit_of_either_config_file_wakes_the_daemon(tmp_path: Path) -> None:
+    from vaultops.daemon.events import VaultEvents
+    from vaultops.vault import Vault
+
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / ".vaultops").mkdir()
+    events = VaultEvents(Vault(root, load_config(root)), lambda why: None, closes_reported=True, quiet=0.0)
+    for name in ("config.toml", "local.toml"):
+        assert events.why(str(root / ".vaultops" / name)) == "config", name
+    assert events.why(str(root / ".vaultops" / "state" / "state.db")) is None
+
+
+def test_a_reloaded_config_that_moves_the_inbox_is_watched_where_it_is_now(tmp_path: Path) -> None:
+    """A running daemon watched the inbox's old folder until it was restarted (issue 29)."""
+    from vaultops.config import Config
+    from vaultops.daemon.events import watch
+    from vaultops.daemon.log import DaemonLog
+    from vaultops.daemon.loop import Daemon
+    from vaultops.vault import Vault
+
+    root = tmp_path / "v"
+    (root / ".vaultops").mkdir(parents=True)
+    vault = Vault(root, load_config(root))
+    daemon = Daemon(vault, DaemonLog(tmp_path / "daemon.jsonl"))
+    daemon.watching = watch(vault, daemon.wake, 0.0)
+    try:
+        moved = Config.model_validate({"inbox": {"path": "Requests/Inbox.md"}})
+        daemon.apply_config(moved)
+        assert daemon.watching[1].inbox == root / "Requests" / "Inbox.md"
+    finally:
+        observer, handler = daemon.watching
+        observer.stop()
+        handler.close()
+        observer.join(timeout=5)

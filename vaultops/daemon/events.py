@@ -25,6 +25,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from vaultops.base.confine import make_dirs
+from vaultops.base.layout import CONFIG_FILES
 from vaultops.decide.halt import marked
 from vaultops.vault import Vault, is_ignored
 from vaultops.workers.plans import NEWS_FILE
@@ -47,6 +48,8 @@ class VaultEvents(FileSystemEventHandler):
         self.daily_settings = root / ".obsidian" / "daily-notes.json"
         self.git = root / ".git"
         self.workers = vault.state_dir / "workers"
+        # an edit of either is read at once (``daemon.reload``), not at the next timer
+        self.configs = frozenset(root / name for name in CONFIG_FILES)
         rel = vault.dashboard_rel
         self.dashboard = vault.resolve(rel) if rel is not None else None
         self._halt_lines: tuple[str, ...] = ()
@@ -61,6 +64,8 @@ class VaultEvents(FileSystemEventHandler):
             return "inbox"
         if p == self.daily_settings:
             return "daily-notes settings"
+        if p in self.configs:
+            return "config"
         if p == self.dashboard:
             return "halt" if self._halt_changed() else None
         if p == self.workers / NEWS_FILE:
@@ -123,6 +128,7 @@ def watch(vault: Vault, wake: Callable[[str], None], quiet: float) -> tuple[Base
     handler = VaultEvents(vault, wake, closes_reported=closes, quiet=quiet)
     make_dirs(handler.workers, vault.root)  # a worker started later tells the daemon here
     folders = {handler.inbox.parent: False, handler.daily_settings.parent: False, handler.git: False}
+    folders |= dict.fromkeys((c.parent for c in handler.configs), False)
     folders[handler.workers] = False
     if handler.queue.is_dir():
         folders[handler.queue] = True

@@ -125,13 +125,14 @@ class Daemon:
             self.publisher = Publisher.open(self.vault)
             self.publisher.batch = self.config.git.batch  # a tick commits all it draws: no later pass
             self.jobs = ThreadPoolExecutor(max_workers=self.config.limits.max_concurrent)
-            observer, handler = watch(self.vault, self.wake, self.config.daemon.debounce)
+            self.watching = watch(self.vault, self.wake, self.config.daemon.debounce)
             self.listener = self.listen(state_dir / "state.db")
             waiting_with(self.while_git_waits)
             try:
                 self.start_up()
                 self.loop()
             finally:
+                observer, handler = self.watching
                 observer.stop()
                 handler.close()
                 if self.listener is not None:
@@ -371,6 +372,16 @@ class Daemon:
         if config.git != old.git or self.publisher is None:
             self.publisher = Publisher.open(self.vault)
             self.publisher.batch = config.git.batch
+        if (config.inbox.path, config.queue.folder, config.daemon.debounce) != (
+            old.inbox.path,
+            old.queue.folder,
+            old.daemon.debounce,
+        ):  # a moved inbox (or queue) is watched where it is now
+            observer, handler = self.watching
+            observer.stop()
+            handler.close()
+            observer.join(timeout=5)
+            self.watching = watch(self.vault, self.wake, config.daemon.debounce)
         if config.limits.max_concurrent != old.limits.max_concurrent:
             self.retired.append(self.jobs)
             self.jobs = ThreadPoolExecutor(max_workers=config.limits.max_concurrent)
