@@ -255,3 +255,17 @@ class TwinFleet:
     def sent(self) -> list[str]:
         """The titles of the notices every machine's chat got, in order."""
         return [n.title for m in self.machines for n in m.chat.sent]
+
+
+def alone(tmp_path: Path, inbox: str, extra: str = "") -> tuple[TwinFleet, Machine]:
+    """One machine whose vault has no remote."""
+    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{inbox}", extra=extra)
+    fleet[0].shared = False
+    return fleet, fleet[0]
+
+
+def answer(machine: Machine, rid: str, line: str) -> None:
+    """The person types ``line`` at the end of the request's block, as in Obsidian."""
+    lines = machine.text().splitlines()
+    lines.insert(machine.requests()[rid].last_line + 1, line)
+    machine.save(INBOX, "\n".join(lines) + "\n")

@@ -11,26 +11,12 @@ import pytest
 
 from tests.support.clones import statuses as status_lines
 from tests.support.helpers import INBOX, ROTATE
-from tests.support.twin import Machine, TwinFleet, no_processes  # noqa: F401
+from tests.support.twin import Machine, TwinFleet, alone, answer, no_processes  # noqa: F401
 from vaultops.model import State
 
 pytestmark = pytest.mark.usefixtures("no_processes")
 
 MERGE = "## REQ-merge\n- type: code\n- ready: yes\nMerge the release branch into main.\n"
-
-
-def alone(tmp_path: Path, inbox: str, extra: str = "") -> tuple[TwinFleet, Machine]:
-    """One machine whose vault has no remote."""
-    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{inbox}", extra=extra)
-    fleet[0].shared = False
-    return fleet, fleet[0]
-
-
-def answer(machine: Machine, rid: str, line: str) -> None:
-    """The person types an answer at the end of the request's block, as in Obsidian."""
-    lines = machine.text().splitlines()
-    lines.insert(machine.requests()[rid].last_line + 1, line)
-    machine.save(INBOX, "\n".join(lines) + "\n")
 
 
 def statuses(machine: Machine, rid: str) -> list[str]:

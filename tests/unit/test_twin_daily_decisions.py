@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import INBOX, ROTATE
-from tests.support.twin import START, Machine, TwinFleet, no_processes  # noqa: F401
+from tests.support.helpers import ROTATE
+from tests.support.twin import START, Machine, TwinFleet, alone, answer, no_processes  # noqa: F401
 from vaultops import lines as fmt
 from vaultops.model import State
 from vaultops.render.results import RunResult
@@ -20,18 +20,6 @@ FIX = "## REQ-fix\n- type: code\n- ready: yes\nFix the preview tab in the web ap
 DAILY = "Daily/" + START.strftime("%Y-%m-%d") + ".md"  # as vault-template/.obsidian/daily-notes.json says
 
 
-def alone(tmp_path: Path, inbox: str) -> Machine:
-    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{inbox}")
-    fleet[0].shared = False
-    return fleet[0]
-
-
-def answer(machine: Machine, rid: str, line: str) -> None:
-    lines = machine.text().splitlines()
-    lines.insert(machine.requests()[rid].last_line + 1, line)
-    machine.save(INBOX, "\n".join(lines) + "\n")
-
-
 def entries(machine: Machine, rid: str) -> list[str]:
     """The daily note's entries for ``rid``: what each says after the link to the request."""
     text = machine.text(DAILY)
@@ -39,7 +27,7 @@ def entries(machine: Machine, rid: str) -> list[str]:
 
 
 def test_an_approval_is_in_the_daily_note_before_the_result(tmp_path: Path) -> None:
-    machine = alone(tmp_path, ROTATE)
+    _, machine = alone(tmp_path, ROTATE)
     machine.tick()
     answer(machine, "REQ-rotate", "- decision: approve — rotated by hand last time")
     machine.tick()
@@ -51,7 +39,7 @@ def test_an_approval_is_in_the_daily_note_before_the_result(tmp_path: Path) -> N
 
 
 def in_review(tmp_path: Path) -> Machine:
-    machine = alone(tmp_path, FIX)
+    _, machine = alone(tmp_path, FIX)
     reason = f"review: no checks configured; 1 commit on vaultops/REQ-fix; {fmt.REVIEW_ANSWERS}"
     machine.runner.script["REQ-fix"] = RunResult(State.REVIEW, "worker-code", START, 0.1, "fixed", reason)
     machine.tick()

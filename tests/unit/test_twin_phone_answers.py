@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.clones import statuses
 from tests.support.helpers import INBOX, ROTATE
-from tests.support.twin import START, Machine, TwinFleet, no_processes  # noqa: F401
+from tests.support.twin import START, Machine, TwinFleet, alone, answer, no_processes  # noqa: F401
 from vaultops import lines as fmt
 from vaultops.model import State
 from vaultops.render.results import RunResult
@@ -25,19 +25,6 @@ pytestmark = pytest.mark.usefixtures("no_processes")
 
 FIX = "## REQ-fix\n- type: code\n- ready: yes\nFix the preview tab in the web app.\n"
 ENV = "## REQ-env\n- type: env-check\n- ready: yes\nIs git installed?\n"
-
-
-def alone(tmp_path: Path, inbox: str) -> tuple[TwinFleet, Machine]:
-    fleet = TwinFleet(tmp_path, 1, f"# Inbox\n\n{inbox}")
-    fleet[0].shared = False
-    return fleet, fleet[0]
-
-
-def answer(machine: Machine, rid: str, line: str) -> None:
-    """The person types ``line`` at the end of the request's block, as in Obsidian."""
-    lines = machine.text().splitlines()
-    lines.insert(machine.requests()[rid].last_line + 1, line)
-    machine.save(INBOX, "\n".join(lines) + "\n")
 
 
 def commits_of(machine: Machine) -> int:
