@@ -2,10 +2,12 @@
 fake Telegram Bot API on 127.0.0.1 with the token on one machine.  Escalations written by either machine
 reach the chat once; one is answered from the phone, one from the chat (a button press, which Telegram
 sends back with the message's text); a config typo pushed from the phone and then fixed stops no machine;
-nothing runs twice, and the history stays quiet."""
+the inbox renamed on the phone, with its new path pushed, goes on; nothing runs twice, and the history
+stays quiet."""
 
 from __future__ import annotations
 
+import subprocess
 from functools import partial
 from pathlib import Path
 
@@ -24,8 +26,28 @@ from tests.support.escalations import (
     warned,
 )
 from tests.support.fake_servers import FakeBotAPI
-from tests.support.helpers import git
+from tests.support.helpers import INBOX, git
 from tests.support.waiting import wait_for
+from vaultops.scan.note import parse_note
+
+
+def move_inbox(phone: Path, new: str) -> None:
+    """``git mv`` on the phone, and the shared config's ``[inbox] path`` set to where it went, pushed."""
+    git(phone, "pull", "-q", "--rebase")
+    git(phone, "mv", INBOX, new)
+    config = phone / ".vaultops" / "config.toml"
+    config.write_text(config.read_text().replace(f'path = "{INBOX}"', f'path = "{new}"', 1))
+    git(phone, "commit", "-qam", "person: the inbox moved")
+    git(phone, "push", "-q")
+
+
+def done_in(fleet: Fleet, rel: str, rid: str) -> bool:
+    try:
+        text = git(fleet.remote, "show", f"{fleet.branch}:{rel}")
+    except subprocess.CalledProcessError:  # not there yet
+        return False
+    found = [r for r in parse_note(rel, text.encode()).requests if r.id == rid]
+    return bool(found) and found[0].state.value == "done"
 
 
 def test_two_machines_and_a_phone_as_one_product(tmp_path: Path) -> None:
@@ -63,14 +85,21 @@ def test_two_machines_and_a_phone_as_one_product(tmp_path: Path) -> None:
             person_push(phone, lambda t: t + request_block("REQ-during", "Summarise the typo."))
             assert wait_for(partial(is_state, fleet, "REQ-during", "done")), daemons[0].explain()
             push_config_typo(phone, typo=False)
+            # the inbox renamed on the phone, its new path pushed with it, and a request saved there
+            move_inbox(phone, "Inbox.md")
+            with (phone / "Inbox.md").open("a") as fh:
+                fh.write(request_block("REQ-moved", "Summarise the move."))
+            git(phone, "commit", "-qam", "person: a request in the moved inbox")
+            git(phone, "push", "-q")
+            assert wait_for(partial(done_in, fleet, "Inbox.md", "REQ-moved")), daemons[0].explain()
             assert all(d.proc.poll() is None for d in daemons), "no machine stopped"
         finally:
             codes = [d.stop() for d in daemons]
         assert codes == [0, 0], [d.errors() for d in daemons]
-        everything = [*asks, *work, "REQ-during"]
+        everything = [*asks, *work, "REQ-during", "REQ-moved"]
         assert fleet.runs() == dict.fromkeys(everything, 1), "each ran once"
         assert all(len(sent_about(api, rid)) == 1 for rid in asks), "each escalation told once"
-        assert not any(sent_about(api, rid) for rid in [*work, "REQ-during"]), "nothing else about requests"
+        assert not any(sent_about(api, rid) for rid in everything if rid not in asks), "nothing else"
         subjects = git(fleet.remote, "log", "--format=%s", f"{start}..{fleet.branch}").splitlines()
         mine = [s for s in subjects if s.startswith("vaultops:")]
         per_request = len(mine) / len(everything)
