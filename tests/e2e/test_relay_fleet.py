@@ -4,6 +4,7 @@ the machine with one, once; and an answered one is never sent again."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from tests.support.clones import Fleet, after, person_push
@@ -17,6 +18,7 @@ from tests.support.escalations import (
     telegram_config,
 )
 from tests.support.fake_servers import FakeBotAPI
+from tests.support.helpers import git
 from tests.support.waiting import wait_for
 
 
@@ -52,3 +54,28 @@ def test_an_escalation_written_by_a_machine_without_a_channel_is_told_once_by_th
         assert len(sent_about(api, "REQ-rotate-a")) == 1, "an answered escalation is not told again"
         assert len(sent_about(api, "REQ-rotate-b")) == 1, "told once across the fleet"
         assert fleet.runs() == {"REQ-rotate-a": 1}
+
+
+def test_a_machine_that_can_tell_says_so_to_the_fleet_at_once_not_after_a_batch(tmp_path: Path) -> None:
+    """The teller is chosen from the machine notes, and a daemon holds its drawn notes for [git] batch
+    seconds (120): a machine whose channel was just set up must not wait that long to say it tells."""
+    with FakeBotAPI(TOKEN) as api:
+        fleet = Fleet(tmp_path, 1, "# Inbox\n", extra=FAST)
+        machine = fleet.clones[0]
+        daemon = Daemon(machine, fleet.env)
+        try:
+            daemon.wait_ready()
+            assert not tells_on_remote(fleet, "host0")
+            with (machine / ".vaultops" / "local.toml").open("a") as fh:
+                fh.write(telegram_config(api))  # picked up without a restart
+            assert wait_for(lambda: tells_on_remote(fleet, "host0")), daemon.explain()
+        finally:
+            assert daemon.stop() == 0, daemon.errors()
+
+
+def tells_on_remote(fleet: Fleet, host: str) -> bool:
+    try:
+        text = git(fleet.remote, "show", f"{fleet.branch}:_System/vaultops/{host}.md")
+    except subprocess.CalledProcessError:
+        return False
+    return "\ntells: true\n" in text

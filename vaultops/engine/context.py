@@ -187,7 +187,7 @@ class Context:
         rendered = tuple(self.vault.rendered_paths)
         held = {*drawn, *self.publisher.held}
         drawn_only = bool(waiting) and all(p in held or p.startswith(rendered) for p in waiting)
-        if drawn_only and self.publisher.hold(written):
+        if drawn_only and not self.report.urgent and self.publisher.hold(written):
             return
         if drawn_only and not self._rendered_only():  # a result's commit already named its requests
             outcomes = [PassOutcome("daily note and dashboard", "updated", "")]

@@ -49,6 +49,8 @@ def show(ctx: Context) -> None:
         known = old if isinstance(old, MachineFacts) else None
         if heartbeat_due(known, mine, ctx.config.dashboard.heartbeat):
             _own(ctx, own, render_machine(mine))
+            # the fleet's teller is chosen from these notes (``engine.relay``): a change is pushed at once
+            ctx.report.urgent = ctx.report.urgent or mine.tells != (known is not None and known.tells)
         shown = fleet(ctx, now)
         if shown is not None:
             _own(ctx, rel, render_dashboard(shown), halt_lines=True)

@@ -20,6 +20,9 @@ class PassReport:
     again: bool = False  # a request was taken over: a light check can run again right away
     more: bool = False  # a batch as large as allowed was claimed: more work may be waiting
     restored: list[str] = field(default_factory=list)  # requests whose lines an editor's save wiped, put back
+    # the machine note says something the other machines act on (whether it tells the person): committed
+    # now, not held for a batch (``Publisher.hold``)
+    urgent: bool = False
 
     def then(self, later: PassReport) -> PassReport:
         """This report followed by a later pass's (``tick`` taking a queue in batches)."""
